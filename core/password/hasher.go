@@ -1,0 +1,21 @@
+package password
+
+import "context"
+
+// Hasher turns a password into a storable hash and checks a password against
+// one. Implementations must be safe for concurrent use.
+//
+// Verify returns (false, nil) for a wrong password and a non-nil error only
+// when the hash cannot be checked at all (an unknown or malformed format, or
+// ctx done before the work started).
+type Hasher interface {
+	Hash(ctx context.Context, password string) (string, error)
+	Verify(ctx context.Context, password, hash string) (bool, error)
+}
+
+// Rehasher is implemented by hashers that can tell when a stored hash was
+// made with an older algorithm or cost, so a successful login can store a
+// fresh one. Callers discover it with a type assertion.
+type Rehasher interface {
+	NeedsRehash(hash string) bool
+}
