@@ -1,0 +1,65 @@
+// Package session is the spec's createAuth: login, logout, the current user
+// and a credential check, kept in a signed cookie that a framework module
+// reads and writes through a [CookieBridge].
+//
+//	m, err := session.New(session.Config{
+//		Secrets:                  []string{os.Getenv("SESSION_SECRET")},
+//		ResolveUser:              store.UserByID,    // (nil, nil) when unknown
+//		ResolveUserByCredentials: store.UserByEmail, // (nil, nil) when unknown
+//		Hasher:                   hasher,
+//	})
+//	...
+//	// per request, with the framework's bridge:
+//	s := m.Session(bridge)
+//	u, err := s.User(ctx)
+//	if errors.Is(err, session.ErrNotAuthenticated) {
+//		// 401 {"error": "Not authenticated"}
+//	}
+//
+// # The cookie
+//
+// The session lives only in the cookie "authkit_session" (no server-side
+// session table). Its value is a [token] made for the purpose "session"
+// (so no other authkit token verifies as a session) holding the user id,
+// the issue time and, as the token's data, a flags byte (bit 0: remember)
+// followed by the user's SessionVersion as a signed varint.
+//
+// Attributes: HttpOnly, SameSite=Lax, Path=/, host-only, and Secure unless
+// Config.Insecure (development over plain HTTP only). Without remember the
+// cookie has no Max-Age, so the browser drops it when it closes, and the
+// server refuses it 24 hours after its issue time (Config.Lifetime). With
+// remember it has Max-Age 2592000 and the server accepts it for 30 days
+// (Config.RememberLifetime). Lifetimes are enforced from the signed issue
+// time, never from the browser's expiry.
+//
+// # When a session ends
+//
+// [Session.User] treats a session as invalid, expires its cookie and
+// returns [ErrNotAuthenticated] when the token does not verify, is older
+// than its lifetime, names a user that ResolveUser no longer finds, was
+// issued in a whole second below floor(passwordChangedAt_ms / 1000) (spec
+// 3.4: the comparison is in seconds, so a session issued in the second of a
+// password change survives that rule), or carries a SessionVersion below
+// the user's. Flows that change the password, reset it, disable 2FA or
+// change the email bump SessionVersion in the store, which ends every
+// older session including those of the same second; [Session.Renew] then
+// re-issues the current request's cookie when that session should go on.
+//
+// Because the token is stateless, Logout expires the cookie on this client
+// only; a stolen copy stays valid until it expires or the version is
+// bumped.
+//
+// # Rotation
+//
+// Config.Secrets works as in package token: the first secret signs, every
+// secret verifies.
+//
+// # Attempt
+//
+// [Session.Attempt] looks the user up by email, checks the password with
+// the Hasher and logs the user in. An unknown email costs one Hasher.Verify
+// against a dummy hash made with the same Hasher, so the answer takes as
+// long as a wrong password. Attempt knows nothing about 2FA, lock-outs or
+// rate limits; the reference flows check those themselves. Lowercasing and
+// validating the email is the caller's job.
+package session

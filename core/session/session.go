@@ -1,0 +1,489 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/token"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// ErrNotAuthenticated is returned by [Session.User] when the request has no
+// valid session: no cookie, a cookie that does not verify or has expired,
+// a user that no longer exists, or a session ended by a password change or
+// a session-version bump. Flows answer 401 "Not authenticated". The error
+// may wrap the reason (for example [token.ErrExpired]) for logs; test for it
+// with errors.Is.
+var ErrNotAuthenticated = errors.New("session: not authenticated")
+
+// ErrInvalidConfig wraps every error from [New], and the error of
+// [Session.Attempt] on a Manager configured without a Hasher.
+var ErrInvalidConfig = errors.New("session: invalid config")
+
+// Reasons wrapped by ErrNotAuthenticated, for logs.
+var (
+	errUserGone        = errors.New("user no longer exists")
+	errPasswordChanged = errors.New("session predates the last password change")
+	errVersion         = errors.New("session version revoked")
+	errData            = errors.New("malformed session data")
+)
+
+const (
+	// DefaultCookieName is the session cookie's name unless
+	// Config.CookieName says otherwise.
+	DefaultCookieName = "authkit_session"
+
+	// Purpose is the token purpose of session cookies. No other authkit
+	// token verifies as a session, and a session cookie verifies as no
+	// other token.
+	Purpose = "session"
+)
+
+// CookieOptions are the attributes of a cookie that authkit sets. A
+// framework's CookieBridge maps them onto its own cookie type.
+type CookieOptions struct {
+	HTTPOnly bool          // the HttpOnly attribute
+	Secure   bool          // the Secure attribute
+	SameSite http.SameSite // the SameSite attribute; authkit uses Lax
+	Path     string        // the Path attribute
+	Domain   string        // the Domain attribute; empty: a host-only cookie
+
+	// MaxAge is the lifetime in seconds; 0 means no Max-Age attribute (a
+	// browser-session cookie).
+	MaxAge int
+}
+
+// CookieBridge gives a Session access to the cookies of one request and its
+// response. Each framework module implements it (net/http, gin, fiber).
+type CookieBridge interface {
+	// Set adds a Set-Cookie to the response.
+	Set(name, value string, opts CookieOptions)
+
+	// Get returns the value of the named cookie of the request, and whether
+	// the request carried it. It reports what the client sent: it does not
+	// see cookies set or deleted on the response.
+	Get(name string) (string, bool)
+
+	// Delete expires the named cookie on the client: a Set-Cookie with an
+	// empty value, the given Path and Domain, and Max-Age<0 (or an Expires
+	// in the past). MaxAge in opts is ignored.
+	Delete(name string, opts CookieOptions)
+}
+
+// Credentials are what a user logs in with.
+type Credentials struct {
+	Email    string
+	Password string
+}
+
+// Config configures a [Manager]. The zero value of each optional field
+// means the documented default. New copies what it needs; it never changes
+// the Config.
+type Config struct {
+	// Secrets sign the session cookie: SESSION_SECRET. The first signs,
+	// all verify (rotation); each at least 32 bytes. See package token.
+	// Required.
+	Secrets []string
+
+	// ResolveUser loads a user by id. It returns (nil, nil) when there is no
+	// such user: the session then ends. Any error is a backend failure:
+	// Session.User returns it wrapped and leaves the cookie alone, so a
+	// flow can answer 503 instead of logging the user out. Required.
+	ResolveUser func(ctx context.Context, id string) (*user.User, error)
+
+	// ResolveUserByCredentials looks a user up by c.Email (it must not
+	// check the password: Attempt does, with Hasher). Same contract as
+	// ResolveUser: (nil, nil) for no such user, an error only for a backend
+	// failure. Needed by Attempt only; set it together with Hasher.
+	ResolveUserByCredentials func(ctx context.Context, c Credentials) (*user.User, error)
+
+	// Hasher checks passwords in Attempt. Needed by Attempt only; set it
+	// together with ResolveUserByCredentials.
+	Hasher password.Hasher
+
+	// CookieName is the session cookie's name. Default: "authkit_session".
+	CookieName string
+
+	// Lifetime is how long a session lasts without "remember me". The
+	// cookie has no Max-Age (the browser drops it when it closes) and the
+	// server refuses it once it is Lifetime old. Default: 24 hours.
+	Lifetime time.Duration
+
+	// RememberLifetime is how long a "remember me" session lasts; the
+	// cookie gets Max-Age of that many whole seconds. At least one second.
+	// Default: 30 days.
+	RememberLifetime time.Duration
+
+	// Insecure drops the Secure attribute from the cookie. Default: false,
+	// so cookies are Secure (recommended). The example servers set it only
+	// in development, over plain http://localhost.
+	Insecure bool
+
+	// Path is the cookie's Path. Default: "/".
+	Path string
+
+	// Domain is the cookie's Domain. Default: "" (a host-only cookie,
+	// recommended).
+	Domain string
+
+	// Now returns the current time. Default: time.Now.
+	Now func() time.Time
+}
+
+// A Manager is the spec's createAuth: it holds the configuration, and makes
+// a [Session] for each request. It is safe for concurrent use.
+type Manager struct {
+	tokens           *token.Verifier
+	resolveUser      func(ctx context.Context, id string) (*user.User, error)
+	resolveByCreds   func(ctx context.Context, c Credentials) (*user.User, error)
+	hasher           password.Hasher
+	name             string
+	lifetime         time.Duration
+	rememberLifetime time.Duration
+	cookie           CookieOptions // MaxAge 0
+	now              func() time.Time
+
+	dummyMu   sync.Mutex
+	dummyHash string // made lazily by Attempt for unknown users
+}
+
+// New returns a Manager for cfg.
+func New(cfg Config) (*Manager, error) {
+	if cfg.ResolveUser == nil {
+		return nil, fmt.Errorf("%w: ResolveUser is required", ErrInvalidConfig)
+	}
+	if (cfg.Hasher == nil) != (cfg.ResolveUserByCredentials == nil) {
+		return nil, fmt.Errorf("%w: set Hasher and ResolveUserByCredentials together", ErrInvalidConfig)
+	}
+	m := &Manager{
+		resolveUser:      cfg.ResolveUser,
+		resolveByCreds:   cfg.ResolveUserByCredentials,
+		hasher:           cfg.Hasher,
+		name:             cfg.CookieName,
+		lifetime:         cfg.Lifetime,
+		rememberLifetime: cfg.RememberLifetime,
+		now:              cfg.Now,
+		cookie: CookieOptions{
+			HTTPOnly: true,
+			Secure:   !cfg.Insecure,
+			SameSite: http.SameSiteLaxMode,
+			Path:     cfg.Path,
+			Domain:   cfg.Domain,
+		},
+	}
+	if m.name == "" {
+		m.name = DefaultCookieName
+	}
+	if m.lifetime == 0 {
+		m.lifetime = 24 * time.Hour
+	}
+	if m.rememberLifetime == 0 {
+		m.rememberLifetime = 30 * 24 * time.Hour
+	}
+	if m.cookie.Path == "" {
+		m.cookie.Path = "/"
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if !isToken(m.name) {
+		return nil, fmt.Errorf("%w: CookieName %q is not a valid cookie name", ErrInvalidConfig, m.name)
+	}
+	if m.cookie.Path[0] != '/' || !isAttrValue(m.cookie.Path) {
+		return nil, fmt.Errorf("%w: Path %q must start with / and hold only printable ASCII without spaces or ';'", ErrInvalidConfig, m.cookie.Path)
+	}
+	if !isAttrValue(m.cookie.Domain) {
+		return nil, fmt.Errorf("%w: Domain %q holds ';', a space or a control character", ErrInvalidConfig, m.cookie.Domain)
+	}
+	if m.lifetime < 0 {
+		return nil, fmt.Errorf("%w: Lifetime must be positive", ErrInvalidConfig)
+	}
+	if m.rememberLifetime < time.Second {
+		return nil, fmt.Errorf("%w: RememberLifetime must be at least one second", ErrInvalidConfig)
+	}
+	v, err := token.NewVerifier(token.Config{
+		Secrets: cfg.Secrets,
+		Purpose: Purpose,
+		Expiry:  max(m.lifetime, m.rememberLifetime),
+		Now:     m.now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	m.tokens = v
+	return m, nil
+}
+
+// CookieName returns the session cookie's name.
+func (m *Manager) CookieName() string { return m.name }
+
+// Session returns the session of one request, reading and writing cookies
+// through c. A Session belongs to its request: it caches the user it
+// resolves and is not safe for concurrent use.
+func (m *Manager) Session(c CookieBridge) *Session {
+	return &Session{m: m, cookies: c}
+}
+
+// A Session is the spec's auth() object for one request: Login, Logout,
+// User and Attempt. It is not safe for concurrent use.
+type Session struct {
+	m       *Manager
+	cookies CookieBridge
+
+	state    state
+	user     *user.User // when state == authenticated
+	remember bool       // when state == authenticated
+}
+
+type state uint8
+
+const (
+	unknown state = iota // the cookie has not been read yet
+	anonymous
+	authenticated
+)
+
+// Login starts a session for u: it sets the session cookie, and makes u the
+// Session's user for the rest of the request. With remember the cookie has
+// Max-Age RememberLifetime and the session lasts that long; without, it is a
+// browser-session cookie and the session lasts Lifetime. The cookie carries
+// u.ID, the issue time and u.SessionVersion, so u must be the current
+// record (after any version bump).
+//
+// A fresh token is issued on every Login, so a session id planted before
+// login (session fixation) is never promoted.
+func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error {
+	if u == nil || u.ID == "" {
+		return errors.New("session: Login needs a user with an ID")
+	}
+	var buf [1 + binary.MaxVarintLen64]byte
+	data := buf[:1]
+	if remember {
+		data[0] = flagRemember
+	}
+	data = binary.AppendVarint(data, u.SessionVersion)
+	tok, err := s.m.tokens.CreateWith(u.ID, data)
+	if err != nil {
+		return fmt.Errorf("session: login: %w", err)
+	}
+	opts := s.m.cookie
+	if remember {
+		opts.MaxAge = int(s.m.rememberLifetime / time.Second)
+	}
+	s.cookies.Set(s.m.name, tok, opts)
+	s.state, s.user, s.remember = authenticated, u, remember
+	return nil
+}
+
+// Renew issues a fresh cookie for the current session, keeping its
+// "remember me" choice, for u: the current user after a change that ended
+// the other sessions (a password change bumps SessionVersion and
+// PasswordChangedAt; this request's session carries on). The new session
+// starts now and lasts a full lifetime. It returns ErrNotAuthenticated when
+// this request has no session (User or Login must have succeeded first),
+// and an error when u is not the session's user.
+func (s *Session) Renew(ctx context.Context, u *user.User) error {
+	if s.state != authenticated {
+		return ErrNotAuthenticated
+	}
+	if u == nil || u.ID != s.user.ID {
+		return errors.New("session: Renew with another user; use Login")
+	}
+	return s.Login(ctx, u, s.remember)
+}
+
+// Logout ends the session: it expires the cookie, and User returns
+// ErrNotAuthenticated for the rest of the request. It is idempotent. A
+// session token is stateless, so a copy of the cookie stays valid until it
+// expires; to end every session of a user, bump the user's SessionVersion
+// in the store. The error is always nil today.
+func (s *Session) Logout(ctx context.Context) error {
+	s.cookies.Delete(s.m.name, s.m.cookie)
+	s.state, s.user, s.remember = anonymous, nil, false
+	return nil
+}
+
+// User returns the user of the request's session. The first call reads and
+// verifies the cookie and calls ResolveUser; the result is cached for the
+// rest of the request, so later calls cost nothing (the returned record is
+// shared between them).
+//
+// Without a valid session it returns ErrNotAuthenticated, and when the
+// request carried a session cookie that is no longer valid it also expires
+// that cookie. A session is invalid when its token does not verify, it is
+// older than its lifetime, the user no longer exists, its issue time in
+// whole seconds is below floor(PasswordChangedAt in ms / 1000) (spec 3.4),
+// or its session version is below u.SessionVersion.
+//
+// An error from ResolveUser is returned wrapped; the cookie is kept and
+// nothing is cached, so a later call tries again.
+func (s *Session) User(ctx context.Context) (*user.User, error) {
+	switch s.state {
+	case authenticated:
+		return s.user, nil
+	case anonymous:
+		return nil, ErrNotAuthenticated
+	}
+	raw, ok := s.cookies.Get(s.m.name)
+	if !ok || raw == "" {
+		s.state = anonymous
+		return nil, ErrNotAuthenticated
+	}
+	c, err := s.m.tokens.Verify(raw)
+	if err != nil {
+		return nil, s.end(err)
+	}
+	remember, version, err := parseData(c.Data)
+	if err != nil {
+		return nil, s.end(err)
+	}
+	life := s.m.lifetime
+	if remember {
+		life = s.m.rememberLifetime
+	}
+	if !s.m.now().Before(c.IssuedAt.Add(life)) {
+		return nil, s.end(token.ErrExpired)
+	}
+	u, err := s.m.resolveUser(ctx, c.UserID)
+	if err != nil {
+		return nil, fmt.Errorf("session: resolve user: %w", err)
+	}
+	if u == nil {
+		return nil, s.end(errUserGone)
+	}
+	if !u.PasswordChangedAt.IsZero() && floorDiv(c.IssuedAtMs(), 1000) < floorDiv(u.PasswordChangedAt.UnixMilli(), 1000) {
+		return nil, s.end(errPasswordChanged)
+	}
+	if version < u.SessionVersion {
+		return nil, s.end(errVersion)
+	}
+	s.state, s.user, s.remember = authenticated, u, remember
+	return u, nil
+}
+
+// end expires the session cookie of a request whose session is invalid.
+func (s *Session) end(reason error) error {
+	s.cookies.Delete(s.m.name, s.m.cookie)
+	s.state, s.user, s.remember = anonymous, nil, false
+	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
+}
+
+// Attempt checks credentials, and on success logs the user in (see Login)
+// and returns true. It looks the user up with ResolveUserByCredentials and
+// checks c.Password with Hasher; an unknown email, or a user without a
+// password hash, costs one Hasher.Verify against a dummy hash too, so the
+// time taken does not tell whether the email exists. Wrong credentials give
+// (false, nil); a backend or hasher failure gives (false, err).
+//
+// Attempt knows nothing about 2FA, lock-outs or rate limits: the reference
+// flows look the user up and check those themselves. Lowercasing and
+// validating the email is the caller's job too.
+func (s *Session) Attempt(ctx context.Context, c Credentials, remember bool) (bool, error) {
+	m := s.m
+	if m.hasher == nil {
+		return false, fmt.Errorf("%w: Attempt needs Hasher and ResolveUserByCredentials", ErrInvalidConfig)
+	}
+	u, err := m.resolveByCreds(ctx, c)
+	if err != nil {
+		return false, fmt.Errorf("session: resolve user by credentials: %w", err)
+	}
+	hash := ""
+	if u != nil {
+		hash = u.PasswordHash
+	}
+	if hash == "" {
+		if hash, err = m.dummy(ctx); err != nil {
+			return false, err
+		}
+		u = nil
+	}
+	ok, err := m.hasher.Verify(ctx, c.Password, hash)
+	if err != nil {
+		return false, fmt.Errorf("session: verify password: %w", err)
+	}
+	if !ok || u == nil {
+		return false, nil
+	}
+	if err := s.Login(ctx, u, remember); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// dummy returns a hash of a random password made with the configured
+// Hasher, so checking it costs what checking a real password costs. It is
+// made on first use and kept; a failure is retried on the next call.
+func (m *Manager) dummy(ctx context.Context) (string, error) {
+	m.dummyMu.Lock()
+	defer m.dummyMu.Unlock()
+	if m.dummyHash == "" {
+		// The hash is shared by later requests: do not let this one's
+		// cancellation spoil it.
+		h, err := m.hasher.Hash(context.WithoutCancel(ctx), rand.Text())
+		if err != nil {
+			return "", fmt.Errorf("session: make dummy hash: %w", err)
+		}
+		m.dummyHash = h
+	}
+	return m.dummyHash, nil
+}
+
+const flagRemember = 1
+
+// parseData decodes a session token's data: one flags byte, then the
+// session version as a varint.
+func parseData(d []byte) (remember bool, version int64, err error) {
+	if len(d) < 2 || d[0]&^flagRemember != 0 {
+		return false, 0, errData
+	}
+	version, n := binary.Varint(d[1:])
+	if n <= 0 || 1+n != len(d) {
+		return false, 0, errData
+	}
+	return d[0] == flagRemember, version, nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+// isToken reports whether s is a non-empty RFC 7230 token, the syntax of a
+// cookie name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+		switch c {
+		case '(', ')', '<', '>', '@', ',', ';', ':', '\\', '"', '/', '[', ']', '?', '=', '{', '}':
+			return false
+		}
+	}
+	return true
+}
+
+// isAttrValue reports whether s can be a Path or Domain attribute: printable
+// ASCII without spaces or ';'.
+func isAttrValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == ';' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,784 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/token"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+const (
+	secretA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	secretB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+var t0 = time.Date(2025, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
+
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+// bridge is a fake CookieBridge: req holds the cookies the request carries,
+// sets and deletes record the response.
+type bridge struct {
+	req     map[string]string
+	sets    []setCall
+	deletes []deleteCall
+}
+
+type setCall struct {
+	name, value string
+	opts        CookieOptions
+}
+
+type deleteCall struct {
+	name string
+	opts CookieOptions
+}
+
+func newBridge(cookies ...string) *bridge {
+	b := &bridge{req: map[string]string{}}
+	for i := 0; i+1 < len(cookies); i += 2 {
+		b.req[cookies[i]] = cookies[i+1]
+	}
+	return b
+}
+
+func (b *bridge) Set(name, value string, opts CookieOptions) {
+	b.sets = append(b.sets, setCall{name, value, opts})
+}
+
+func (b *bridge) Get(name string) (string, bool) {
+	v, ok := b.req[name]
+	return v, ok
+}
+
+func (b *bridge) Delete(name string, opts CookieOptions) {
+	b.deletes = append(b.deletes, deleteCall{name, opts})
+}
+
+// lastSet returns the value of the only cookie set on the response.
+func (b *bridge) lastSet(t *testing.T) string {
+	t.Helper()
+	if len(b.sets) != 1 {
+		t.Fatalf("%d cookies set, want 1: %+v", len(b.sets), b.sets)
+	}
+	return b.sets[0].value
+}
+
+// users is a fake user store that counts lookups.
+type users struct {
+	byID     map[string]*user.User
+	err      error
+	resolved int
+}
+
+func (s *users) resolve(_ context.Context, id string) (*user.User, error) {
+	s.resolved++
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.byID[id], nil
+}
+
+func (s *users) resolveByCreds(_ context.Context, c Credentials) (*user.User, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	for _, u := range s.byID {
+		if u.Email == c.Email {
+			return u, nil
+		}
+	}
+	return nil, nil
+}
+
+// countingHasher is a minimum-cost bcrypt Hasher that counts its calls.
+type countingHasher struct {
+	hashes, verifies atomic.Int32
+	hashErr          error
+}
+
+var _ password.Hasher = (*countingHasher)(nil)
+
+func (h *countingHasher) Hash(_ context.Context, pw string) (string, error) {
+	h.hashes.Add(1)
+	if h.hashErr != nil {
+		return "", h.hashErr
+	}
+	b, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	return string(b), err
+}
+
+func (h *countingHasher) Verify(_ context.Context, pw, hash string) (bool, error) {
+	h.verifies.Add(1)
+	err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw))
+	if errors.Is(err, bcrypt.ErrMismatchedHashAndPassword) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func mustHash(t testing.TB, pw string) string {
+	t.Helper()
+	b, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type fixture struct {
+	clk    *clock
+	users  *users
+	hasher *countingHasher
+	m      *Manager
+	alice  *user.User
+}
+
+func newFixture(t testing.TB, modify ...func(*Config)) *fixture {
+	t.Helper()
+	f := &fixture{
+		clk:    &clock{t0},
+		users:  &users{byID: map[string]*user.User{}},
+		hasher: &countingHasher{},
+	}
+	f.alice = &user.User{ID: "u-alice", Email: "alice@example.com", PasswordHash: mustHash(t, "correct horse")}
+	f.users.byID[f.alice.ID] = f.alice
+	cfg := Config{
+		Secrets:                  []string{secretA},
+		ResolveUser:              f.users.resolve,
+		ResolveUserByCredentials: f.users.resolveByCreds,
+		Hasher:                   f.hasher,
+		Now:                      f.clk.Now,
+	}
+	for _, fn := range modify {
+		fn(&cfg)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	f.m = m
+	return f
+}
+
+// login logs u in at the current clock and returns the cookie value.
+func (f *fixture) login(t *testing.T, u *user.User, remember bool) string {
+	t.Helper()
+	b := newBridge()
+	if err := f.m.Session(b).Login(context.Background(), u, remember); err != nil {
+		t.Fatalf("Login: %v", err)
+	}
+	return b.lastSet(t)
+}
+
+// user reads the session of a request carrying cookie.
+func (f *fixture) user(cookie string) (*user.User, *bridge, error) {
+	b := newBridge(DefaultCookieName, cookie)
+	u, err := f.m.Session(b).User(context.Background())
+	return u, b, err
+}
+
+var deleted = []deleteCall{{DefaultCookieName, CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/"}}}
+
+func checkDead(t *testing.T, u *user.User, b *bridge, err error, reason error) {
+	t.Helper()
+	if u != nil || !errors.Is(err, ErrNotAuthenticated) || !errors.Is(err, reason) {
+		t.Errorf("User = %v, %v; want nil, ErrNotAuthenticated wrapping %v", u, err, reason)
+	}
+	if len(b.deletes) != 1 || b.deletes[0] != deleted[0] || len(b.sets) != 0 {
+		t.Errorf("cookie calls: sets %+v, deletes %+v; want one delete %+v", b.sets, b.deletes, deleted[0])
+	}
+}
+
+func checkAlive(t *testing.T, u *user.User, b *bridge, err error, want *user.User) {
+	t.Helper()
+	if err != nil || u != want {
+		t.Errorf("User = %v, %v; want %v", u, err, want)
+	}
+	if len(b.deletes) != 0 || len(b.sets) != 0 {
+		t.Errorf("cookie calls: sets %+v, deletes %+v; want none", b.sets, b.deletes)
+	}
+}
+
+func TestCookieAttributes(t *testing.T) {
+	tests := []struct {
+		name     string
+		modify   func(*Config)
+		remember bool
+		want     CookieOptions
+		wantName string
+	}{
+		{"defaults", nil, false,
+			CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/"}, "authkit_session"},
+		{"defaults, remember", nil, true,
+			CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/", MaxAge: 2592000}, "authkit_session"},
+		{"insecure", func(c *Config) { c.Insecure = true }, false,
+			CookieOptions{HTTPOnly: true, SameSite: http.SameSiteLaxMode, Path: "/"}, "authkit_session"},
+		{"custom", func(c *Config) {
+			c.CookieName, c.Path, c.Domain, c.RememberLifetime = "sid", "/app", "example.com", 90*time.Minute+500*time.Millisecond
+		}, true,
+			CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/app", Domain: "example.com", MaxAge: 5400}, "sid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mods []func(*Config)
+			if tt.modify != nil {
+				mods = append(mods, tt.modify)
+			}
+			f := newFixture(t, mods...)
+			b := newBridge()
+			s := f.m.Session(b)
+			if err := s.Login(context.Background(), f.alice, tt.remember); err != nil {
+				t.Fatal(err)
+			}
+			if len(b.sets) != 1 || b.sets[0].name != tt.wantName || b.sets[0].opts != tt.want {
+				t.Errorf("set %+v, want %s with %+v", b.sets, tt.wantName, tt.want)
+			}
+			if f.m.CookieName() != tt.wantName {
+				t.Errorf("CookieName = %q, want %q", f.m.CookieName(), tt.wantName)
+			}
+			if err := s.Logout(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			wantDel := tt.want
+			wantDel.MaxAge = 0
+			if len(b.deletes) != 1 || b.deletes[0] != (deleteCall{tt.wantName, wantDel}) {
+				t.Errorf("deletes %+v, want %s with %+v", b.deletes, tt.wantName, wantDel)
+			}
+		})
+	}
+}
+
+func TestLoginUserLogout(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+
+	// No cookie.
+	b := newBridge()
+	s := f.m.Session(b)
+	if u, err := s.User(ctx); u != nil || err != ErrNotAuthenticated {
+		t.Fatalf("no cookie: User = %v, %v; want nil, ErrNotAuthenticated", u, err)
+	}
+	if len(b.deletes) != 0 || f.users.resolved != 0 {
+		t.Errorf("no cookie: deleted %v, resolved %d", b.deletes, f.users.resolved)
+	}
+
+	// Login, then the same request sees the user.
+	if err := s.Login(ctx, f.alice, false); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.User(ctx); err != nil || u != f.alice {
+		t.Fatalf("after Login: User = %v, %v", u, err)
+	}
+	if f.users.resolved != 0 {
+		t.Errorf("User after Login resolved %d times, want 0", f.users.resolved)
+	}
+	cookie := b.lastSet(t)
+
+	// The next request carries the cookie.
+	u, b2, err := f.user(cookie)
+	checkAlive(t, u, b2, err, f.alice)
+
+	// Logout on a request that carries the cookie.
+	b3 := newBridge(DefaultCookieName, cookie)
+	s3 := f.m.Session(b3)
+	if err := s3.Logout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s3.User(ctx); u != nil || err != ErrNotAuthenticated {
+		t.Errorf("after Logout: User = %v, %v", u, err)
+	}
+	if len(b3.deletes) != 1 || b3.deletes[0] != deleted[0] {
+		t.Errorf("Logout deletes %+v, want %+v", b3.deletes, deleted)
+	}
+	if err := s3.Logout(ctx); err != nil {
+		t.Errorf("second Logout: %v", err)
+	}
+}
+
+func TestEmptyCookie(t *testing.T) {
+	f := newFixture(t)
+	u, b, err := f.user("")
+	if u != nil || err != ErrNotAuthenticated || len(b.deletes) != 0 {
+		t.Errorf("User = %v, %v, deletes %v", u, err, b.deletes)
+	}
+}
+
+func TestCache(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	cookie := f.login(t, f.alice, false)
+	s := f.m.Session(newBridge(DefaultCookieName, cookie))
+	for i := 0; i < 3; i++ {
+		if u, err := s.User(ctx); err != nil || u != f.alice {
+			t.Fatalf("call %d: User = %v, %v", i, u, err)
+		}
+	}
+	if f.users.resolved != 1 {
+		t.Errorf("ResolveUser called %d times, want 1", f.users.resolved)
+	}
+
+	// A failed session is cached too: the request still carries the bad
+	// cookie, but it is read and deleted once.
+	b := newBridge(DefaultCookieName, "garbage")
+	s = f.m.Session(b)
+	for i := 0; i < 2; i++ {
+		if _, err := s.User(ctx); !errors.Is(err, ErrNotAuthenticated) {
+			t.Fatalf("call %d: err = %v", i, err)
+		}
+	}
+	if len(b.deletes) != 1 {
+		t.Errorf("deleted %d times, want 1", len(b.deletes))
+	}
+}
+
+func TestTamperedCookie(t *testing.T) {
+	f := newFixture(t)
+	cookie := f.login(t, f.alice, true)
+	flip := func(c byte) byte {
+		if c == 'A' {
+			return 'B'
+		}
+		return 'A'
+	}
+	tests := []struct {
+		name, cookie string
+		reason       error
+	}{
+		{"first char", string(flip(cookie[0])) + cookie[1:], token.ErrMalformed},
+		{"id char", cookie[:15] + string(flip(cookie[15])) + cookie[16:], token.ErrSignature},
+		{"mac char", cookie[:len(cookie)-5] + string(flip(cookie[len(cookie)-5])) + cookie[len(cookie)-4:], token.ErrSignature},
+		{"truncated", cookie[:len(cookie)-4], token.ErrMalformed},
+		{"garbage", "not a token", token.ErrMalformed},
+		{"huge", strings.Repeat("A", 1<<16), token.ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f.users.resolved = 0
+			u, b, err := f.user(tt.cookie)
+			checkDead(t, u, b, err, tt.reason)
+			if f.users.resolved != 0 {
+				t.Errorf("ResolveUser called for an invalid token")
+			}
+		})
+	}
+}
+
+func TestOtherPurposeAndBadData(t *testing.T) {
+	f := newFixture(t)
+	pending, err := token.NewVerifier(token.Config{Secrets: []string{secretA}, Purpose: "2fa_pending", Expiry: 5 * time.Minute, Now: f.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := pending.Create(f.alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, b, err := f.user(tok)
+	checkDead(t, u, b, err, token.ErrSignature)
+
+	// Session-purpose tokens with data a Login never writes.
+	forger, err := token.NewVerifier(token.Config{Secrets: []string{secretA}, Purpose: Purpose, Expiry: time.Hour, Now: f.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{nil, {0}, {2, 0}, {0x81, 0}, {0, 0, 0}, {0, 0x80}} {
+		tok, err := forger.CreateWith(f.alice.ID, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, b, err := f.user(tok)
+		checkDead(t, u, b, err, errData)
+	}
+}
+
+func TestLifetimes(t *testing.T) {
+	tests := []struct {
+		name     string
+		remember bool
+		age      time.Duration
+		alive    bool
+	}{
+		{"session, fresh", false, 0, true},
+		{"session, 1ms before 24h", false, 24*time.Hour - time.Millisecond, true},
+		{"session, at 24h", false, 24 * time.Hour, false},
+		{"session, 29 days", false, 29 * 24 * time.Hour, false},
+		{"remember, at 24h", true, 24 * time.Hour, true},
+		{"remember, 1ms before 30d", true, 30*24*time.Hour - time.Millisecond, true},
+		{"remember, at 30d", true, 30 * 24 * time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			cookie := f.login(t, f.alice, tt.remember)
+			f.clk.t = t0.Add(tt.age)
+			u, b, err := f.user(cookie)
+			if tt.alive {
+				checkAlive(t, u, b, err, f.alice)
+			} else {
+				checkDead(t, u, b, err, token.ErrExpired)
+			}
+		})
+	}
+}
+
+func TestRememberShorterThanLifetime(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Lifetime, c.RememberLifetime = 2*time.Hour, time.Hour })
+	cookie := f.login(t, f.alice, true)
+	f.clk.t = t0.Add(time.Hour)
+	u, b, err := f.user(cookie)
+	checkDead(t, u, b, err, token.ErrExpired)
+}
+
+func TestRotation(t *testing.T) {
+	f := newFixture(t)
+	cookie := f.login(t, f.alice, false)
+
+	rotated := newFixture(t, func(c *Config) { c.Secrets = []string{secretB, secretA} })
+	u, b, err := rotated.user(cookie)
+	checkAlive(t, u, b, err, rotated.alice)
+
+	newOnly := newFixture(t, func(c *Config) { c.Secrets = []string{secretB} })
+	u, b, err = newOnly.user(cookie)
+	checkDead(t, u, b, err, token.ErrSignature)
+
+	// New sessions are signed with the first secret.
+	u, b, err = newOnly.user(rotated.login(t, rotated.alice, false))
+	checkAlive(t, u, b, err, newOnly.alice)
+}
+
+func TestPasswordChangedAt(t *testing.T) {
+	// The password is reset at 1000.500 s. Sessions carry iat in whole
+	// seconds (spec 3.4): one issued in the same second, even before the
+	// reset, survives this rule; the version rule below ends it.
+	reset := time.UnixMilli(1000_500)
+	tests := []struct {
+		name  string
+		iat   time.Time
+		alive bool
+	}{
+		{"same second, after the reset", time.UnixMilli(1000_700), true},
+		{"same second, before the reset", time.UnixMilli(1000_200), true},
+		{"start of the same second", time.UnixMilli(1000_000), true},
+		{"previous second", time.UnixMilli(999_900), false},
+		{"last ms of the previous second", time.UnixMilli(999_999), false},
+		{"next second", time.UnixMilli(1001_000), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.clk.t = tt.iat
+			cookie := f.login(t, f.alice, false)
+			f.clk.t = time.UnixMilli(1002_000)
+			f.alice.PasswordChangedAt = reset
+			u, b, err := f.user(cookie)
+			if tt.alive {
+				checkAlive(t, u, b, err, f.alice)
+			} else {
+				checkDead(t, u, b, err, errPasswordChanged)
+			}
+		})
+	}
+}
+
+func TestPasswordResetBumpsVersion(t *testing.T) {
+	f := newFixture(t)
+	f.clk.t = time.UnixMilli(1000_200)
+	before := f.login(t, f.alice, false)
+
+	// The reset at 1000.500 sets PasswordChangedAt and bumps the version.
+	f.clk.t = time.UnixMilli(1000_500)
+	f.alice.PasswordChangedAt = f.clk.t
+	f.alice.SessionVersion++
+	f.clk.t = time.UnixMilli(1000_700)
+	after := f.login(t, f.alice, false)
+
+	u, b, err := f.user(before)
+	checkDead(t, u, b, err, errVersion)
+	u, b, err = f.user(after)
+	checkAlive(t, u, b, err, f.alice)
+}
+
+func TestSessionVersion(t *testing.T) {
+	tests := []struct {
+		name          string
+		issued, later int64
+		alive         bool
+	}{
+		{"same", 3, 3, true},
+		{"bumped", 3, 4, false},
+		{"bumped a lot", 0, 1 << 40, false},
+		{"store behind the token", 5, 4, true},
+		{"negative", -2, -2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.alice.SessionVersion = tt.issued
+			cookie := f.login(t, f.alice, true)
+			f.alice.SessionVersion = tt.later
+			u, b, err := f.user(cookie)
+			if tt.alive {
+				checkAlive(t, u, b, err, f.alice)
+			} else {
+				checkDead(t, u, b, err, errVersion)
+			}
+		})
+	}
+}
+
+func TestUserDeleted(t *testing.T) {
+	f := newFixture(t)
+	cookie := f.login(t, f.alice, false)
+	delete(f.users.byID, f.alice.ID)
+	u, b, err := f.user(cookie)
+	checkDead(t, u, b, err, errUserGone)
+}
+
+func TestResolveUserError(t *testing.T) {
+	f := newFixture(t)
+	cookie := f.login(t, f.alice, false)
+	backend := errors.New("database is down")
+	f.users.err = backend
+	b := newBridge(DefaultCookieName, cookie)
+	s := f.m.Session(b)
+	u, err := s.User(context.Background())
+	if u != nil || !errors.Is(err, backend) || errors.Is(err, ErrNotAuthenticated) {
+		t.Errorf("User = %v, %v; want the backend error, not ErrNotAuthenticated", u, err)
+	}
+	if len(b.deletes) != 0 {
+		t.Errorf("cookie deleted on a backend error")
+	}
+	// Not cached: the next call tries again.
+	f.users.err = nil
+	if u, err := s.User(context.Background()); err != nil || u != f.alice {
+		t.Errorf("retry: User = %v, %v", u, err)
+	}
+}
+
+func TestRenew(t *testing.T) {
+	for _, remember := range []bool{false, true} {
+		f := newFixture(t)
+		ctx := context.Background()
+		cookie := f.login(t, f.alice, remember)
+
+		b := newBridge(DefaultCookieName, cookie)
+		s := f.m.Session(b)
+		if err := s.Renew(ctx, f.alice); err != ErrNotAuthenticated {
+			t.Errorf("Renew before User: err = %v, want ErrNotAuthenticated", err)
+		}
+		if _, err := s.User(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Change password: bump the version, keep this session.
+		f.clk.t = t0.Add(time.Hour)
+		f.alice.PasswordChangedAt = f.clk.t
+		f.alice.SessionVersion++
+		if err := s.Renew(ctx, &user.User{ID: "u-bob"}); err == nil {
+			t.Error("Renew with another user succeeded")
+		}
+		if err := s.Renew(ctx, f.alice); err != nil {
+			t.Fatal(err)
+		}
+		renewed := b.lastSet(t)
+		if remember && b.sets[0].opts.MaxAge != 2592000 || !remember && b.sets[0].opts.MaxAge != 0 {
+			t.Errorf("remember %v: renewed MaxAge = %d", remember, b.sets[0].opts.MaxAge)
+		}
+		u, b2, err := f.user(cookie)
+		checkDead(t, u, b2, err, errPasswordChanged)
+		u, b2, err = f.user(renewed)
+		checkAlive(t, u, b2, err, f.alice)
+	}
+}
+
+func TestLoginInvalidUser(t *testing.T) {
+	f := newFixture(t)
+	for _, u := range []*user.User{nil, {}, {ID: strings.Repeat("x", 256)}} {
+		b := newBridge()
+		s := f.m.Session(b)
+		if err := s.Login(context.Background(), u, false); err == nil {
+			t.Errorf("Login(%v) succeeded", u)
+		}
+		if len(b.sets) != 0 {
+			t.Errorf("Login(%v) set a cookie", u)
+		}
+		if _, err := s.User(context.Background()); err != ErrNotAuthenticated {
+			t.Errorf("User after failed Login: %v", err)
+		}
+	}
+}
+
+func TestAttempt(t *testing.T) {
+	ctx := context.Background()
+	t.Run("right password", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBridge()
+		s := f.m.Session(b)
+		ok, err := s.Attempt(ctx, Credentials{"alice@example.com", "correct horse"}, true)
+		if !ok || err != nil {
+			t.Fatalf("Attempt = %v, %v", ok, err)
+		}
+		if len(b.sets) != 1 || b.sets[0].opts.MaxAge != 2592000 {
+			t.Errorf("sets %+v, want one remembered session cookie", b.sets)
+		}
+		if u, err := s.User(ctx); u != f.alice || err != nil || f.users.resolved != 0 {
+			t.Errorf("User = %v, %v (resolved %d)", u, err, f.users.resolved)
+		}
+		u, b2, err := f.user(b.lastSet(t))
+		checkAlive(t, u, b2, err, f.alice)
+		if n := f.hasher.verifies.Load(); n != 1 {
+			t.Errorf("Verify called %d times, want 1", n)
+		}
+	})
+	t.Run("wrong password", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBridge()
+		s := f.m.Session(b)
+		ok, err := s.Attempt(ctx, Credentials{"alice@example.com", "wrong"}, false)
+		if ok || err != nil || len(b.sets) != 0 {
+			t.Errorf("Attempt = %v, %v, sets %v", ok, err, b.sets)
+		}
+		if v, h := f.hasher.verifies.Load(), f.hasher.hashes.Load(); v != 1 || h != 0 {
+			t.Errorf("Verify %d, Hash %d calls; want 1, 0", v, h)
+		}
+		if _, err := s.User(ctx); err != ErrNotAuthenticated {
+			t.Errorf("User after failed Attempt: %v", err)
+		}
+	})
+	t.Run("unknown email", func(t *testing.T) {
+		f := newFixture(t)
+		for i := int32(1); i <= 3; i++ {
+			b := newBridge()
+			ok, err := f.m.Session(b).Attempt(ctx, Credentials{"nobody@example.com", "correct horse"}, false)
+			if ok || err != nil || len(b.sets) != 0 {
+				t.Errorf("Attempt = %v, %v, sets %v", ok, err, b.sets)
+			}
+			// One Verify per attempt; the dummy hash is made once.
+			if v, h := f.hasher.verifies.Load(), f.hasher.hashes.Load(); v != i || h != 1 {
+				t.Errorf("after %d attempts: Verify %d, Hash %d calls; want %d, 1", i, v, h, i)
+			}
+		}
+	})
+	t.Run("user without password", func(t *testing.T) {
+		f := newFixture(t)
+		f.alice.PasswordHash = ""
+		ok, err := f.m.Session(newBridge()).Attempt(ctx, Credentials{"alice@example.com", ""}, false)
+		if ok || err != nil {
+			t.Errorf("Attempt = %v, %v", ok, err)
+		}
+		if v := f.hasher.verifies.Load(); v != 1 {
+			t.Errorf("Verify called %d times, want 1", v)
+		}
+	})
+	t.Run("backend error", func(t *testing.T) {
+		f := newFixture(t)
+		backend := errors.New("database is down")
+		f.users.err = backend
+		ok, err := f.m.Session(newBridge()).Attempt(ctx, Credentials{"alice@example.com", "correct horse"}, false)
+		if ok || !errors.Is(err, backend) {
+			t.Errorf("Attempt = %v, %v", ok, err)
+		}
+	})
+	t.Run("dummy hash fails, then recovers", func(t *testing.T) {
+		f := newFixture(t)
+		broken := errors.New("hasher broken")
+		f.hasher.hashErr = broken
+		creds := Credentials{"nobody@example.com", "x"}
+		if ok, err := f.m.Session(newBridge()).Attempt(ctx, creds, false); ok || !errors.Is(err, broken) {
+			t.Errorf("Attempt = %v, %v", ok, err)
+		}
+		f.hasher.hashErr = nil
+		if ok, err := f.m.Session(newBridge()).Attempt(ctx, creds, false); ok || err != nil {
+			t.Errorf("Attempt = %v, %v", ok, err)
+		}
+		if h := f.hasher.hashes.Load(); h != 2 {
+			t.Errorf("Hash called %d times, want 2", h)
+		}
+	})
+	t.Run("malformed stored hash", func(t *testing.T) {
+		f := newFixture(t)
+		f.alice.PasswordHash = "not a hash"
+		ok, err := f.m.Session(newBridge()).Attempt(ctx, Credentials{"alice@example.com", "x"}, false)
+		if ok || err == nil {
+			t.Errorf("Attempt = %v, %v; want an error", ok, err)
+		}
+	})
+	t.Run("no hasher", func(t *testing.T) {
+		f := newFixture(t, func(c *Config) { c.Hasher, c.ResolveUserByCredentials = nil, nil })
+		ok, err := f.m.Session(newBridge()).Attempt(ctx, Credentials{"alice@example.com", "correct horse"}, false)
+		if ok || !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("Attempt = %v, %v", ok, err)
+		}
+	})
+}
+
+func TestNewConfig(t *testing.T) {
+	resolve := func(context.Context, string) (*user.User, error) { return nil, nil }
+	byCreds := func(context.Context, Credentials) (*user.User, error) { return nil, nil }
+	tests := []struct {
+		name   string
+		modify func(*Config)
+		valid  bool
+	}{
+		{"minimal", func(c *Config) {}, true},
+		{"with attempt", func(c *Config) { c.Hasher, c.ResolveUserByCredentials = &countingHasher{}, byCreds }, true},
+		{"hasher alone", func(c *Config) { c.Hasher = &countingHasher{} }, false},
+		{"by-credentials alone", func(c *Config) { c.ResolveUserByCredentials = byCreds }, false},
+		{"no resolver", func(c *Config) { c.ResolveUser = nil }, false},
+		{"no secret", func(c *Config) { c.Secrets = nil }, false},
+		{"short secret", func(c *Config) { c.Secrets = []string{"short"} }, false},
+		{"bad cookie name", func(c *Config) { c.CookieName = "a;b" }, false},
+		{"cookie name with space", func(c *Config) { c.CookieName = "a b" }, false},
+		{"relative path", func(c *Config) { c.Path = "app" }, false},
+		{"path with semicolon", func(c *Config) { c.Path = "/a;b" }, false},
+		{"domain with semicolon", func(c *Config) { c.Domain = "a.com;x" }, false},
+		{"negative lifetime", func(c *Config) { c.Lifetime = -time.Hour }, false},
+		{"remember under a second", func(c *Config) { c.RememberLifetime = time.Millisecond }, false},
+		{"negative remember", func(c *Config) { c.RememberLifetime = -time.Hour }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Secrets: []string{secretA}, ResolveUser: resolve}
+			tt.modify(&cfg)
+			name, path, life := cfg.CookieName, cfg.Path, cfg.Lifetime
+			m, err := New(cfg)
+			if tt.valid && (err != nil || m == nil) {
+				t.Errorf("New: %v", err)
+			}
+			if !tt.valid && (!errors.Is(err, ErrInvalidConfig) || m != nil) {
+				t.Errorf("New = %v, %v; want ErrInvalidConfig", m, err)
+			}
+			if cfg.CookieName != name || cfg.Path != path || cfg.Lifetime != life || cfg.Now != nil {
+				t.Error("New changed the config")
+			}
+		})
+	}
+}
+
+func BenchmarkUser(b *testing.B) {
+	f := newFixture(b)
+	f.alice.SessionVersion = 7
+	lb := newBridge()
+	if err := f.m.Session(lb).Login(context.Background(), f.alice, true); err != nil {
+		b.Fatal(err)
+	}
+	req := newBridge(DefaultCookieName, lb.sets[0].value)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.m.Session(req).User(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
