@@ -1,0 +1,129 @@
+package mail
+
+// DefaultTemplates returns the built-in English templates: short mails that
+// state the link and its expiry (24 hours for verification, 1 hour for a
+// reset), or for the notices what happened, when, and what to do if it was
+// not the owner. Each optional piece (name, app name, time, link) is left
+// out cleanly when its Data field is empty.
+func DefaultTemplates() Templates {
+	return Templates{
+		VerifyEmail:       defaultVerifyEmail,
+		ResetPassword:     defaultResetPassword,
+		PasswordChanged:   defaultPasswordChanged,
+		PasswordResetDone: defaultPasswordResetDone,
+		TwoFactorDisabled: defaultTwoFactorDisabled,
+		EmailChanged:      defaultEmailChanged,
+	}
+}
+
+// Shared pieces of the default templates.
+const (
+	subjectPrefix = `{{with .AppName}}{{.}}: {{end}}`
+	greeting      = `Hi{{with .Name}} {{.}}{{end}},`
+	atApp         = `{{with .AppName}} at {{.}}{{end}}`
+	onTime        = `{{with .TimeText}} on {{.}}{{end}}`
+	htmlHead      = "<!DOCTYPE html>\n<html>\n<body>\n"
+	htmlTail      = "</body>\n</html>\n"
+)
+
+var defaultVerifyEmail = Template{
+	Subject: subjectPrefix + `Verify your email address{{with .ExpiryText}} (link valid for {{.}}){{end}}`,
+	Text: greeting + `
+
+Please confirm your email address` + atApp + ` by opening this link:
+
+{{.Link}}
+
+{{with .ExpiryText}}The link expires in {{.}}. {{end}}If you did not ask for this, you can ignore this email.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Please confirm your email address` + atApp + ` by opening this link:</p>
+<p><a href="{{.Link}}">{{.Link}}</a></p>
+<p>{{with .ExpiryText}}The link expires in {{.}}. {{end}}If you did not ask for this, you can ignore this email.</p>
+` + htmlTail,
+}
+
+var defaultResetPassword = Template{
+	Subject: subjectPrefix + `Reset your password{{with .ExpiryText}} (link valid for {{.}}){{end}}`,
+	Text: greeting + `
+
+Someone asked to reset the password of your account` + atApp + `. To choose a new password, open this link:
+
+{{.Link}}
+
+{{with .ExpiryText}}The link expires in {{.}} and works once.{{else}}The link works once.{{end}} If you did not ask for this, ignore this email: your password stays as it is.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Someone asked to reset the password of your account` + atApp + `. To choose a new password, open this link:</p>
+<p><a href="{{.Link}}">{{.Link}}</a></p>
+<p>{{with .ExpiryText}}The link expires in {{.}} and works once.{{else}}The link works once.{{end}} If you did not ask for this, ignore this email: your password stays as it is.</p>
+` + htmlTail,
+}
+
+var defaultPasswordChanged = Template{
+	Subject: subjectPrefix + `Your password was changed`,
+	Text: greeting + `
+
+The password of your account` + atApp + ` was changed` + onTime + `.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else knows your password: reset it now{{with .Link}} at {{.}}{{end}} and check your account's security settings.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>The password of your account` + atApp + ` was changed` + onTime + `.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else knows your password: reset it now{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}} and check your account's security settings.</p>
+` + htmlTail,
+}
+
+var defaultPasswordResetDone = Template{
+	Subject: subjectPrefix + `Your password was reset`,
+	Text: greeting + `
+
+The password of your account` + atApp + ` was reset` + onTime + ` with a link sent to this address.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone can read your email: secure your email account first, then reset your password again{{with .Link}} at {{.}}{{end}}.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>The password of your account` + atApp + ` was reset` + onTime + ` with a link sent to this address.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone can read your email: secure your email account first, then reset your password again{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}}.</p>
+` + htmlTail,
+}
+
+var defaultTwoFactorDisabled = Template{
+	Subject: subjectPrefix + `Two-factor authentication was turned off`,
+	Text: greeting + `
+
+Two-factor authentication was turned off for your account` + atApp + onTime + `. Signing in now takes only your password.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else knows your password: reset it now{{with .Link}} at {{.}}{{end}}, then turn two-factor authentication back on.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Two-factor authentication was turned off for your account` + atApp + onTime + `. Signing in now takes only your password.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else knows your password: reset it now{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}}, then turn two-factor authentication back on.</p>
+` + htmlTail,
+}
+
+var defaultEmailChanged = Template{
+	Subject: subjectPrefix + `Your email address was changed`,
+	Text: greeting + `
+
+The email address of your account` + atApp + ` was changed{{with .NewEmail}} to {{.}}{{end}}` + onTime + `. This address will no longer receive mail about the account.
+
+If you did this, there is nothing more to do.
+
+If you did not, contact support right away{{with .Link}} at {{.}}{{end}}: someone who knows your password may have taken over the account.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>The email address of your account` + atApp + ` was changed{{with .NewEmail}} to {{.}}{{end}}` + onTime + `. This address will no longer receive mail about the account.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, contact support right away{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}}: someone who knows your password may have taken over the account.</p>
+` + htmlTail,
+}
