@@ -1,0 +1,301 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// MemoryConfig configures a [Memory] store.
+type MemoryConfig struct {
+	// Now stamps CreatedAt on new users. Default: time.Now.
+	Now func() time.Time
+}
+
+// Memory is an in-memory [user.Store]: per process, lost on restart. It is
+// the store for tests, demos and single-process apps. One mutex guards all
+// records, so every conditional operation is atomic; it is safe for
+// concurrent use. Records are copied in and out, so callers never share
+// memory with the store.
+type Memory struct {
+	now     func() time.Time
+	mu      sync.Mutex
+	byID    map[string]*user.User
+	byEmail map[string]string // email -> id
+}
+
+var _ user.Store = (*Memory)(nil)
+
+// NewMemory returns an empty store.
+func NewMemory(cfg MemoryConfig) *Memory {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}}
+}
+
+// Create implements [user.Store].
+func (m *Memory) Create(ctx context.Context, u *user.User) (*user.User, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := u.Clone()
+	if c.ID == "" {
+		c.ID = user.NewID()
+	}
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = m.now()
+	}
+	truncateTimes(c)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.byEmail[c.Email]; ok {
+		return nil, fmt.Errorf("store: create: %w", user.ErrEmailTaken)
+	}
+	if _, ok := m.byID[c.ID]; ok {
+		return nil, fmt.Errorf("store: create: id in use: %w", user.ErrConflict)
+	}
+	m.byID[c.ID] = c
+	m.byEmail[c.Email] = c.ID
+	return c.Clone(), nil
+}
+
+// ByID implements [user.Store].
+func (m *Memory) ByID(ctx context.Context, id string) (*user.User, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("store: user by id: %w", user.ErrNotFound)
+	}
+	return u.Clone(), nil
+}
+
+// ByEmail implements [user.Store].
+func (m *Memory) ByEmail(ctx context.Context, email string) (*user.User, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.byEmail[email]
+	if !ok {
+		return nil, fmt.Errorf("store: user by email: %w", user.ErrNotFound)
+	}
+	return m.byID[id].Clone(), nil
+}
+
+// Delete implements [user.Store].
+func (m *Memory) Delete(ctx context.Context, id string) error {
+	return m.update(ctx, "delete", id, func(u *user.User) error {
+		delete(m.byEmail, u.Email)
+		delete(m.byID, id)
+		return nil
+	})
+}
+
+// BeginTOTPSetup implements [user.Store].
+func (m *Memory) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
+	return m.update(ctx, "begin totp setup", id, func(u *user.User) error {
+		if u.TwoFactorEnabled {
+			return user.ErrConflict
+		}
+		u.PendingTOTPSecret = pendingSecret
+		return nil
+	})
+}
+
+// EnableTOTP implements [user.Store].
+func (m *Memory) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
+	return m.update(ctx, "enable totp", id, func(u *user.User) error {
+		if u.TwoFactorEnabled || u.PendingTOTPSecret == "" || u.PendingTOTPSecret != e.Pending {
+			return user.ErrConflict
+		}
+		u.TOTPSecret = e.Secret
+		u.PendingTOTPSecret = ""
+		u.RecoveryCodeHashes = slices.Clone(e.RecoveryCodeHashes)
+		u.LastTOTPStep = e.Step
+		u.TwoFactorEnabled = true
+		return nil
+	})
+}
+
+// AcceptTOTPStep implements [user.Store].
+func (m *Memory) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
+	return m.update(ctx, "accept totp step", id, func(u *user.User) error {
+		if !u.TwoFactorEnabled {
+			return user.ErrConflict
+		}
+		if u.LastTOTPStep != 0 && (matched <= u.LastTOTPStep || current <= u.LastTOTPStep) {
+			return user.ErrConflict
+		}
+		u.LastTOTPStep = max(matched, current)
+		return nil
+	})
+}
+
+// ConsumeRecoveryCode implements [user.Store].
+func (m *Memory) ConsumeRecoveryCode(ctx context.Context, id string, old, remaining []string) error {
+	return m.update(ctx, "consume recovery code", id, func(u *user.User) error {
+		if !slices.Equal(u.RecoveryCodeHashes, old) {
+			return user.ErrConflict
+		}
+		u.RecoveryCodeHashes = slices.Clone(remaining)
+		if u.RecoveryCodeHashes == nil {
+			u.RecoveryCodeHashes = []string{}
+		}
+		return nil
+	})
+}
+
+// ReplaceRecoveryCodes implements [user.Store].
+func (m *Memory) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []string) error {
+	return m.update(ctx, "replace recovery codes", id, func(u *user.User) error {
+		if !u.TwoFactorEnabled {
+			return user.ErrConflict
+		}
+		u.RecoveryCodeHashes = slices.Clone(hashes)
+		return nil
+	})
+}
+
+// DisableTOTP implements [user.Store].
+func (m *Memory) DisableTOTP(ctx context.Context, id string) error {
+	return m.update(ctx, "disable totp", id, func(u *user.User) error {
+		if !u.TwoFactorEnabled {
+			return user.ErrConflict
+		}
+		u.TwoFactorEnabled = false
+		u.TOTPSecret = ""
+		u.PendingTOTPSecret = ""
+		u.RecoveryCodeHashes = nil
+		u.LastTOTPStep = 0
+		u.SessionVersion++
+		return nil
+	})
+}
+
+// VerifyEmail implements [user.Store].
+func (m *Memory) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
+	return m.update(ctx, "verify email", id, func(u *user.User) error {
+		if u.Email != email {
+			return user.ErrConflict
+		}
+		if u.EmailVerifiedAt.IsZero() {
+			u.EmailVerifiedAt = at.Truncate(time.Millisecond)
+		}
+		return nil
+	})
+}
+
+// ChangeEmail implements [user.Store].
+func (m *Memory) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
+	return m.update(ctx, "change email", id, func(u *user.User) error {
+		if u.Email != oldEmail {
+			return user.ErrConflict
+		}
+		if other, ok := m.byEmail[newEmail]; ok && other != id {
+			return user.ErrEmailTaken
+		}
+		delete(m.byEmail, u.Email)
+		m.byEmail[newEmail] = id
+		u.Email = newEmail
+		u.EmailVerifiedAt = time.Time{}
+		u.EmailChangedAt = at.Truncate(time.Millisecond)
+		u.SessionVersion++
+		return nil
+	})
+}
+
+// SetPassword implements [user.Store].
+func (m *Memory) SetPassword(ctx context.Context, id string, p user.PasswordUpdate) error {
+	return m.update(ctx, "set password", id, func(u *user.User) error {
+		if p.OldHash != "" && u.PasswordHash != p.OldHash {
+			return user.ErrConflict
+		}
+		if !p.IssuedBefore.IsZero() && !u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(p.IssuedBefore.Truncate(time.Millisecond)) {
+			return user.ErrConflict
+		}
+		u.PasswordHash = p.Hash
+		if !p.At.IsZero() {
+			u.PasswordChangedAt = p.At.Truncate(time.Millisecond)
+			u.SessionVersion++
+			u.FailedLogins = 0
+			u.LockedUntil = time.Time{}
+		}
+		return nil
+	})
+}
+
+// BumpSessionVersion implements [user.Store].
+func (m *Memory) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
+	var v int64
+	err := m.update(ctx, "bump session version", id, func(u *user.User) error {
+		u.SessionVersion++
+		v = u.SessionVersion
+		return nil
+	})
+	return v, err
+}
+
+// RecordLoginFailure implements [user.Store].
+func (m *Memory) RecordLoginFailure(ctx context.Context, id string, limit int, lockFor time.Duration, at time.Time) (int, time.Time, error) {
+	var n int
+	var until time.Time
+	err := m.update(ctx, "record login failure", id, func(u *user.User) error {
+		u.FailedLogins++
+		n = u.FailedLogins
+		if limit > 0 && u.FailedLogins >= limit {
+			u.LockedUntil = at.Add(lockFor).Truncate(time.Millisecond)
+			u.FailedLogins = 0
+		}
+		until = u.LockedUntil
+		return nil
+	})
+	return n, until, err
+}
+
+// ClearLoginFailures implements [user.Store].
+func (m *Memory) ClearLoginFailures(ctx context.Context, id string) error {
+	return m.update(ctx, "clear login failures", id, func(u *user.User) error {
+		u.FailedLogins = 0
+		u.LockedUntil = time.Time{}
+		return nil
+	})
+}
+
+// update runs fn on the stored record under the lock. fn changes the record
+// in place or returns an error, in which case the record is left as it was.
+func (m *Memory) update(ctx context.Context, op, id string, fn func(u *user.User) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.byID[id]
+	if !ok {
+		return fmt.Errorf("store: %s: %w", op, user.ErrNotFound)
+	}
+	c := u.Clone()
+	if err := fn(c); err != nil {
+		return fmt.Errorf("store: %s: %w", op, err)
+	}
+	if _, still := m.byID[id]; still {
+		m.byID[id] = c
+	}
+	return nil
+}
+
+func truncateTimes(u *user.User) {
+	for _, t := range []*time.Time{&u.EmailVerifiedAt, &u.EmailChangedAt, &u.PasswordChangedAt, &u.LockedUntil, &u.CreatedAt} {
+		*t = t.Truncate(time.Millisecond)
+	}
+}

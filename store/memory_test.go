@@ -1,0 +1,24 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/store"
+	"github.com/authkit-go/authkit/store/storetest"
+)
+
+func TestMemoryConformance(t *testing.T) {
+	storetest.RunUserStore(t, func(t *testing.T) user.Store {
+		return store.NewMemory(store.MemoryConfig{})
+	})
+}
+
+func TestMemoryLimitStoreConformance(t *testing.T) {
+	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+		s := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}, storetest.LimitOptions{})
+}

@@ -1,0 +1,21 @@
+// Package storetest is the conformance suite for authkit stores. Every store
+// authkit ships runs it, and so should a custom one:
+//
+//	func TestMyStore(t *testing.T) {
+//		storetest.RunUserStore(t, func(t *testing.T) user.Store {
+//			return mystore.New(openTestDB(t)) // a fresh, empty store per subtest
+//		})
+//	}
+//
+// [RunUserStore] proves every rule of the user.Store contract: the records
+// round-trip with millisecond timestamps, the sentinel errors come back
+// wrapped, and each conditional operation holds under racing goroutines
+// (exactly one winner, every loser told ErrConflict or ErrEmailTaken, never
+// a half-applied change). [RunLimitStore] does the same for ratelimit.Store:
+// the window starts at the first increment, does not slide, restarts after
+// it elapses, and concurrent increments each see a distinct count.
+//
+// The constructor is called once per subtest and must return an empty store;
+// tests that share a database should give each call its own schema or table
+// prefix and register cleanup with t.Cleanup.
+package storetest

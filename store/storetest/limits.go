@@ -1,0 +1,272 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/ratelimit"
+)
+
+// LimitStoreFactory returns a fresh, empty rate-limit store for one subtest.
+// Stores that take their time from a Now function use clock.Now, so the
+// suite can move time without sleeping; stores that keep time themselves
+// (Redis) ignore clock and set LimitOptions.RealTime.
+type LimitStoreFactory func(t *testing.T, clock *Clock) ratelimit.Store
+
+// LimitOptions describes the store under test.
+type LimitOptions struct {
+	// RealTime marks a store that keeps its own time (a server's clock).
+	// The suite then uses short windows and waits them out for real, and
+	// compares reset times within Tolerance.
+	RealTime bool
+
+	// Tolerance is how far a store's reset time may be from the suite's
+	// expectation: the clock skew between the test and the server plus the
+	// store's precision. Default: 0 with a clock (reset times must be exact
+	// to the millisecond), 250 milliseconds in real time.
+	Tolerance time.Duration
+}
+
+// RunLimitStore runs the ratelimit.Store conformance suite.
+func RunLimitStore(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
+	t.Helper()
+	if opts.Tolerance == 0 && opts.RealTime {
+		opts.Tolerance = 250 * time.Millisecond
+	}
+	window := time.Minute
+	if opts.RealTime {
+		window = 700 * time.Millisecond
+	}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s ratelimit.Store, e *limitEnv)
+	}{
+		{"FirstIncrementStartsWindow", testFirstIncrement},
+		{"WindowDoesNotSlide", testNoSlide},
+		{"WindowRestartsAfterExpiry", testRestart},
+		{"Reset", testLimitReset},
+		{"KeysAreIndependent", testIndependentKeys},
+		{"UnusualKeys", testUnusualKeys},
+		{"ConcurrentIncrements", testConcurrentIncrements},
+		{"LimiterOverStore", testLimiterOverStore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if opts.RealTime {
+				t.Parallel() // waits dominate; run them side by side
+			}
+			clock := NewClock(base)
+			e := &limitEnv{opts: opts, clock: clock, window: window}
+			tt.fn(t, newStore(t, clock), e)
+		})
+	}
+}
+
+type limitEnv struct {
+	opts   LimitOptions
+	clock  *Clock
+	window time.Duration
+}
+
+func (e *limitEnv) now() time.Time {
+	if e.opts.RealTime {
+		return time.Now()
+	}
+	return e.clock.Now()
+}
+
+// advance moves time by d: the clock, or the wall clock by waiting.
+func (e *limitEnv) advance(d time.Duration) {
+	if e.opts.RealTime {
+		time.Sleep(d)
+		return
+	}
+	e.clock.Advance(d)
+}
+
+func (e *limitEnv) checkReset(t *testing.T, what string, got, want time.Time) {
+	t.Helper()
+	diff := got.Sub(want)
+	if diff < 0 {
+		diff = -diff
+	}
+	if e.opts.RealTime {
+		if diff > e.opts.Tolerance {
+			t.Fatalf("%s: resetAt %v, want %v ± %v", what, got, want, e.opts.Tolerance)
+		}
+		return
+	}
+	if diff >= time.Millisecond+e.opts.Tolerance {
+		t.Fatalf("%s: resetAt %v, want %v (to the millisecond)", what, got, want)
+	}
+}
+
+func incr(t *testing.T, s ratelimit.Store, key string, window time.Duration) (int64, time.Time) {
+	t.Helper()
+	n, reset, err := s.Increment(t.Context(), key, window)
+	if err != nil {
+		t.Fatalf("Increment(%q): %v", key, err)
+	}
+	return n, reset
+}
+
+func testFirstIncrement(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	start := e.now()
+	n, reset := incr(t, s, "first", e.window)
+	if n != 1 {
+		t.Fatalf("first Increment count = %d, want 1", n)
+	}
+	e.checkReset(t, "first Increment", reset, start.Add(e.window))
+}
+
+func testNoSlide(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	_, first := incr(t, s, "slide", e.window)
+	for want := int64(2); want <= 5; want++ {
+		e.advance(e.window / 10)
+		n, reset := incr(t, s, "slide", e.window)
+		if n != want {
+			t.Fatalf("Increment %d: count %d", want, n)
+		}
+		if !reset.Equal(first) && (!e.opts.RealTime || absDur(reset.Sub(first)) > e.opts.Tolerance) {
+			t.Fatalf("Increment %d moved resetAt from %v to %v: the window must not slide", want, first, reset)
+		}
+	}
+}
+
+func testRestart(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	for range 3 {
+		incr(t, s, "restart", e.window)
+	}
+	e.advance(e.window + e.window/5)
+	start := e.now()
+	n, reset := incr(t, s, "restart", e.window)
+	if n != 1 {
+		t.Fatalf("first Increment after the window: count %d, want 1", n)
+	}
+	e.checkReset(t, "restarted window", reset, start.Add(e.window))
+}
+
+func testLimitReset(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	for range 4 {
+		incr(t, s, "reset", e.window)
+	}
+	if err := s.Reset(t.Context(), "reset"); err != nil {
+		t.Fatalf("Reset: %v", err)
+	}
+	if n, _ := incr(t, s, "reset", e.window); n != 1 {
+		t.Fatalf("Increment after Reset: count %d, want 1", n)
+	}
+	if err := s.Reset(t.Context(), "never-seen"); err != nil {
+		t.Fatalf("Reset of a missing key: %v", err)
+	}
+}
+
+func testIndependentKeys(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	incr(t, s, "a", e.window)
+	incr(t, s, "a", e.window)
+	if n, _ := incr(t, s, "b", e.window); n != 1 {
+		t.Fatalf("key b counted with key a: %d", n)
+	}
+	if err := s.Reset(t.Context(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := incr(t, s, "a", e.window); n != 3 {
+		t.Fatalf("Reset(b) touched a: count %d, want 3", n)
+	}
+	// A key with its own, longer window.
+	start := e.now()
+	_, reset := incr(t, s, "long", 2*e.window)
+	e.checkReset(t, "longer window", reset, start.Add(2*e.window))
+}
+
+func testUnusualKeys(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	keys := []string{
+		"login:email:jos\u00e9@example.com",
+		"login:ip:2001:db8::/64",
+		"with space",
+		"quote'\"back\\slash%_",
+		strings.Repeat("k", 200),
+		"",
+	}
+	for i, k := range keys {
+		for want := int64(1); want <= int64(i+1); want++ {
+			if n, _ := incr(t, s, k, e.window); n != want {
+				t.Fatalf("key %q: count %d, want %d", k, n, want)
+			}
+		}
+	}
+}
+
+// testConcurrentIncrements: every one of the racing increments sees a
+// distinct count, so none was lost or double-counted.
+func testConcurrentIncrements(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	const n = 100
+	counts := make([]int64, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			c, _, err := s.Increment(t.Context(), "hot", e.window)
+			if err != nil {
+				errs <- err
+				return
+			}
+			counts[i] = c
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent Increment: %v", err)
+	}
+	slices.Sort(counts)
+	for i, c := range counts {
+		if c != int64(i+1) {
+			t.Fatalf("concurrent increments returned counts %v; want each of 1..%d exactly once", counts, n)
+		}
+	}
+}
+
+// testLimiterOverStore drives the store through the limiter as the flows do.
+func testLimiterOverStore(t *testing.T, s ratelimit.Store, e *limitEnv) {
+	l, err := ratelimit.New(ratelimit.Config{MaxAttempts: 3, Window: e.window, Store: s, Now: e.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ {
+		r, err := l.Attempt(t.Context(), "user:1")
+		if err != nil {
+			t.Fatalf("Attempt %d: %v", i, err)
+		}
+		wantAllowed, wantRemaining := i <= 3, max(3-i, 0)
+		if r.Allowed != wantAllowed || r.Remaining != wantRemaining {
+			t.Fatalf("Attempt %d = %s, want allowed=%v remaining=%d", i, fmtResult(r), wantAllowed, wantRemaining)
+		}
+	}
+	if err := l.Reset(t.Context(), "user:1"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := l.Attempt(t.Context(), "user:1"); !r.Allowed || r.Remaining != 2 {
+		t.Fatalf("Attempt after Reset = %s", fmtResult(r))
+	}
+}
+
+func fmtResult(r ratelimit.Result) string {
+	return fmt.Sprintf("{allowed=%v remaining=%d resetAt=%v}", r.Allowed, r.Remaining, r.ResetAt)
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
