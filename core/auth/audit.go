@@ -1,0 +1,81 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+)
+
+// EventType names a security event.
+type EventType string
+
+// The security events a Service reports to Config.Audit.
+const (
+	EventRegistered               EventType = "registered"
+	EventLoginSucceeded           EventType = "login_succeeded"
+	EventLoginPending             EventType = "login_pending_2fa"
+	EventLoginFailed              EventType = "login_failed"
+	EventAccountLocked            EventType = "account_locked"
+	EventTwoFactorFailed          EventType = "2fa_failed"
+	EventTwoFactorEnabled         EventType = "2fa_enabled"
+	EventTwoFactorDisabled        EventType = "2fa_disabled"
+	EventRecoveryCodeUsed         EventType = "recovery_code_used"
+	EventRecoveryCodesRegenerated EventType = "recovery_codes_regenerated"
+	EventPasswordCheckFailed      EventType = "password_check_failed"
+	EventPasswordResetRequested   EventType = "password_reset_requested"
+	EventPasswordReset            EventType = "password_reset"
+	EventPasswordChanged          EventType = "password_changed"
+	EventEmailVerified            EventType = "email_verified"
+	EventEmailChanged             EventType = "email_changed"
+	EventLoggedOutEverywhere      EventType = "logged_out_everywhere"
+	EventRateLimited              EventType = "rate_limited"
+)
+
+// Event is one security event. It never carries a password, a code, a
+// token or a secret.
+type Event struct {
+	Type   EventType
+	Time   time.Time
+	UserID string // empty when no account is known
+	Email  string // the address tried, for failures without an account
+	IP     string // the client address as rate limits key it
+	Detail string // e.g. the limit's name, or why a login failed
+}
+
+func (s *Service) audit(c *call, e Event) {
+	e.Time = s.now()
+	if c.req != nil {
+		e.IP = s.clientKey(c.req)
+	}
+	if s.cfg.Audit != nil {
+		s.cfg.Audit(c.ctx, e)
+		return
+	}
+	level := slog.LevelInfo
+	switch e.Type {
+	case EventLoginFailed, EventAccountLocked, EventTwoFactorFailed, EventPasswordCheckFailed, EventRateLimited:
+		level = slog.LevelWarn
+	}
+	s.log.Log(c.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
+}
+
+func auditAttrs(e Event) []any {
+	attrs := []any{"event", string(e.Type)}
+	for _, kv := range [][2]string{{"user", e.UserID}, {"email", e.Email}, {"ip", e.IP}, {"detail", e.Detail}} {
+		if kv[1] != "" {
+			attrs = append(attrs, kv[0], kv[1])
+		}
+	}
+	return attrs
+}
+
+// LogAudit is an Audit function that logs events with l, the default's
+// behaviour, for apps that wrap it.
+func LogAudit(l *slog.Logger) func(context.Context, Event) {
+	return func(ctx context.Context, e Event) {
+		l.InfoContext(ctx, "authkit: "+string(e.Type), auditAttrs(e)...)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

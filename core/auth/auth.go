@@ -1,0 +1,466 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/authkit-go/authkit/core/clientip"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/recovery"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/token"
+	"github.com/authkit-go/authkit/core/totp"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Token lifetimes of spec section 8.
+const (
+	PendingLifetime      = 5 * time.Minute // 2fa_pending cookie and token
+	VerificationLifetime = 24 * time.Hour
+	ResetLifetime        = time.Hour
+)
+
+// PendingCookie is the name of the cookie that holds a login waiting for
+// its second factor (spec 2.3).
+const PendingCookie = "2fa_pending"
+
+// Token purposes. Each signs with its own key, so a token made for one
+// never verifies as another.
+const (
+	purposePending = "2fa_pending"
+	purposeVerify  = "verify_email"
+	purposeReset   = "reset_password"
+)
+
+// Config configures a [Service]. Zero optional fields mean the documented
+// defaults; New never changes the Config it is given.
+type Config struct {
+	// Users is the user store. Required.
+	Users user.Store
+
+	// Secrets sign every token and cookie: SESSION_SECRET, split on commas
+	// by the caller. The first signs, all verify (rotation). Each at least
+	// 32 bytes. Required.
+	Secrets []string
+
+	// Keys encrypt TOTP secrets at rest: ENCRYPTION_KEY. Required.
+	Keys *secretbox.Keyring
+
+	// AppURL is the base of links in mails, e.g. "https://app.example.com".
+	// Required.
+	AppURL string
+
+	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
+	// links point to; the token is appended.
+	// Defaults: "/verify-email/" and "/reset-password/" (spec section 4).
+	VerifyEmailPath   string
+	ResetPasswordPath string
+
+	// AppName names the app in mails and is the TOTP issuer shown by
+	// authenticator apps. Default: "authkit".
+	AppName string
+
+	// Mailer sends mail. Flows hand every message to an asynchronous
+	// sender wrapped around it, so no response waits for (or reveals) a
+	// mail. Default: a console mailer on standard output.
+	Mailer mail.Mailer
+
+	// Templates render the mails. Default: mail.DefaultTemplates().
+	Templates *mail.Templates
+
+	// Hasher hashes passwords. Default: bcrypt at password's default cost.
+	Hasher password.Hasher
+
+	// RecoveryHasher hashes recovery codes. Default: recovery.NewHasher()
+	// (bcrypt at its minimum cost: the codes carry 80 bits of entropy).
+	RecoveryHasher password.Hasher
+
+	// PasswordPolicy bounds new passwords. Default: 8 to 128 characters.
+	PasswordPolicy password.Policy
+
+	// TOTP configures codes. Default: 6 digits, 30 seconds, window 1.
+	TOTP totp.Config
+
+	// Limits are the rate limits. Zero fields take spec section 8's values.
+	Limits Limits
+
+	// LimitStore makes the store of one limit (called once per limit with
+	// its name, e.g. "login:ip"). Give each limit its own store, or share
+	// one whose keys are prefixed, as the Redis store does. Default: a new
+	// in-memory store per limit, closed by Service.Close.
+	LimitStore func(name string) ratelimit.Store
+
+	// RateLimitFailOpen lets requests through when a limit's store fails.
+	// Default: false: they get 503 (fail closed).
+	RateLimitFailOpen bool
+
+	// Lockout caps consecutive failed logins per account (NIST SP 800-63B
+	// 5.2.2), independent of the rate-limit windows. Default: 100 failures
+	// lock the account for 1 hour; a password reset unlocks it. Set
+	// Lockout.Max < 0 to switch it off.
+	Lockout Lockout
+
+	// Proxies decides the client address for rate-limit keys (TRUST_PROXY).
+	// Default: trust no proxy; use the socket address.
+	Proxies *clientip.Resolver
+
+	// TrustedOrigins may make cross-origin state-changing requests (a front
+	// end on another origin), e.g. "https://app.example.com".
+	TrustedOrigins []string
+
+	// Insecure drops the Secure attribute from cookies. Default: false.
+	// Only for development over plain HTTP.
+	Insecure bool
+
+	// SessionLifetime and RememberLifetime: see session.Config.
+	// Defaults: 24 hours and 30 days.
+	SessionLifetime  time.Duration
+	RememberLifetime time.Duration
+
+	// MaxBodyBytes caps request bodies. Default: 16 KiB.
+	MaxBodyBytes int64
+
+	// Audit receives security events. Default: logged with Logger.
+	Audit func(ctx context.Context, e Event)
+
+	// Logger logs failures. Default: slog.Default().
+	Logger *slog.Logger
+
+	// Now and Rand are the clock and randomness. Defaults: time.Now and
+	// crypto/rand.Reader. Tests inject them.
+	Now  func() time.Time
+	Rand io.Reader
+}
+
+// Lockout configures the per-account cap on consecutive failed logins.
+type Lockout struct {
+	Max      int           // Default: 100. Negative: off.
+	Duration time.Duration // Default: 1 hour.
+}
+
+// Service runs the reference flows. It is safe for concurrent use. Make one
+// with [New], mount its [Service.Routes] with a framework module, and
+// [Service.Close] it on shutdown.
+type Service struct {
+	cfg      Config
+	users    user.Store
+	keys     *secretbox.Keyring
+	hasher   password.Hasher
+	recovery password.Hasher
+	policy   password.Policy
+	totp     *totp.TOTP
+	sessions *session.Manager
+	pending  *token.Verifier
+	verify   *token.Verifier
+	reset    *token.Verifier
+	sender   *mail.Sender
+	tmpl     mail.Templates
+	proxies  *clientip.Resolver
+	origins  *http.CrossOriginProtection
+	log      *slog.Logger
+	now      func() time.Time
+	maxBody  int64
+
+	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, passwordLimit *limiter
+
+	dummyOnce sync.Once
+	dummyHash string // for timing-equal failures on unknown emails
+}
+
+// New checks cfg and returns a Service.
+func New(cfg Config) (*Service, error) {
+	if cfg.Users == nil {
+		return nil, errors.New("auth: Config.Users is required")
+	}
+	if cfg.Keys == nil {
+		return nil, errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
+	}
+	if cfg.AppURL == "" {
+		return nil, errors.New("auth: Config.AppURL is required")
+	}
+	cfg.AppURL = strings.TrimRight(cfg.AppURL, "/")
+	if cfg.VerifyEmailPath == "" {
+		cfg.VerifyEmailPath = "/verify-email/"
+	}
+	if cfg.ResetPasswordPath == "" {
+		cfg.ResetPasswordPath = "/reset-password/"
+	}
+	if cfg.AppName == "" {
+		cfg.AppName = "authkit"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 16 << 10
+	}
+	if cfg.Lockout.Max == 0 {
+		cfg.Lockout.Max = 100
+	}
+	if cfg.Lockout.Duration <= 0 {
+		cfg.Lockout.Duration = time.Hour
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+
+	s := &Service{cfg: cfg, users: cfg.Users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	var err error
+	s.hasher = cfg.Hasher
+	if s.hasher == nil {
+		if s.hasher, err = password.New(password.Config{}); err != nil {
+			return nil, fmt.Errorf("auth: default hasher: %w", err)
+		}
+	}
+	s.recovery = cfg.RecoveryHasher
+	if s.recovery == nil {
+		s.recovery = recovery.NewHasher()
+	}
+	s.policy = cfg.PasswordPolicy
+	tc := cfg.TOTP
+	if tc.Now == nil {
+		tc.Now = cfg.Now
+	}
+	if tc.Rand == nil {
+		tc.Rand = cfg.Rand
+	}
+	if s.totp, err = totp.New(tc); err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	s.sessions, err = session.New(session.Config{
+		Secrets:          cfg.Secrets,
+		ResolveUser:      s.resolveUser,
+		CookieName:       session.DefaultCookieName,
+		Lifetime:         cfg.SessionLifetime,
+		RememberLifetime: cfg.RememberLifetime,
+		Insecure:         cfg.Insecure,
+		Now:              cfg.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	for _, v := range []struct {
+		dst     **token.Verifier
+		purpose string
+		expiry  time.Duration
+	}{
+		{&s.pending, purposePending, PendingLifetime},
+		{&s.verify, purposeVerify, VerificationLifetime},
+		{&s.reset, purposeReset, ResetLifetime},
+	} {
+		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
+			return nil, fmt.Errorf("auth: %w", err)
+		}
+	}
+	mailer := cfg.Mailer
+	if mailer == nil {
+		mailer = mail.NewConsole(nil)
+	}
+	s.sender = mail.NewSender(mailer, mail.SenderConfig{Logger: cfg.Logger})
+	if cfg.Templates != nil {
+		s.tmpl = *cfg.Templates
+	} else {
+		s.tmpl = mail.DefaultTemplates()
+	}
+	s.proxies = cfg.Proxies
+	if s.proxies == nil {
+		s.proxies = clientip.New()
+	}
+	s.origins = http.NewCrossOriginProtection()
+	for _, o := range cfg.TrustedOrigins {
+		if err := s.origins.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("auth: trusted origin: %w", err)
+		}
+	}
+	lim := cfg.Limits
+	for _, l := range []struct {
+		dst   **limiter
+		name  string
+		msg   string
+		limit Limit
+	}{
+		{&s.loginIP, "login:ip", msgTooManyLogins, lim.LoginIP},
+		{&s.loginEmail, "login:email", msgTooManyLogins, lim.LoginEmail},
+		{&s.register, "register:ip", msgTooManyRegistrations, lim.Register},
+		{&s.resetIP, "reset:ip", msgTooManyResets, lim.ResetIP},
+		{&s.resetEmail, "reset:email", msgTooManyResets, lim.ResetEmail},
+		{&s.resend, "resend", msgTooManyResends, lim.Resend},
+		{&s.twoFactor, "2fa", msgTooMany2FA, lim.TwoFactor},
+		{&s.passwordLimit, "password", msgTooManyPasswords, lim.Password},
+	} {
+		if *l.dst, err = newLimiter(l.name, l.msg, l.limit, cfg.LimitStore, cfg.Now); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Close drains the mail queue (bounded by ctx) and stops the background
+// work of the default stores. Call it on shutdown.
+func (s *Service) Close(ctx context.Context) error {
+	err := s.sender.Close(ctx)
+	for _, l := range s.limiters() {
+		if l != nil && l.closer != nil {
+			err = errors.Join(err, l.closer.Close())
+		}
+	}
+	return err
+}
+
+// FlushMail waits until every mail queued so far has been handed to the
+// Mailer (or given up on). Tests use it to assert what was, and was not,
+// sent without sleeping.
+func (s *Service) FlushMail(ctx context.Context) error { return s.sender.Flush(ctx) }
+
+func (s *Service) limiters() []*limiter {
+	return []*limiter{s.loginIP, s.loginEmail, s.register, s.resetIP, s.resetEmail, s.resend, s.twoFactor, s.passwordLimit}
+}
+
+// Sessions returns the session manager, for apps that log users in from
+// their own handlers.
+func (s *Service) Sessions() *session.Manager { return s.sessions }
+
+func (s *Service) resolveUser(ctx context.Context, id string) (*user.User, error) {
+	u, err := s.users.ByID(ctx, id)
+	if errors.Is(err, user.ErrNotFound) {
+		return nil, nil
+	}
+	return u, err
+}
+
+// call is one request on its way through a flow.
+type call struct {
+	req     Request
+	ctx     context.Context
+	cookies []*http.Cookie
+	sess    *session.Session
+	header  http.Header
+}
+
+func (s *Service) newCall(r Request) *call {
+	c := &call{req: r, ctx: r.Context(), header: http.Header{}}
+	c.sess = s.sessions.Session(bridge{c})
+	return c
+}
+
+// bridge is the session.CookieBridge over a neutral request and the
+// cookies its response will set.
+type bridge struct{ c *call }
+
+func (b bridge) Get(name string) (string, bool) { return b.c.req.Cookie(name) }
+
+func (b bridge) Set(name, value string, o session.CookieOptions) {
+	b.c.setCookie(&http.Cookie{Name: name, Value: value, Path: o.Path, Domain: o.Domain, MaxAge: o.MaxAge,
+		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
+}
+
+func (b bridge) Delete(name string, o session.CookieOptions) {
+	b.c.setCookie(&http.Cookie{Name: name, Value: "", Path: o.Path, Domain: o.Domain, MaxAge: -1,
+		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
+}
+
+// setCookie records a cookie for the response; a later cookie of the same
+// name replaces an earlier one, so a response never carries two.
+func (c *call) setCookie(ck *http.Cookie) {
+	for i, old := range c.cookies {
+		if old.Name == ck.Name && old.Path == ck.Path && old.Domain == ck.Domain {
+			c.cookies[i] = ck
+			return
+		}
+	}
+	c.cookies = append(c.cookies, ck)
+}
+
+// respond builds the response of a call: JSON body, Cache-Control:
+// no-store, the call's headers and cookies.
+func (s *Service) respond(c *call, status int, body any) Response {
+	r := s.json(status, body)
+	for k, v := range c.header {
+		r.Header[k] = v
+	}
+	r.Cookies = c.cookies
+	return r
+}
+
+func (s *Service) json(status int, body any) Response {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)                 // URIs keep their '&'; the body is JSON, never HTML
+	if err := enc.Encode(body); err != nil { // only authkit's own values are encoded
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":"Internal server error"}`)
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return Response{
+		Status: status,
+		Header: http.Header{
+			"Content-Type":           {"application/json; charset=utf-8"},
+			"Cache-Control":          {"no-store"},
+			"X-Content-Type-Options": {"nosniff"},
+		},
+		Body: b,
+	}
+}
+
+func (s *Service) fail(c *call, status int, msg string) Response {
+	return s.respond(c, status, map[string]string{"error": msg})
+}
+
+func (s *Service) ok(c *call, msg string) Response {
+	return s.respond(c, http.StatusOK, map[string]string{"message": msg})
+}
+
+// errUnavailable marks failures of a backend (store, limiter): 503.
+var errUnavailable = errors.New("backend unavailable")
+
+// internal answers an unexpected error: 503 when a backend failed, 500
+// otherwise. The cause goes to the log, never to the client.
+func (s *Service) internal(c *call, op string, err error) Response {
+	if errors.Is(err, context.Canceled) && c.ctx.Err() != nil {
+		s.log.DebugContext(c.ctx, "authkit: request canceled", "op", op)
+	}
+	if errors.Is(err, errUnavailable) || errors.Is(err, user.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		s.log.ErrorContext(c.ctx, "authkit: backend unavailable", "op", op, "err", err)
+		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
+	}
+	s.log.ErrorContext(c.ctx, "authkit: internal error", "op", op, "err", err)
+	return s.fail(c, http.StatusInternalServerError, msgInternal)
+}
+
+// clientKey is the client's address as a rate-limit key part.
+func (s *Service) clientKey(r Request) string {
+	ip, ok := s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
+	if !ok {
+		return "unknown"
+	}
+	return clientip.Key(ip)
+}
+
+func splitHeader(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
+}
+
+// isoTime formats t as JavaScript's Date.toISOString does: UTC, with
+// milliseconds.
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

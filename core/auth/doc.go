@@ -1,0 +1,56 @@
+// Package auth holds authkit's reference flows: every route of the spec's
+// section 4 (two-factor setup, login and recovery, email verification,
+// password reset) plus logout, logout-everywhere, the current user and
+// password change, written once against a framework-neutral [Request] and
+// [Response].
+//
+// A framework module (nethttpauth, ginauth, fiberauth) implements Request
+// for its request type, registers [Service.Routes], and writes the
+// Response it gets back from [Service.Handle]. Everything else happens
+// here: body decoding (JSON or form, size-bounded, strict), validation,
+// rate limits and their headers, the client address behind trusted
+// proxies, cross-origin protection, cookies, mail and audit events. So
+// every framework answers byte for byte the same.
+//
+//	keys, _ := secretbox.ParseKeyring(os.Getenv("ENCRYPTION_KEY"))
+//	svc, err := auth.New(auth.Config{
+//		Users:   store.NewMemory(store.MemoryConfig{}), // or an sqlx store, or your own user.Store
+//		Secrets: strings.Split(os.Getenv("SESSION_SECRET"), ","),
+//		Keys:    keys,
+//		AppURL:  "https://app.example.com",
+//		Mailer:  smtpMailer,
+//	})
+//	defer svc.Close(ctx)
+//	nethttpauth.Mount(mux, svc, "")
+//
+// # Choices where the spec is silent
+//
+//   - Status 200 for every success, including registration.
+//   - Bodies are JSON (application/json, or no Content-Type) or form posts
+//     (application/x-www-form-urlencoded) on every route, at most 16 KiB
+//     (413 beyond). Unknown fields are ignored; wrong types, duplicate keys,
+//     invalid UTF-8 and control or invisible formatting characters are 400
+//     with a text naming the field; other content types are 415.
+//   - New passwords: 8 to 128 characters after NFKC normalisation
+//     (password.Policy), any Unicode; names: 1 to 200 characters; emails:
+//     a plain address of at most 254 bytes, trimmed and lowercased.
+//   - /api/login and /api/auth/login are one handler: rate limits (rule 13)
+//     and 2FA (rule 1). A malformed email answers 401 "Invalid credentials"
+//     like an unknown one, after the same password-hash work.
+//   - A locked account (Config.Lockout) answers the same 401 as a wrong
+//     password.
+//   - The 2FA verify and recover routes share one limit per user
+//     (Limits.TwoFactor); the password re-entry of disable, change-email and
+//     change-password has its own (Limits.Password).
+//   - The remember flag of a 2FA login is the one sent to verify or
+//     recover, else the one sent to login.
+//   - Backend failures (a store or a limiter store down) answer 503
+//     {"error":"Service temporarily unavailable. Try again later."} and
+//     rate limiting fails closed unless Config.RateLimitFailOpen is set.
+//   - Email change to the address the account already has answers 400
+//     "Email already in use"; the new address is checked only after the
+//     password, so a stolen session cannot probe addresses.
+//
+// The deliberate deviations from the spec are listed in SECURITY.md at the
+// repository root.
+package auth

@@ -1,0 +1,254 @@
+package auth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/mail"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Input decoding. Only core decodes request bodies, so malformed JSON, wrong
+// types, duplicate keys and invalid UTF-8 get the same answer on every
+// framework. A body is JSON (application/json, or no Content-Type at all)
+// or a form post (application/x-www-form-urlencoded); both decode into the
+// same flat set of fields, and anything else is rejected before a store or
+// a hasher sees it.
+
+// Limits on single fields, in bytes, checked before any other work.
+const (
+	maxEmailBytes    = 254 // RFC 5321 path limit
+	maxPasswordBytes = 1024
+	maxCodeBytes     = 64
+	maxNameRunes     = 200
+)
+
+type fieldKind int
+
+const (
+	kindString fieldKind = iota
+	kindBool
+)
+
+// field describes one input field of a route.
+type field struct {
+	name string
+	kind fieldKind
+}
+
+func str(name string) field     { return field{name, kindString} }
+func boolean(name string) field { return field{name, kindBool} }
+
+// input is a decoded body: the fields a route asked for.
+type input struct {
+	strs  map[string]string
+	bools map[string]bool
+}
+
+func (in input) str(name string) string { return in.strs[name] }
+func (in input) flag(name string) bool  { return in.bools[name] }
+
+// inputError is a client error found while decoding; its text goes to the
+// client as it is.
+type inputError struct {
+	status int
+	msg    string
+}
+
+func (e *inputError) Error() string { return e.msg }
+
+func badInput(format string, args ...any) *inputError {
+	return &inputError{status: 400, msg: fmt.Sprintf(format, args...)}
+}
+
+// decode reads and decodes r's body into the given fields. Unknown fields
+// are ignored; a present field of the wrong type, a duplicated key, invalid
+// UTF-8 or a control character is an error. Absent fields are left empty:
+// routes say which ones they require.
+func decode(r Request, limit int64, fields ...field) (input, error) {
+	in := input{strs: map[string]string{}, bools: map[string]bool{}}
+	body, err := r.Body(limit)
+	if err != nil {
+		if errors.Is(err, ErrBodyTooLarge) {
+			return in, &inputError{status: 413, msg: "Request body too large"}
+		}
+		return in, badInput("Could not read request body")
+	}
+	if !utf8.Valid(body) {
+		return in, badInput("Request body must be valid UTF-8")
+	}
+	ct := r.Header("Content-Type")
+	mt := ""
+	if ct != "" {
+		mt, _, err = mime.ParseMediaType(ct)
+		if err != nil {
+			return in, &inputError{status: 415, msg: "Unsupported content type"}
+		}
+	}
+	switch mt {
+	case "", "application/json":
+		if len(bytes.TrimSpace(body)) == 0 {
+			return in, nil
+		}
+		err = decodeJSON(body, fields, &in)
+	case "application/x-www-form-urlencoded":
+		err = decodeForm(body, fields, &in)
+	default:
+		return in, &inputError{status: 415, msg: "Unsupported content type"}
+	}
+	if err != nil {
+		return in, err
+	}
+	for name, v := range in.strs {
+		if !printable(v) {
+			return in, badInput("%s contains invalid characters", name)
+		}
+	}
+	return in, nil
+}
+
+func lookup(fields []field, name string) (field, bool) {
+	for _, f := range fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+func decodeJSON(body []byte, fields []field, in *input) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return badInput("Invalid JSON body")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return badInput("Request body must be a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return badInput("Invalid JSON body")
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return badInput("Invalid JSON body")
+		}
+		if seen[key] {
+			return badInput("Duplicate field: %s", truncate(key))
+		}
+		seen[key] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return badInput("Invalid JSON body")
+		}
+		f, ok := lookup(fields, key)
+		if !ok {
+			continue
+		}
+		switch f.kind {
+		case kindString:
+			var s string
+			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &s) != nil {
+				return badInput("%s must be a string", f.name)
+			}
+			in.strs[f.name] = s
+		case kindBool:
+			var b bool
+			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &b) != nil {
+				return badInput("%s must be a boolean", f.name)
+			}
+			in.bools[f.name] = b
+		}
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return badInput("Invalid JSON body")
+	}
+	if _, err := dec.Token(); err == nil {
+		return badInput("Invalid JSON body")
+	}
+	return nil
+}
+
+func decodeForm(body []byte, fields []field, in *input) error {
+	vals, err := url.ParseQuery(string(body))
+	if err != nil {
+		return badInput("Invalid form body")
+	}
+	for key, vs := range vals {
+		if len(vs) > 1 {
+			return badInput("Duplicate field: %s", truncate(key))
+		}
+		f, ok := lookup(fields, key)
+		if !ok {
+			continue
+		}
+		if !utf8.ValidString(vs[0]) {
+			return badInput("Request body must be valid UTF-8")
+		}
+		switch f.kind {
+		case kindString:
+			in.strs[f.name] = vs[0]
+		case kindBool:
+			switch strings.ToLower(vs[0]) {
+			case "true", "on", "1", "yes":
+				in.bools[f.name] = true
+			case "false", "off", "0", "no", "":
+				in.bools[f.name] = false
+			default:
+				return badInput("%s must be a boolean", f.name)
+			}
+		}
+	}
+	return nil
+}
+
+// printable reports whether s has no control characters (C0, DEL, C1) and
+// no Unicode format characters that hide text (bidi overrides, zero-width).
+func printable(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate keeps client-supplied names short in error messages.
+func truncate(s string) string {
+	if len(s) <= 64 && printable(s) {
+		return s
+	}
+	return "(invalid name)"
+}
+
+// normalizeEmail lowercases and trims an address and checks it is a plain
+// addr-spec of at most 254 bytes.
+func normalizeEmail(raw string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(raw))
+	if e == "" {
+		return "", badInput("Email is required")
+	}
+	if len(e) > maxEmailBytes {
+		return "", badInput("Email address is too long")
+	}
+	at := strings.LastIndexByte(e, '@')
+	if at <= 0 || at == len(e)-1 || strings.ContainsAny(e, " \t\"<>()[],;:\\") {
+		return "", badInput("Invalid email address")
+	}
+	if a, err := mail.ParseAddress(e); err != nil || a.Address != e || a.Name != "" {
+		return "", badInput("Invalid email address")
+	}
+	domain := e[at+1:]
+	if strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, "..") {
+		return "", badInput("Invalid email address")
+	}
+	return e, nil
+}

@@ -1,0 +1,109 @@
+package auth
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Route is one authkit endpoint. Framework modules register each route's
+// Pattern for its Method and call Handle with the neutral request.
+type Route struct {
+	Method string
+	// Pattern is the path in net/http ServeMux form, with parameters as
+	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
+	Pattern string
+	handle  func(s *Service, c *call) Response
+}
+
+// ColonPattern is Pattern with parameters written :name, the form gin and
+// fiber use.
+func (r Route) ColonPattern() string {
+	p := r.Pattern
+	for {
+		i := strings.IndexByte(p, '{')
+		if i < 0 {
+			return p
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			return p
+		}
+		p = p[:i] + ":" + p[i+1:i+j] + p[i+j+1:]
+	}
+}
+
+var routes = []Route{
+	// Spec section 4.
+	{http.MethodPost, "/api/2fa/setup", (*Service).setup2FA},
+	{http.MethodPost, "/api/2fa/confirm", (*Service).confirm2FA},
+	{http.MethodPost, "/api/login", (*Service).login},
+	{http.MethodPost, "/api/auth/login", (*Service).login},
+	{http.MethodPost, "/api/2fa/verify", (*Service).verify2FA},
+	{http.MethodPost, "/api/2fa/recover", (*Service).recover2FA},
+	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodes},
+	{http.MethodPost, "/api/2fa/disable", (*Service).disable2FA},
+	{http.MethodPost, "/api/auth/register", (*Service).registerUser},
+	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmail},
+	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerification},
+	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmail},
+	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPassword},
+	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPassword},
+	// authkit's own (DESIGN.md "Routes beyond the spec").
+	{http.MethodPost, "/api/auth/logout", (*Service).logout},
+	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAll},
+	{http.MethodGet, "/api/auth/me", (*Service).me},
+	{http.MethodPost, "/api/auth/change-password", (*Service).changePassword},
+}
+
+// Routes lists every endpoint. The slice is the caller's.
+func (s *Service) Routes() []Route { return append([]Route(nil), routes...) }
+
+// Handle runs route rt for r. It never panics: a panic in a flow is logged
+// and answered 500.
+func (s *Service) Handle(rt Route, r Request) (resp Response) {
+	c := s.newCall(r)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.ErrorContext(c.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
+			resp = s.fail(&call{}, http.StatusInternalServerError, msgInternal)
+		}
+	}()
+	if !safeMethod(r.Method()) {
+		if err := s.checkOrigin(r); err != nil {
+			return s.fail(c, http.StatusForbidden, msgCrossOrigin)
+		}
+	}
+	return rt.handle(s, c)
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// checkOrigin is http.CrossOriginProtection's check on the headers that
+// decide it: Sec-Fetch-Site, else Origin against Host. Requests without
+// either (curl, server-to-server) pass.
+func (s *Service) checkOrigin(r Request) error {
+	hr := &http.Request{Method: r.Method(), Host: r.Host(), Header: http.Header{}, URL: &url.URL{Path: "/"}}
+	for _, h := range []string{"Sec-Fetch-Site", "Origin"} {
+		if v := r.Header(h); v != "" {
+			hr.Header.Set(h, v)
+		}
+	}
+	return s.origins.Check(hr)
+}
+
+// NotFound answers an unknown path under authkit's prefix as JSON.
+func (s *Service) NotFound(r Request) Response {
+	return s.json(http.StatusNotFound, map[string]string{"error": "Not found"})
+}
+
+// MethodNotAllowed answers a known path with the wrong method as JSON.
+func (s *Service) MethodNotAllowed(r Request, allow string) Response {
+	resp := s.json(http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"})
+	if allow != "" {
+		resp.Header.Set("Allow", allow)
+	}
+	return resp
+}
