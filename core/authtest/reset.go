@@ -1,0 +1,251 @@
+package authtest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+func resetPath(tok string) string { return "/api/auth/reset-password/" + url.PathEscape(tok) }
+
+// resetBody is a reset request with both fields equal to pw.
+func resetBody(pw string) obj { return obj{"password": pw, "confirmPassword": pw} }
+
+// sameUser reports whether two records are equal, times compared as
+// instants and an empty code list equal to none.
+func sameUser(a, b *user.User) bool {
+	x, y := *a, *b
+	for _, p := range [][2]*time.Time{
+		{&x.EmailVerifiedAt, &y.EmailVerifiedAt}, {&x.EmailChangedAt, &y.EmailChangedAt},
+		{&x.PasswordChangedAt, &y.PasswordChangedAt}, {&x.LockedUntil, &y.LockedUntil}, {&x.CreatedAt, &y.CreatedAt},
+	} {
+		if !p[0].Equal(*p[1]) {
+			return false
+		}
+		*p[0], *p[1] = time.Time{}, time.Time{}
+	}
+	if !slices.Equal(x.RecoveryCodeHashes, y.RecoveryCodeHashes) {
+		return false
+	}
+	x.RecoveryCodeHashes, y.RecoveryCodeHashes = nil, nil
+	return reflect.DeepEqual(x, y)
+}
+
+// passwordReset covers spec section 3.4 and route rules 11 and 12.
+func (s suite) passwordReset(t *testing.T) {
+	t.Parallel()
+
+	t.Run("forgot for an unknown email answers the same and mails nothing", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "ada@example.com")
+		mustMessage(t, e.client().post("/api/auth/forgot-password", obj{"email": "nobody@example.com"}), msgForgotSent)
+		if n := e.mailCount(t); n != 0 {
+			t.Errorf("%d mails for an unknown address, want none", n)
+		}
+	})
+
+	t.Run("forgot mails a one-hour reset link", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "ada@example.com")
+		mustMessage(t, e.client().post("/api/auth/forgot-password", obj{"email": "Ada@Example.com"}), msgForgotSent)
+		m := e.lastMail(t, "ada@example.com", mail.KindResetPassword)
+		if m.To != "ada@example.com" {
+			t.Errorf("reset mail to %q, want ada@example.com", m.To)
+		}
+		linkToken(t, m, "/reset-password/", "1 hour")
+		if n := e.mailCount(t); n != 1 {
+			t.Errorf("%d mails, want 1", n)
+		}
+	})
+
+	t.Run("passwords that differ", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		mustStatus(t, e.client().post(resetPath(tok), obj{"password": newPassword, "confirmPassword": newPassword + "!"}),
+			http.StatusBadRequest, errPasswordsDiffer)
+		e.mustUnchanged(t, u)
+		// The link still works.
+		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
+	})
+
+	t.Run("an invalid or tampered link", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		for _, bad := range []string{"garbage", tamper(tok), tok + "x", tok[:len(tok)-1]} {
+			mustStatus(t, e.client().post(resetPath(bad), resetBody(newPassword)), http.StatusBadRequest, errResetInvalid)
+		}
+		e.mustUnchanged(t, u)
+	})
+
+	t.Run("a link works until it is one hour old", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		e.clock.Advance(time.Hour - time.Millisecond)
+		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
+	})
+
+	t.Run("an expired link", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		e.clock.Advance(time.Hour + time.Millisecond)
+		mustStatus(t, e.client().post(resetPath(tok), resetBody(newPassword)), http.StatusBadRequest, errResetInvalid)
+		e.mustUnchanged(t, u)
+	})
+
+	t.Run("reset replaces the password once and ends older sessions", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		before := e.loggedIn(t, "ada@example.com")
+		remembered := e.client()
+		mustBody(t, remembered.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+		tok := e.resetToken(t, "ada@example.com")
+		// The clock stands still: the sessions above were issued in the
+		// same second as the reset, which spec 3.4's seconds comparison
+		// alone would let live.
+		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
+		got := e.byID(t, u.ID)
+		if got.PasswordHash == u.PasswordHash {
+			t.Errorf("store: password hash unchanged")
+		}
+		mustTime(t, "passwordChangedAt", got.PasswordChangedAt, e.clock.Now())
+		// Spec 3.4: such a session "is logged out": its cookie is expired.
+		r := before.me()
+		mustStatus(t, r, http.StatusUnauthorized, errNotAuthenticated)
+		if ck := r.setCookie(sessionCookie); ck == nil || ck.MaxAge >= 0 {
+			t.Errorf("%s: want a Set-Cookie expiring the dead session, got %v", r, ck)
+		}
+		mustBeSignedOut(t, before)
+		mustBeSignedOut(t, remembered)
+		mustStatus(t, e.client().login("ada@example.com", goodPassword), http.StatusUnauthorized, errInvalidCredentials)
+		after := e.client()
+		mustLogin(t, after, "ada@example.com", newPassword)
+		mustBeSignedIn(t, after, "ada@example.com")
+		mustStatus(t, e.client().post(resetPath(tok), resetBody("yet another passphrase")), http.StatusBadRequest, errResetUsed)
+		e.clock.Advance(time.Minute)
+		mustStatus(t, e.client().post(resetPath(tok), resetBody("yet another passphrase")), http.StatusBadRequest, errResetUsed)
+		mustLogin(t, e.client(), "ada@example.com", newPassword)
+	})
+
+	t.Run("an older link dies when a newer one is used", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "ada@example.com")
+		first := e.resetToken(t, "ada@example.com")
+		e.clock.Advance(time.Second)
+		second := e.resetToken(t, "ada@example.com")
+		mustMessage(t, e.client().post(resetPath(second), resetBody(newPassword)), msgPasswordReset)
+		mustStatus(t, e.client().post(resetPath(first), resetBody("yet another passphrase")), http.StatusBadRequest, errResetUsed)
+		mustLogin(t, e.client(), "ada@example.com", newPassword)
+	})
+
+	t.Run("a link for a deleted user", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		if err := e.users.Delete(e.ctx(), u.ID); err != nil {
+			t.Fatalf("store: Delete: %v", err)
+		}
+		mustStatus(t, e.client().post(resetPath(tok), resetBody(newPassword)), http.StatusBadRequest, errResetInvalid)
+	})
+
+	t.Run("a form post resets", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		r := e.client().postForm(resetPath(tok), url.Values{"password": {newPassword}, "confirmPassword": {newPassword}})
+		mustMessage(t, r, msgPasswordReset)
+		if e.byID(t, u.ID).PasswordHash == u.PasswordHash {
+			t.Errorf("store: password hash unchanged")
+		}
+		mustLogin(t, e.client(), "ada@example.com", newPassword)
+		e.lastMail(t, "ada@example.com", mail.KindPasswordResetDone)
+	})
+
+	t.Run("a new password the policy refuses", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		u := e.seed(t, "ada@example.com")
+		tok := e.resetToken(t, "ada@example.com")
+		mustStatus(t, e.client().post(resetPath(tok), resetBody("short")), http.StatusBadRequest, msgPasswordTooShort)
+		e.mustUnchanged(t, u)
+		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
+	})
+
+	t.Run("a reset leaves 2FA on", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		_, u, secret, _ := e.twoFactorUser(t)
+		tok := e.resetToken(t, "ada@example.com")
+		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
+		if got := e.byID(t, u.ID); !got.TwoFactorEnabled || got.TOTPSecret == "" || len(got.RecoveryCodeHashes) != 8 {
+			t.Errorf("store: the reset changed the 2FA state: %+v", got)
+		}
+		c := e.client()
+		mustBody(t, c.login("ada@example.com", newPassword), obj{"requiresTwoFactor": true})
+		mustBeSignedOut(t, c)
+		e.nextStep()
+		mustBody(t, c.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	})
+
+	t.Run("forgot answers known, unknown and over-limit addresses alike", func(t *testing.T) {
+		// Spec 7: "Forgot-password never reveals whether an email exists".
+		// Each request comes from a fresh address, so the address limit's
+		// headers are the same for all.
+		t.Parallel()
+		e := s.env(t, trustAll)
+		e.seed(t, "ada@example.com")
+		for i := range 3 {
+			e.clientFrom(fmt.Sprintf("198.51.100.%d", i+1)).post("/api/auth/forgot-password", obj{"email": "limited@example.com"})
+		}
+		e.seed(t, "limited@example.com")
+		known := e.clientFrom("203.0.113.1").post("/api/auth/forgot-password", obj{"email": "ada@example.com"})
+		for i, email := range []string{"nobody@example.com", "limited@example.com"} {
+			r := e.clientFrom(fmt.Sprintf("203.0.113.%d", i+2)).post("/api/auth/forgot-password", obj{"email": email})
+			e.mustSameReply(t, r, known)
+		}
+		if n := len(e.mails(t, "limited@example.com", mail.KindResetPassword)); n != 0 {
+			t.Errorf("%d reset mails to the over-limit address, want none", n)
+		}
+	})
+}
+
+// mustSameReply checks that two replies cannot be told apart: status,
+// body, cookies and headers (but Date, and the window end of a limit
+// store on its own clock).
+func (e *env) mustSameReply(t *testing.T, got, want *reply) {
+	t.Helper()
+	if got.status != want.status || !bytes.Equal(got.body, want.body) {
+		t.Errorf("%s differs from %s", got, want)
+	}
+	g, w := got.header.Clone(), want.header.Clone()
+	for _, h := range []string{"Date", "X-RateLimit-Reset"} {
+		if h == "Date" || e.h.RealTimeLimits {
+			g.Del(h)
+			w.Del(h)
+		}
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s: headers %v differ from %v (%s)", got, g, w, want)
+	}
+}

@@ -1,0 +1,180 @@
+package authtest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/totp"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// start is the instant every subtest's clock starts at. Its sub-second
+// digits (below the millisecond too) catch code that compares times of
+// different precision.
+var start = time.Date(2031, time.March, 14, 15, 9, 26, 535_897_932, time.UTC)
+
+// appURL is the base of the links in mails.
+const appURL = "http://app.test"
+
+// testSecret signs tokens and cookies in every subtest.
+const testSecret = "authtest-session-secret-0123456789abcdef"
+
+// Run runs the whole flow suite against h. Every subtest builds its own
+// Service on fresh stores and starts it with h.Start.
+func Run(t *testing.T, h Harness) {
+	if h.Start == nil || h.NewUsers == nil {
+		t.Fatal("authtest: Harness.Start and Harness.NewUsers are required")
+	}
+	s := suite{h: h}
+	for _, g := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"TwoFactorSetup", s.twoFactorSetup},       // spec 3.1
+		{"TwoFactorLogin", s.twoFactorLogin},       // spec 3.2
+		{"EmailVerification", s.emailVerification}, // spec 3.3
+		{"ChangeEmail", s.changeEmail},             // spec 3.3, route rule 10
+		{"PasswordReset", s.passwordReset},         // spec 3.4
+		{"RateLimits", s.rateLimits},               // spec 3.5, 7, 8
+		{"ClientIP", s.clientIP},                   // spec 5.6, deviation 3
+		{"PurposeBinding", s.purposeBinding},       // DESIGN.md "Tokens"
+		{"SpecErrors", s.specErrors},               // spec 7 table
+		{"CrossOrigin", s.crossOrigin},             // DESIGN.md routes beyond the spec
+		{"AccountRoutes", s.accountRoutes},         // logout, logout-all, me, change-password
+		{"Lockout", s.lockout},                     // Config.Lockout
+		{"Cookies", s.cookies},                     // spec 2.3, session cookie
+		{"BadInput", s.badInput},                   // DESIGN.md input rules
+		{"NoStore", s.noStore},                     // Cache-Control on every route
+		{"Races", s.races},                         // DESIGN.md "Stores": atomic conditions
+	} {
+		t.Run(g.name, g.run)
+	}
+}
+
+// suite carries the harness to the subtests.
+type suite struct{ h Harness }
+
+// option changes the Config of one subtest's Service.
+type option func(*auth.Config)
+
+// relaxed raises every rate limit far above what a subtest uses, for
+// subtests about something else that log in more often than the spec's
+// limits allow.
+func relaxed(c *auth.Config) {
+	big := auth.Limit{Max: 1000, Window: time.Hour}
+	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
+		ResetEmail: big, Resend: big, TwoFactor: big, Password: big}
+}
+
+// env is one subtest's world: a Service on fresh stores, served by the
+// harness, with the clock, store, mailer and audit log it uses.
+type env struct {
+	t     *testing.T
+	h     Harness
+	clock *Clock
+	users user.Store
+	mail  *mail.Capture
+	audit *auditLog
+	svc   *auth.Service
+	base  string
+	totp  *totp.TOTP
+	tr    *http.Transport // shared by the env's browsers
+}
+
+// env builds and starts a Service with the suite's defaults changed by
+// opts.
+func (s suite) env(t *testing.T, opts ...option) *env {
+	t.Helper()
+	e := &env{t: t, h: s.h, clock: &Clock{}, mail: &mail.Capture{}, audit: &auditLog{}}
+	e.clock.Set(start)
+	e.users = s.h.NewUsers(t)
+	keyText, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatalf("authtest: encryption key: %v", err)
+	}
+	keys, err := secretbox.ParseKeyring(keyText)
+	if err != nil {
+		t.Fatalf("authtest: encryption key: %v", err)
+	}
+	cfg := auth.Config{
+		Users:    e.users,
+		Secrets:  []string{testSecret},
+		Keys:     keys,
+		AppURL:   appURL,
+		Mailer:   e.mail,
+		Hasher:   password.ForTesting(),
+		Now:      e.clock.Now,
+		Logger:   slog.New(slog.DiscardHandler),
+		Audit:    e.audit.record,
+		Insecure: true, // the cookie jar sends no Secure cookie over http
+	}
+	if s.h.NewLimitStore != nil {
+		cfg.LimitStore = func(name string) ratelimit.Store { return s.h.NewLimitStore(t, e.clock.Now, name) }
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e.svc, err = auth.New(cfg)
+	if err != nil {
+		t.Fatalf("authtest: auth.New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.svc.Close(ctx); err != nil {
+			t.Errorf("authtest: Service.Close: %v", err)
+		}
+	})
+	if e.totp, err = totp.New(totp.Config{Now: e.clock.Now}); err != nil {
+		t.Fatalf("authtest: totp: %v", err)
+	}
+	e.base = s.h.Start(t, e.svc)
+	// Registered after Start, so it runs before the server stops: a
+	// graceful shutdown then has no idle or never-used connection of ours
+	// to wait for.
+	e.tr = http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(e.tr.CloseIdleConnections)
+	return e
+}
+
+// skipRealTime skips a subtest that moves the clock past a rate-limit
+// window when the limit store keeps its own time.
+func (e *env) skipRealTime() {
+	e.t.Helper()
+	if e.h.RealTimeLimits {
+		e.t.Skip("authtest: the rate-limit store keeps its own time (Harness.RealTimeLimits)")
+	}
+}
+
+// auditLog records the Service's security events.
+type auditLog struct {
+	mu     sync.Mutex
+	events []auth.Event
+}
+
+func (a *auditLog) record(_ context.Context, e auth.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.events = append(a.events, e)
+}
+
+// last returns the most recent event of type typ.
+func (a *auditLog) last(typ auth.EventType) (auth.Event, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := len(a.events) - 1; i >= 0; i-- {
+		if a.events[i].Type == typ {
+			return a.events[i], true
+		}
+	}
+	return auth.Event{}, false
+}
