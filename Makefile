@@ -8,7 +8,7 @@ SHELL := /bin/bash
 MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' -exec dirname {} \; | sed 's|^\./||' | sort)
 
 # Pinned tool versions; `make tools` installs them into .bin (git-ignored).
-STATICCHECK_VERSION := 2026.2.2
+STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK_VERSION := v1.1.4
 BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
@@ -17,9 +17,15 @@ GOTEST_FLAGS ?= -race -count=1
 BENCH ?= .
 BENCHTIME ?= 1s
 
-.PHONY: all test lint fmt vet staticcheck vulncheck bench tools tidy-check list
+.PHONY: all run test lint fmt vet staticcheck vulncheck bench tools tidy-check list
 
 all: lint test
+
+# make run [FRAMEWORK=nethttp|gin|fiber]: the reference server on its embedded
+# defaults (development mode, :8080). Environment variables configure it (README).
+FRAMEWORK ?= nethttp
+run:
+	go run ./examples/$(FRAMEWORK)
 
 list: ## print the modules every target walks
 	@printf '%s\n' $(MODULES)
@@ -34,7 +40,7 @@ vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...); done
 
 fmt:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 staticcheck:

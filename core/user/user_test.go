@@ -13,7 +13,7 @@ func secretUser() *User {
 		ID: "u1", Email: "ada@example.com", Name: "Ada",
 		PasswordHash: "SECRET-HASH", TOTPSecret: "SECRET-TOTP", PendingTOTPSecret: "SECRET-PENDING",
 		RecoveryCodeHashes: []string{"SECRET-RC1", "SECRET-RC2"}, LastTOTPStep: 12345,
-		EmailVerifiedAt: time.Date(2026, 1, 2, 3, 4, 5, 6789012, time.FixedZone("X", 3600)),
+		EmailVerifiedAt:  time.Date(2026, 1, 2, 3, 4, 5, 6789012, time.FixedZone("X", 3600)),
 		TwoFactorEnabled: true, SessionVersion: 9, FailedLogins: 3,
 	}
 }

@@ -1,0 +1,220 @@
+// Package app is the configuration shared by the example servers: it reads
+// the environment (DESIGN.md "Example servers: the runtime contract"),
+// builds the auth.Service and its stores, and describes them in the
+// startup log line. Each example's main only mounts the service on its
+// framework.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/clientip"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/store"
+)
+
+// Env reads a variable; tests pass a map's lookup.
+type Env func(key string) (string, bool)
+
+// App is a configured service with what the startup log says about it.
+type App struct {
+	Addr        string
+	Production  bool
+	Service     *auth.Service
+	Users       user.Store
+	Description string // stores and mailer, for the first log line
+	Warnings    []string
+
+	closers []func(context.Context) error
+}
+
+// Close stops the service (draining mail) and closes the stores.
+func (a *App) Close(ctx context.Context) error {
+	var err error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		err = errors.Join(err, a.closers[i](ctx))
+	}
+	return err
+}
+
+func get(env Env, key, def string) string {
+	if v, ok := env(key); ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
+	}
+	return def
+}
+
+// Load builds the App from the environment. In production it refuses to
+// start without SESSION_SECRET, ENCRYPTION_KEY and SMTP_URL, naming every
+// one that is missing.
+func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
+	a := &App{Addr: get(env, "ADDR", ":8080")}
+	appEnv := get(env, "APP_ENV", "development")
+	switch appEnv {
+	case "production":
+		a.Production = true
+	case "development":
+	default:
+		return nil, fmt.Errorf("APP_ENV must be development or production, not %q", appEnv)
+	}
+	if a.Production {
+		var missing []string
+		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL"} {
+			if get(env, k, "") == "" {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("APP_ENV=production requires %s", strings.Join(missing, ", "))
+		}
+	}
+	dataDir := get(env, "AUTHKIT_DATA_DIR", ".authkit")
+
+	secrets, keys, err := a.secrets(env, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	keyring, err := secretbox.ParseKeyring(keys)
+	if err != nil {
+		return nil, fmt.Errorf("ENCRYPTION_KEY: %w", err)
+	}
+	proxies, err := clientip.Parse(get(env, "TRUST_PROXY", ""))
+	if err != nil {
+		return nil, fmt.Errorf("TRUST_PROXY: %w", err)
+	}
+
+	users, usersDesc, err := openUsers(get(env, "DATABASE_URL", "memory"))
+	if err != nil {
+		return nil, err
+	}
+	a.Users = users
+
+	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
+	if err != nil {
+		return nil, err
+	}
+
+	svc, err := auth.New(auth.Config{
+		Users:   users,
+		Secrets: splitList(secrets),
+		Keys:    keyring,
+		AppURL:  get(env, "APP_URL", "http://localhost:8080"),
+		AppName: get(env, "APP_NAME", "authkit"),
+		Mailer:  mailer,
+		Proxies: proxies,
+		// Secure cookies everywhere but development over plain HTTP.
+		Insecure:       !a.Production,
+		TrustedOrigins: splitList(get(env, "TRUSTED_ORIGINS", "")),
+		Logger:         logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Service = svc
+	a.closers = append(a.closers, svc.Close)
+	a.Description = fmt.Sprintf("users: %s, rate limits: memory, mail: %s, trusted proxies: %s, env: %s",
+		usersDesc, mailDesc, proxies, appEnv)
+	return a, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func openUsers(dsn string) (user.Store, string, error) {
+	switch {
+	case dsn == "memory":
+		return store.NewMemory(store.MemoryConfig{}), "memory (lost on restart)", nil
+	default:
+		u, err := url.Parse(dsn)
+		scheme := "?"
+		if err == nil {
+			scheme = u.Scheme
+		}
+		return nil, "", fmt.Errorf("DATABASE_URL: scheme %q is not supported yet (use memory)", scheme)
+	}
+}
+
+func (a *App) mailer(smtpURL, from string, stdout io.Writer) (mail.Mailer, string, error) {
+	if smtpURL == "" {
+		a.Warnings = append(a.Warnings, "SMTP_URL is unset: mails are printed to standard output (development only)")
+		return mail.NewConsole(stdout), "console", nil
+	}
+	if from == "" {
+		from = "authkit <no-reply@localhost>"
+	}
+	m, err := mail.NewSMTP(smtpURL, mail.SMTPConfig{From: from})
+	if err != nil {
+		return nil, "", fmt.Errorf("SMTP_URL: %w", err)
+	}
+	return m, "smtp " + m.String(), nil
+}
+
+// secrets returns SESSION_SECRET and ENCRYPTION_KEY. In development, when
+// unset, they are generated once and kept in a git-ignored file in the
+// data folder, with a warning, so sessions survive restarts.
+func (a *App) secrets(env Env, dataDir string) (secret, key string, err error) {
+	secret, key = get(env, "SESSION_SECRET", ""), get(env, "ENCRYPTION_KEY", "")
+	if secret != "" && key != "" {
+		return secret, key, nil
+	}
+	path := filepath.Join(dataDir, "dev-secrets")
+	kept := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+				kept[k] = v
+			}
+		}
+	}
+	changed := false
+	if secret == "" {
+		if kept["SESSION_SECRET"] == "" {
+			var b [32]byte
+			_, _ = rand.Read(b[:])
+			kept["SESSION_SECRET"] = base64.RawURLEncoding.EncodeToString(b[:])
+			changed = true
+		}
+		secret = kept["SESSION_SECRET"]
+	}
+	if key == "" {
+		if kept["ENCRYPTION_KEY"] == "" {
+			if kept["ENCRYPTION_KEY"], err = secretbox.GenerateKey(); err != nil {
+				return "", "", err
+			}
+			changed = true
+		}
+		key = kept["ENCRYPTION_KEY"]
+	}
+	if changed {
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return "", "", fmt.Errorf("development secrets: %w", err)
+		}
+		body := "# Generated by the authkit example server for development. Never use in production.\n" +
+			"SESSION_SECRET=" + kept["SESSION_SECRET"] + "\nENCRYPTION_KEY=" + kept["ENCRYPTION_KEY"] + "\n"
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			return "", "", fmt.Errorf("development secrets: %w", err)
+		}
+	}
+	a.Warnings = append(a.Warnings, "SESSION_SECRET/ENCRYPTION_KEY unset: using development secrets from "+path+" (never in production)")
+	return secret, key, nil
+}

@@ -1,0 +1,103 @@
+package app
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authkit-go/authkit/core/secretbox"
+)
+
+func env(m map[string]string) Env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestProductionRefusesWithoutSecrets(t *testing.T) {
+	tests := []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"APP_ENV": "production"}, "APP_ENV=production requires SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL"},
+		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32)}, "requires ENCRYPTION_KEY, SMTP_URL"},
+		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": "x"}, "requires SMTP_URL"},
+		{map[string]string{"APP_ENV": "staging"}, `APP_ENV must be development or production, not "staging"`},
+	}
+	for _, tt := range tests {
+		_, err := Load(env(tt.vars), io.Discard, quiet)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load(%v) error = %v, want it to say %q", tt.vars, err, tt.want)
+		}
+	}
+}
+
+func TestProductionStarts(t *testing.T) {
+	key, _ := secretbox.GenerateKey()
+	a, err := Load(env(map[string]string{
+		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
+		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(),
+	}), io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(t.Context())
+	if !a.Production || len(a.Warnings) != 0 {
+		t.Fatalf("production app: production=%v warnings=%v", a.Production, a.Warnings)
+	}
+	if !strings.Contains(a.Description, "mail: smtp smtp://mail.example.com:587") || !strings.Contains(a.Description, "env: production") {
+		t.Fatalf("description %q", a.Description)
+	}
+}
+
+// TestDevelopmentSecretsPersist: development secrets are generated once,
+// kept private in the data folder, and reused on the next start.
+func TestDevelopmentSecretsPersist(t *testing.T) {
+	dir := t.TempDir()
+	vars := env(map[string]string{"AUTHKIT_DATA_DIR": dir})
+	a, err := Load(vars, io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close(t.Context())
+	path := filepath.Join(dir, "dev-secrets")
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("dev-secrets mode %v, want 0600", fi.Mode().Perm())
+	}
+	if !strings.Contains(string(first), "SESSION_SECRET=") || !strings.Contains(string(first), "ENCRYPTION_KEY=ak1_") {
+		t.Fatalf("dev-secrets content: %s", first)
+	}
+	b, err := Load(vars, io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close(t.Context())
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) {
+		t.Fatal("second start generated new secrets")
+	}
+	if len(b.Warnings) != 2 {
+		t.Fatalf("warnings %v: want the dev-secrets and console-mail warnings", b.Warnings)
+	}
+}
+
+func TestBadSettings(t *testing.T) {
+	for _, tt := range []struct{ k, v, want string }{
+		{"TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"},
+		{"ENCRYPTION_KEY", "not-a-key", "ENCRYPTION_KEY"},
+		{"DATABASE_URL", "oracle://x", `DATABASE_URL: scheme "oracle"`},
+		{"SMTP_URL", "http://x", "SMTP_URL"},
+	} {
+		_, err := Load(env(map[string]string{tt.k: tt.v, "AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s=%s: error %v, want it to name %q", tt.k, tt.v, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Main is the whole life of an example server: load the environment,
+// listen, log one line saying where and on what, serve until SIGINT or
+// SIGTERM, then shut down gracefully (in-flight requests finish, queued
+// mail is sent). mount returns the framework's handler for the app.
+// It returns the process exit code.
+func Main(framework string, mount func(a *App) (http.Handler, error)) int {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	a, err := Load(os.LookupEnv, os.Stdout, logger)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "authkit example (%s): %v\n", framework, err)
+		return 1
+	}
+	h, err := mount(a)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "authkit example (%s): %v\n", framework, err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", a.Addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "authkit example (%s): listen: %v\n", framework, err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "authkit example (%s) listening on http://%s (%s)\n", framework, ln.Addr(), a.Description)
+	for _, w := range a.Warnings {
+		logger.Warn(w)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		logger.Error("server stopped", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	code := 0
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("shutdown", "err", err)
+		code = 1
+	}
+	if err := a.Close(sctx); err != nil {
+		logger.Error("close", "err", err)
+		code = 1
+	}
+	return code
+}

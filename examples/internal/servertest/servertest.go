@@ -1,0 +1,121 @@
+// Package servertest builds an example server, runs it as a real process
+// and talks to it, so the tests prove what `make run` does.
+package servertest
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is a running example server process.
+type Server struct {
+	URL       string // http://127.0.0.1:PORT
+	FirstLine string // the first line it logged
+
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stdout bytes.Buffer // the console mailer writes here
+	done   chan error
+}
+
+var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+
+// Start builds the example in dir (e.g. "../nethttp") and runs it on
+// 127.0.0.1:0 with env added to a minimal environment. It waits for the
+// first log line and stops the server at the end of the test.
+func Start(t *testing.T, dir string, env ...string) *Server {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "server")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", dir, err, out)
+	}
+	s := &Server{done: make(chan error, 1)}
+	s.cmd = exec.Command(bin)
+	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"ADDR=127.0.0.1:0", "AUTHKIT_DATA_DIR=" + t.TempDir()}, env...)
+	s.cmd.Stdout = writerFunc(func(p []byte) (int, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.stdout.Write(p)
+	})
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		first := true
+		for sc.Scan() {
+			if first {
+				lines <- sc.Text()
+				first = false
+			}
+		}
+		close(lines)
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	select {
+	case line, ok := <-lines:
+		if !ok {
+			t.Fatalf("server exited before logging: %v", <-s.done)
+		}
+		s.FirstLine = line
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not log its first line within 30s")
+	}
+	m := listening.FindStringSubmatch(s.FirstLine)
+	if m == nil {
+		t.Fatalf("first log line %q does not say where it listens", s.FirstLine)
+	}
+	s.URL = m[1]
+	return s
+}
+
+// Stdout returns what the server printed on standard output so far (the
+// console mailer's messages).
+func (s *Server) Stdout() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stdout.String()
+}
+
+// Stop sends SIGTERM and returns the exit error (nil for exit code 0).
+func (s *Server) Stop(t *testing.T) error {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not stop within 20s of SIGTERM")
+		return nil
+	}
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,0 +1,29 @@
+// Command nethttp serves authkit's reference API on net/http. Configure it
+// with environment variables (see the repository README); with none it
+// runs in development mode on :8080.
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/authkit-go/authkit/examples/internal/app"
+	"github.com/authkit-go/authkit/nethttpauth"
+)
+
+func main() {
+	os.Exit(app.Main("net/http", func(a *app.App) (http.Handler, error) {
+		mux := http.NewServeMux()
+		nethttpauth.Mount(mux, a.Service, "")
+		// The app's own routes: one protected by RequireUser.
+		mux.Handle("GET /api/hello", nethttpauth.RequireUser(a.Service)(http.HandlerFunc(hello)))
+		return mux, nil
+	}))
+}
+
+func hello(w http.ResponseWriter, r *http.Request) {
+	u, _ := nethttpauth.CurrentUser(r)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "Hello, %s\n", u.Name)
+}
