@@ -13,12 +13,12 @@ import (
 )
 
 func main() {
-	os.Exit(app.Main("net/http", func(a *app.App) (http.Handler, error) {
+	os.Exit(app.Main("net/http", func(a *app.App) (app.Server, error) {
 		mux := http.NewServeMux()
 		nethttpauth.Mount(mux, a.Service, "")
 		// The app's own routes: one protected by RequireUser.
 		mux.Handle("GET /api/hello", nethttpauth.RequireUser(a.Service)(http.HandlerFunc(hello)))
-		return mux, nil
+		return app.HTTPServer(mux), nil
 	}))
 }
 

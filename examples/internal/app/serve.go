@@ -13,19 +13,39 @@ import (
 	"time"
 )
 
+// Server is what a framework serves with: *http.Server for net/http and
+// gin, an adapter for fiber.
+type Server interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error
+}
+
+// HTTPServer wraps h in an *http.Server with the timeouts the example
+// servers use.
+func HTTPServer(h http.Handler) Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
 // Main is the whole life of an example server: load the environment,
 // listen, log one line saying where and on what, serve until SIGINT or
 // SIGTERM, then shut down gracefully (in-flight requests finish, queued
-// mail is sent). mount returns the framework's handler for the app.
+// mail is sent). mount returns the framework's server for the app.
 // It returns the process exit code.
-func Main(framework string, mount func(a *App) (http.Handler, error)) int {
+func Main(framework string, mount func(a *App) (Server, error)) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	a, err := Load(os.LookupEnv, os.Stdout, logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "authkit example (%s): %v\n", framework, err)
 		return 1
 	}
-	h, err := mount(a)
+	srv, err := mount(a)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "authkit example (%s): %v\n", framework, err)
 		return 1
@@ -38,14 +58,6 @@ func Main(framework string, mount func(a *App) (http.Handler, error)) int {
 	fmt.Fprintf(os.Stderr, "authkit example (%s) listening on http://%s (%s)\n", framework, ln.Addr(), a.Description)
 	for _, w := range a.Warnings {
 		logger.Warn(w)
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
