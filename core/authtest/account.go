@@ -8,6 +8,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // mustClearCookies checks that r deletes every named cookie and that c no
@@ -128,6 +130,34 @@ func (s suite) accountRoutes(t *testing.T) {
 		mustBeSignedIn(t, long, "ada@example.com")
 		e.clock.Advance(29 * 24 * time.Hour)
 		mustBeSignedOut(t, long)
+	})
+
+	t.Run("a login upgrades an old hash without ending sessions", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		old, err := password.New(password.Config{Algorithm: password.Argon2id, AllowLowCost: true,
+			Argon2: password.Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := old.Hash(e.ctx(), goodPassword)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := e.users.Create(e.ctx(), &user.User{Email: "old@example.com", Name: "Old", PasswordHash: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustBody(t, e.client().login("old@example.com", goodPassword), obj{"success": true})
+		got := e.byID(t, u.ID)
+		if got.PasswordHash == h || !strings.HasPrefix(got.PasswordHash, "$2") {
+			t.Fatalf("stored hash %q: want it upgraded to the configured bcrypt", got.PasswordHash)
+		}
+		if !got.PasswordChangedAt.IsZero() || got.SessionVersion != u.SessionVersion {
+			t.Fatalf("rehash touched passwordChangedAt (%v) or the session version (%d -> %d)",
+				got.PasswordChangedAt, u.SessionVersion, got.SessionVersion)
+		}
+		mustBody(t, e.client().login("old@example.com", goodPassword), obj{"success": true})
 	})
 
 	t.Run("change-password", func(t *testing.T) {
