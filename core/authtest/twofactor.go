@@ -81,8 +81,8 @@ func (s suite) twoFactorSetup(t *testing.T) {
 		c := e.client()
 		u := e.signup(t, c, "ada@example.com")
 		r := c.post("/api/2fa/setup", nil)
-		if r.status != http.StatusOK || len(r.json) != 1 {
-			t.Fatalf("%s: want 200 {qrUri}", r)
+		if r.status != http.StatusOK || len(r.json) != 2 || !strings.HasPrefix(r.str("qrImage"), "data:image/png;base64,") {
+			t.Fatalf("%s: want 200 {qrUri, qrImage (a PNG data URL)}", r)
 		}
 		q, err := url.Parse(r.str("qrUri"))
 		if err != nil {
