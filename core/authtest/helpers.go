@@ -251,8 +251,8 @@ func (e *env) nextStep() { e.clock.Advance(30 * time.Second) }
 func (e *env) setup2FA(t *testing.T, c *client) string {
 	t.Helper()
 	r := c.post("/api/2fa/setup", nil)
-	if r.status != http.StatusOK || len(r.json) != 1 {
-		t.Fatalf("%s: want 200 {qrUri}", r)
+	if r.status != http.StatusOK || len(r.json) != 2 || r.str("qrImage") == "" {
+		t.Fatalf("%s: want 200 {qrUri, qrImage}", r)
 	}
 	return qrSecret(t, r)
 }
