@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/authkit-go/authkit/examples/internal/app"
+	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
@@ -18,6 +19,18 @@ func main() {
 		nethttpauth.Mount(mux, a.Service, "")
 		// The app's own routes: one protected by RequireUser.
 		mux.Handle("GET /api/hello", nethttpauth.RequireUser(a.Service)(http.HandlerFunc(hello)))
+		// Unknown API paths answer JSON.
+		mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+			resp := a.Service.NotFound(nethttpauth.Request(r))
+			resp.Write(w)
+		})
+		// The shared pages.
+		for _, p := range pages.Paths() {
+			if p == "/" {
+				p = "/{$}"
+			}
+			mux.Handle("GET "+p, a.Pages)
+		}
 		return app.HTTPServer(mux), nil
 	}))
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/store"
 )
 
@@ -35,6 +37,7 @@ type App struct {
 	Production  bool
 	Service     *auth.Service
 	Users       user.Store
+	Pages       http.Handler // the shared HTML pages (package pages)
 	Description string // stores and mailer, for the first log line
 	Warnings    []string
 
@@ -125,6 +128,9 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
+	if a.Pages, err = pages.New(get(env, "APP_NAME", "authkit")); err != nil {
+		return nil, err
+	}
 	a.Description = fmt.Sprintf("users: %s, rate limits: memory, mail: %s, trusted proxies: %s, env: %s",
 		usersDesc, mailDesc, proxies, appEnv)
 	return a, nil

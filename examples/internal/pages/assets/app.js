@@ -1,0 +1,213 @@
+// authkit example pages: plain JavaScript over the JSON API. No framework,
+// no build step, no inline script (the Content-Security-Policy forbids it).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+// api calls an authkit route and resolves to {ok, status, body}.
+async function api(path, body) {
+  const init = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    return { ok: false, status: 0, body: { error: "The server cannot be reached. Check your connection." } };
+  }
+  let data = {};
+  try { data = await res.json(); } catch (e) { data = { error: "Unexpected answer from the server (" + res.status + ")." }; }
+  return { ok: res.ok, status: res.status, body: data };
+}
+
+function show(id, text) {
+  const el = $(id);
+  if (!el) return;
+  el.textContent = text || "";
+  el.hidden = !text;
+}
+
+// fields reads a form's named inputs into an object (checkboxes as booleans).
+function fields(form) {
+  const out = {};
+  for (const el of form.elements) {
+    if (!el.name) continue;
+    out[el.name] = el.type === "checkbox" ? el.checked : el.value;
+  }
+  return out;
+}
+
+// bind posts a form to its data-api route (or path) and calls done on success.
+function bind(formId, errorId, done, path) {
+  const form = $(formId);
+  if (!form) return;
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    show(errorId, "");
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    const r = await api(path || form.dataset.api, fields(form));
+    if (button) button.disabled = false;
+    if (!r.ok) {
+      show(errorId, r.body.error || "Something went wrong.");
+      const first = form.querySelector("input");
+      if (first) first.setAttribute("aria-invalid", "true");
+      return;
+    }
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    done(r.body, form);
+  });
+}
+
+function tokenFromPath() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  return parts[parts.length - 1] || "";
+}
+
+async function me() {
+  const r = await api("/api/auth/me");
+  if (r.status === 401) { location.assign("/login"); return null; }
+  if (!r.ok) return null;
+  $("logout").hidden = false;
+  return r.body;
+}
+
+const pages = {
+  login() {
+    bind("login-form", "login-error", (body) => {
+      location.assign(body.requiresTwoFactor ? "/2fa" : "/dashboard");
+    });
+  },
+
+  register() {
+    bind("register-form", "register-error", () => location.assign("/dashboard"));
+  },
+
+  twofactor() {
+    const toggle = (recovery) => {
+      $("totp-section").hidden = recovery;
+      $("recovery-section").hidden = !recovery;
+      $(recovery ? "recovery-code" : "code").focus();
+    };
+    $("use-recovery").addEventListener("click", () => toggle(true));
+    $("use-totp").addEventListener("click", () => toggle(false));
+    bind("totp-form", "totp-error", () => location.assign("/dashboard"));
+    bind("recovery-form", "recovery-error", (body) => {
+      location.assign("/dashboard?recoveryCodesLeft=" + encodeURIComponent(body.remainingCodes));
+    });
+  },
+
+  async verify() {
+    const r = await api("/api/auth/verify-email/" + encodeURIComponent(tokenFromPath()));
+    if (r.ok) {
+      location.replace("/dashboard?verified=true");
+      return;
+    }
+    show("verify-status", "");
+    show("verify-error", r.body.error || "This link cannot be used.");
+    $("verify-resend").hidden = false;
+  },
+
+  resend() {
+    bind("resend-form", "resend-error", (body) => show("resend-done", body.message));
+  },
+
+  forgot() {
+    bind("forgot-form", "forgot-error", (body) => show("forgot-done", body.message));
+  },
+
+  reset() {
+    const path = "/api/auth/reset-password/" + encodeURIComponent(tokenFromPath());
+    bind("reset-form", "reset-error", (body, form) => {
+      show("reset-done", body.message);
+      form.reset();
+      $("reset-login").hidden = false;
+    }, path);
+  },
+
+  async dashboard() {
+    const params = new URLSearchParams(location.search);
+    if (params.get("verified") === "true") $("verified-banner").hidden = false;
+    const u = await me();
+    if (!u) return;
+    $("user-name").textContent = u.name;
+    $("user-email").textContent = u.email;
+    $("user-2fa").textContent = u.twoFactorEnabled ? "on" : "off";
+    $("unverified-notice").hidden = u.emailVerified;
+  },
+
+  async security() {
+    const render = (u) => {
+      show("twofa-state", u.twoFactorEnabled
+        ? "Two-factor authentication is on. Recovery codes left: " + u.recoveryCodesRemaining + "."
+        : "Two-factor authentication is off.");
+      $("twofa-off").hidden = u.twoFactorEnabled;
+      $("twofa-on").hidden = !u.twoFactorEnabled;
+    };
+    const showCodes = (codes) => {
+      const list = $("recovery-codes");
+      list.replaceChildren(...codes.map((c) => { const li = document.createElement("li"); li.textContent = c; return li; }));
+      const text = codes.join("\n") + "\n";
+      const link = $("codes-download");
+      if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+      link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+      $("codes-copy").onclick = async () => {
+        try { await navigator.clipboard.writeText(text); show("codes-copied", "Copied."); }
+        catch (e) { show("codes-copied", "Copy failed: select the codes and copy them by hand."); }
+      };
+      $("codes-box").hidden = false;
+    };
+    let u = await me();
+    if (!u) return;
+    render(u);
+
+    $("setup-start").addEventListener("click", async () => {
+      show("setup-error", "");
+      const r = await api("/api/2fa/setup", {});
+      if (!r.ok) { show("setup-error", r.body.error); return; }
+      $("qr-image").src = r.body.qrImage;
+      $("totp-secret").textContent = new URL(r.body.qrUri).searchParams.get("secret");
+      $("setup-step").hidden = false;
+      $("setup-start").hidden = true;
+      $("confirm-code").focus();
+    });
+    bind("confirm-form", "confirm-error", async (body) => {
+      showCodes(body.recoveryCodes);
+      $("setup-step").hidden = true;
+      $("setup-start").hidden = false;
+      u = await me();
+      if (u) render(u);
+    });
+    $("regenerate").addEventListener("click", async () => {
+      show("regenerate-error", "");
+      const r = await api("/api/2fa/regenerate-codes", {});
+      if (!r.ok) { show("regenerate-error", r.body.error); return; }
+      showCodes(r.body.recoveryCodes);
+      u = await me();
+      if (u) render(u);
+    });
+    bind("disable-form", "disable-error", async (body, form) => {
+      form.reset();
+      $("codes-box").hidden = true;
+      u = await me();
+      if (u) render(u);
+      show("twofa-state", body.message + ". " + $("twofa-state").textContent);
+    });
+    bind("email-form", "email-error", (body, form) => { form.reset(); show("email-done", body.message); });
+    bind("password-form", "password-error", (body, form) => { form.reset(); show("password-done", body.message); });
+  },
+};
+
+document.addEventListener("DOMContentLoaded", () => {
+  const logout = $("logout");
+  if (logout) {
+    logout.addEventListener("click", async () => {
+      await api("/api/auth/logout", {});
+      location.assign("/login");
+    });
+  }
+  const page = pages[document.body.dataset.page];
+  if (page) page();
+});
