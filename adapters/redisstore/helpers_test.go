@@ -1,0 +1,220 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/store/storetest"
+)
+
+// realRedisOptions returns the client options for the server named by
+// AUTHKIT_TEST_REDIS. It skips tb when the variable is unset, or fails it
+// when AUTHKIT_REQUIRE_SERVICES=1. The pool is kept small: the server is
+// shared with other tests.
+func realRedisOptions(tb testing.TB) *redis.Options {
+	tb.Helper()
+	url := os.Getenv("AUTHKIT_TEST_REDIS")
+	if url == "" {
+		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+			tb.Fatal("AUTHKIT_TEST_REDIS is not set and AUTHKIT_REQUIRE_SERVICES=1")
+		}
+		tb.Skip("AUTHKIT_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0): skipping the tests on a real Redis")
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		tb.Fatalf("AUTHKIT_TEST_REDIS: %v", err)
+	}
+	opts.PoolSize = 8
+	return opts
+}
+
+// newClient returns a client for opts, closed when tb ends.
+func newClient(tb testing.TB, opts *redis.Options) *redis.Client {
+	tb.Helper()
+	c := redis.NewClient(opts)
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// randomPrefix returns a key prefix of its own for one test:
+// "authkit:test:<32 hex digits>:".
+func randomPrefix() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return "authkit:test:" + hex.EncodeToString(b) + ":"
+}
+
+// cleanupPrefix deletes every key under prefix when tb ends, with SCAN and
+// UNLINK. The prefix is made by randomPrefix, so it holds no glob character.
+func cleanupPrefix(tb testing.TB, c redis.UniversalClient, prefix string) {
+	tb.Cleanup(func() {
+		// tb's context is cancelled before cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		keys, err := scanPrefix(ctx, c, prefix)
+		if err == nil && len(keys) > 0 {
+			err = c.Unlink(ctx, keys...).Err()
+		}
+		if err != nil {
+			tb.Errorf("cleanup of %s*: %v", prefix, err)
+		}
+	})
+}
+
+// scanPrefix returns every key under prefix.
+func scanPrefix(ctx context.Context, c redis.UniversalClient, prefix string) ([]string, error) {
+	var keys []string
+	iter := c.Scan(ctx, 0, prefix+"*", 200).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	return keys, iter.Err()
+}
+
+// backend is a Redis to run a test on: miniredis or the real server.
+type backend struct {
+	name string
+	// options returns the options of a client for a fresh database or key
+	// space; prefix is the key prefix the test must use.
+	options func(t *testing.T) (opts *redis.Options, prefix string)
+	real    bool
+}
+
+// backends returns miniredis, and the real Redis when AUTHKIT_TEST_REDIS is
+// set (or when AUTHKIT_REQUIRE_SERVICES=1, so that a missing variable fails
+// the real-Redis subtest instead of leaving it out).
+func backends() []backend {
+	return []backend{
+		{
+			name: "miniredis",
+			options: func(t *testing.T) (*redis.Options, string) {
+				m := miniredis.RunT(t)
+				// Stopped: TIME and PEXPIRETIME are then exact (miniredis
+				// counts TTLs down only when told to).
+				m.SetTime(time.Now())
+				return &redis.Options{Addr: m.Addr()}, randomPrefix()
+			},
+		},
+		{
+			name: "redis",
+			real: true,
+			options: func(t *testing.T) (*redis.Options, string) {
+				opts := realRedisOptions(t)
+				return opts, randomPrefix()
+			},
+		},
+	}
+}
+
+// onBackends runs fn as a subtest on each backend, with a client on that
+// backend and a store with a prefix of its own, cleaned up at the end. real
+// tells fn whether the backend is the real Redis.
+func onBackends(t *testing.T, fn func(t *testing.T, c *redis.Client, s *Store, prefix string, real bool)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			opts, prefix := b.options(t)
+			c := newClient(t, opts)
+			cleanupPrefix(t, c, prefix)
+			fn(t, c, New(c, Config{Prefix: prefix}), prefix, b.real)
+		})
+	}
+}
+
+// cmdLog is a go-redis hook that records the name of every command the
+// client sends, pipelined or not.
+type cmdLog struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (l *cmdLog) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (l *cmdLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		l.add(cmd.Name())
+		return next(ctx, cmd)
+	}
+}
+
+func (l *cmdLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			l.add(cmd.Name())
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func (l *cmdLog) add(name string) {
+	l.mu.Lock()
+	l.names = append(l.names, name)
+	l.mu.Unlock()
+}
+
+// take returns the names recorded since the last take and forgets them.
+func (l *cmdLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.names
+	l.names = nil
+	return n
+}
+
+// countingConn counts the writes on a connection: go-redis writes each
+// command (or pipeline) with one flush, so writes are round trips.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// countingDialer returns a Dialer for redis.Options whose connections add
+// their writes to writes.
+func countingDialer(writes *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{Conn: conn, writes: writes}, nil
+	}
+}
+
+// clockHook sets a miniredis server's time to a storetest clock before
+// every command, so that TIME in the script, and with ClockTTL the keys'
+// expiry, follow the clock the suite moves.
+type clockHook struct {
+	m     *miniredis.Miniredis
+	clock *storetest.Clock
+}
+
+func (h clockHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h clockHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.m.SetTime(h.clock.Now())
+		return next(ctx, cmd)
+	}
+}
+
+func (h clockHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.m.SetTime(h.clock.Now())
+		return next(ctx, cmds)
+	}
+}
