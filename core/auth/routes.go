@@ -59,6 +59,44 @@ var routes = []Route{
 // Routes lists every endpoint. The slice is the caller's.
 func (s *Service) Routes() []Route { return append([]Route(nil), routes...) }
 
+// Path is one route path with every route on it and the Allow header value
+// a 405 on that path carries.
+type Path struct {
+	Pattern string // ServeMux form, as Route.Pattern
+	Routes  []Route
+	Allow   string // e.g. "POST", or "GET, HEAD"
+}
+
+// ColonPattern is Pattern with parameters written :name (gin, fiber).
+func (p Path) ColonPattern() string { return Route{Pattern: p.Pattern}.ColonPattern() }
+
+// Paths groups Routes by path, in order, for modules that answer the other
+// methods of a path with MethodNotAllowed.
+func (s *Service) Paths() []Path {
+	var out []Path
+	index := map[string]int{}
+	for _, rt := range routes {
+		i, ok := index[rt.Pattern]
+		if !ok {
+			i = len(out)
+			index[rt.Pattern] = i
+			out = append(out, Path{Pattern: rt.Pattern})
+		}
+		out[i].Routes = append(out[i].Routes, rt)
+	}
+	for i := range out {
+		var methods []string
+		for _, rt := range out[i].Routes {
+			methods = append(methods, rt.Method)
+			if rt.Method == http.MethodGet {
+				methods = append(methods, http.MethodHead)
+			}
+		}
+		out[i].Allow = strings.Join(methods, ", ")
+	}
+	return out
+}
+
 // Handle runs route rt for r. It never panics: a panic in a flow is logged
 // and answered 500.
 func (s *Service) Handle(rt Route, r Request) (resp Response) {

@@ -1,0 +1,69 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// HTTPRequest adapts an *http.Request for the flows, for every framework
+// built on net/http (nethttpauth, ginauth). param reads a route parameter:
+// r.PathValue on a ServeMux, gin's c.Param.
+func HTTPRequest(r *http.Request, param func(name string) string) Request {
+	return httpRequest{r, param}
+}
+
+type httpRequest struct {
+	r     *http.Request
+	param func(string) string
+}
+
+func (q httpRequest) Context() context.Context { return q.r.Context() }
+func (q httpRequest) Method() string           { return q.r.Method }
+func (q httpRequest) Host() string             { return q.r.Host }
+func (q httpRequest) RemoteAddr() string       { return q.r.RemoteAddr }
+
+func (q httpRequest) PathValue(name string) string {
+	if q.param == nil {
+		return q.r.PathValue(name)
+	}
+	return q.param(name)
+}
+
+func (q httpRequest) Header(name string) string {
+	return strings.Join(q.r.Header.Values(name), ", ")
+}
+
+// Cookie returns the raw value, not URL-unescaped (gin's Context.Cookie
+// would unescape it; net/http does not).
+func (q httpRequest) Cookie(name string) (string, bool) {
+	c, err := q.r.Cookie(name)
+	if err != nil {
+		return "", false
+	}
+	return c.Value, true
+}
+
+// Body reads at most limit+1 bytes, so a body longer than limit is known
+// without reading it all; an app's own http.MaxBytesReader below the limit
+// gives the same ErrBodyTooLarge.
+func (q httpRequest) Body(limit int64) ([]byte, error) {
+	if q.r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(q.r.Body, limit+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, fmt.Errorf("auth: %w", ErrBodyTooLarge)
+		}
+		return nil, fmt.Errorf("auth: read body: %w", err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("auth: %w", ErrBodyTooLarge)
+	}
+	return b, nil
+}

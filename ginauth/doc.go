@@ -1,0 +1,29 @@
+// Package ginauth serves authkit's flows on gin.
+//
+// It only translates: a *gin.Context becomes the auth package's neutral
+// Request, and the flow's Response is written back as it is. Every
+// decision (status, body, cookies, rate limits, client address) is made in
+// core, so this module answers exactly as nethttpauth and fiberauth do.
+// The client address comes from the Service's Config.Proxies, never from
+// gin's ClientIP (which trusts every proxy unless the engine is told
+// otherwise).
+//
+//	svc, err := auth.New(auth.Config{...})
+//	r := gin.New()
+//	ginauth.Register(r.Group("/auth"), svc)             // /auth/api/login, /auth/api/2fa/setup, ...
+//	r.GET("/dashboard", ginauth.RequireUser(svc), dashboard)
+//
+//	func dashboard(c *gin.Context) {
+//		u, _ := ginauth.CurrentUser(c)
+//		c.String(http.StatusOK, "hello %s", u.Name)
+//	}
+//
+// RequireUser puts the user on the gin.Context and in the request's
+// context, so handlers that only see c.Request.Context() can call
+// auth.UserFromContext. RateLimit limits the app's own routes with the
+// same store, headers and 429 body as authkit's.
+//
+// Register answers every method of gin's RouterGroup.Any list on
+// authkit's paths (a JSON 405 for the wrong one); New returns an engine
+// that also answers unknown paths with a JSON 404.
+package ginauth

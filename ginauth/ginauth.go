@@ -1,0 +1,137 @@
+package ginauth
+
+import (
+	"net/http"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/gin-gonic/gin"
+)
+
+// Request adapts c for the auth package's decisions, for apps that call a
+// Service directly. Use it only while c's handler runs.
+func Request(c *gin.Context) auth.Request { return auth.HTTPRequest(c.Request, c.Param) }
+
+// methods are the methods Register answers on each authkit path: gin's
+// RouterGroup.Any list.
+var methods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace,
+}
+
+// Register registers every authkit route on r, at its spec path relative
+// to r: on a group made with engine.Group("/auth") the routes live at
+// /auth/api/login, ... A GET route also answers HEAD, and every other
+// method of gin's RouterGroup.Any list gets a JSON 405 with an Allow
+// header, as nethttpauth.Mount answers; other methods reach the engine's
+// NoRoute handlers. Like any gin registration, it panics if r already has
+// a handler for one of these method and path pairs.
+func Register(r gin.IRouter, svc *auth.Service) {
+	for _, p := range svc.Paths() {
+		path := p.ColonPattern()
+		served := map[string]bool{}
+		for _, rt := range p.Routes {
+			flow := func(c *gin.Context) {
+				resp := svc.Handle(rt, Request(c))
+				resp.Write(c.Writer)
+			}
+			r.Handle(rt.Method, path, flow)
+			served[rt.Method] = true
+			if rt.Method == http.MethodGet {
+				r.Handle(http.MethodHead, path, flow)
+				served[http.MethodHead] = true
+			}
+		}
+		notAllowed := func(c *gin.Context) {
+			resp := svc.MethodNotAllowed(Request(c), p.Allow)
+			resp.Write(c.Writer)
+		}
+		for _, m := range methods {
+			if !served[m] {
+				r.Handle(m, path, notAllowed)
+			}
+		}
+	}
+}
+
+// New returns a gin engine without middleware that serves every authkit
+// route at its spec path and answers other paths with a JSON 404
+// {"error":"Not found"}, as nethttpauth.Handler does. It turns off gin's
+// trailing-slash redirects so "/api/auth/me/" is a 404 too. Add the app's
+// own middleware (gin.Recovery, a logger) and routes to it as usual.
+func New(svc *auth.Service) *gin.Engine {
+	e := gin.New()
+	e.RedirectTrailingSlash = false
+	e.NoRoute(func(c *gin.Context) {
+		resp := svc.NotFound(Request(c))
+		resp.Write(c.Writer)
+	})
+	Register(e, svc)
+	return e
+}
+
+// userKey is the gin.Context key RequireUser stores the user under.
+type userKey struct{}
+
+// RequireUser lets requests with a valid session through, with the user on
+// the gin.Context and in the request's context (see CurrentUser and
+// auth.UserFromContext); others get 401 {"error":"Not authenticated"}
+// and the chain stops.
+func RequireUser(svc *auth.Service) gin.HandlerFunc {
+	return require(svc.Authenticate)
+}
+
+// RequireVerifiedEmail is RequireUser for users whose address is verified;
+// an unverified one gets 403 {"error":"Email not verified"}.
+func RequireVerifiedEmail(svc *auth.Service) gin.HandlerFunc {
+	return require(svc.AuthenticateVerified)
+}
+
+func require(check func(auth.Request) (*user.User, *auth.Response)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		u, deny := check(Request(c))
+		if deny != nil {
+			deny.Write(c.Writer)
+			c.Abort()
+			return
+		}
+		c.Set(userKey{}, u)
+		c.Request = c.Request.WithContext(auth.ContextWithUser(c.Request.Context(), u))
+		c.Next()
+	}
+}
+
+// CurrentUser returns the user that RequireUser or RequireVerifiedEmail
+// put on c, or nil and false outside them.
+func CurrentUser(c *gin.Context) (*user.User, bool) {
+	if c == nil {
+		return nil, false
+	}
+	if v, ok := c.Get(userKey{}); ok {
+		if u, ok := v.(*user.User); ok && u != nil {
+			return u, true
+		}
+	}
+	if c.Request == nil {
+		return nil, false
+	}
+	return auth.UserFromContext(c.Request.Context())
+}
+
+// RateLimit limits the handlers after it with rl: allowed requests get the
+// X-RateLimit-* headers, others the same 429 {error, retryAfter} as
+// authkit's routes and the chain stops.
+func RateLimit(rl *auth.RateLimit) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		h, deny := rl.Check(Request(c))
+		if deny != nil {
+			deny.Write(c.Writer)
+			c.Abort()
+			return
+		}
+		for k, v := range h {
+			c.Writer.Header()[k] = v
+		}
+		c.Next()
+	}
+}
