@@ -38,7 +38,7 @@ type App struct {
 	Service     *auth.Service
 	Users       user.Store
 	Pages       http.Handler // the shared HTML pages (package pages)
-	Description string // stores and mailer, for the first log line
+	Description string       // stores and mailer, for the first log line
 	Warnings    []string
 
 	closers []func(context.Context) error
