@@ -145,3 +145,10 @@ func (s *Service) MethodNotAllowed(r Request, allow string) Response {
 	}
 	return resp
 }
+
+// Error is an authkit error response, {"error": msg} with the headers of
+// every authkit answer, for the errors a framework raises before a route
+// runs (fiber's body limit, a malformed request).
+func (s *Service) Error(status int, msg string) Response {
+	return s.json(status, map[string]string{"error": msg})
+}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,3 +120,23 @@ func (s *Server) Stop(t *testing.T) error {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// CheckPages fetches every shared page from s and checks it is served as
+// HTML with the pages' security headers, through whichever framework s
+// runs.
+func (s *Server) CheckPages(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{"/login", "/register", "/2fa", "/verify-email/x", "/resend-verification",
+		"/forgot-password", "/reset-password/x", "/dashboard", "/settings/security", "/assets/app.js"} {
+		resp, err := http.Get(s.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") == "" ||
+			resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("GET %s: %d, CSP %q, X-Frame-Options %q, Referrer-Policy %q", p, resp.StatusCode,
+				resp.Header.Get("Content-Security-Policy"), resp.Header.Get("X-Frame-Options"), resp.Header.Get("Referrer-Policy"))
+		}
+	}
+}

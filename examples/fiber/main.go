@@ -1,0 +1,55 @@
+// Command fiber serves authkit's reference API on fiber v2. Configure it
+// with environment variables (see the repository README); with none it
+// runs in development mode on :8080.
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/authkit-go/authkit/examples/internal/app"
+	"github.com/authkit-go/authkit/examples/internal/pages"
+	"github.com/authkit-go/authkit/fiberauth"
+)
+
+func main() {
+	os.Exit(app.Main("fiber", func(a *app.App) (app.Server, error) {
+		f := fiber.New(fiberauth.ApplyConfig(a.Service, fiber.Config{
+			// No banner: the first log line stays the one that says where
+			// the server listens.
+			DisableStartupMessage: true,
+			// The timeouts of the net/http example server (fasthttp has no
+			// separate header timeout: ReadTimeout covers the headers).
+			ReadTimeout:  30 * time.Second,
+			WriteTimeout: 30 * time.Second,
+			IdleTimeout:  2 * time.Minute,
+		}))
+		f.Use(recover.New())
+		fiberauth.Register(f, a.Service)
+		// The app's own routes: one protected by RequireUser.
+		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
+		// The shared pages (net/http handlers, through fiber's adaptor).
+		pagesHandler := adaptor.HTTPHandler(a.Pages)
+		for _, p := range pages.Paths() {
+			f.Get(pages.ColonPath(p), pagesHandler)
+		}
+		return server{f}, nil
+	}))
+}
+
+func hello(c *fiber.Ctx) error {
+	u, _ := fiberauth.CurrentUser(c)
+	return c.SendString("Hello, " + u.Name + "\n")
+}
+
+// server serves a fiber app as app.Main expects.
+type server struct{ app *fiber.App }
+
+func (s server) Serve(ln net.Listener) error        { return s.app.Listener(ln) }
+func (s server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }

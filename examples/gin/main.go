@@ -1,0 +1,38 @@
+// Command gin serves authkit's reference API on gin. Configure it with
+// environment variables (see the repository README); with none it runs in
+// development mode on :8080.
+package main
+
+import (
+	"net/http"
+	"os"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/authkit-go/authkit/examples/internal/app"
+	"github.com/authkit-go/authkit/examples/internal/pages"
+	"github.com/authkit-go/authkit/ginauth"
+)
+
+func main() {
+	// Release mode: no [GIN-debug] route listing; the first log line stays
+	// the one that says where the server listens.
+	gin.SetMode(gin.ReleaseMode)
+	os.Exit(app.Main("gin", func(a *app.App) (app.Server, error) {
+		r := gin.New()
+		r.Use(gin.Recovery())
+		ginauth.Register(r, a.Service)
+		// The app's own routes: one protected by RequireUser.
+		r.GET("/api/hello", ginauth.RequireUser(a.Service), hello)
+		// The shared pages.
+		for _, p := range pages.Paths() {
+			r.GET(pages.ColonPath(p), gin.WrapH(a.Pages))
+		}
+		return app.HTTPServer(r), nil
+	}))
+}
+
+func hello(c *gin.Context) {
+	u, _ := ginauth.CurrentUser(c)
+	c.String(http.StatusOK, "Hello, %s\n", u.Name)
+}

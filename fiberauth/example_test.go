@@ -1,0 +1,132 @@
+package fiberauth_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/fiberauth"
+	"github.com/authkit-go/authkit/store"
+)
+
+// newExampleService is the app's *auth.Service.
+func newExampleService() *auth.Service {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, err := auth.New(auth.Config{
+		Users:   store.NewMemory(store.MemoryConfig{}),
+		Secrets: []string{strings.Repeat("x", 32)}, // SESSION_SECRET: at least 32 random bytes
+		Keys:    keys,
+		AppURL:  "https://app.example.com",
+		Mailer:  &mail.Capture{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return svc
+}
+
+// An existing fiber app adds authkit under /auth and protects one of its
+// own routes.
+func Example() {
+	svc := newExampleService()
+	defer svc.Close(context.Background())
+	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+	fiberauth.Register(app.Group("/auth"), svc)
+	app.Get("/dashboard", fiberauth.RequireUser(svc), func(c *fiber.Ctx) error {
+		u, _ := fiberauth.CurrentUser(c)
+		return c.SendString("hello " + u.Name)
+	})
+
+	show := func(method, path, cookie, body string) string {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Cookie", cookie)
+		resp, err := app.Test(req, -1) // no time limit: registering hashes a password
+		if err != nil {
+			panic(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		fmt.Println(resp.StatusCode, string(b))
+		if c := resp.Cookies(); len(c) > 0 {
+			return c[0].Name + "=" + c[0].Value
+		}
+		return ""
+	}
+	show("GET", "/dashboard", "", "")
+	session := show("POST", "/auth/api/auth/register", "",
+		`{"email":"ada@example.com","password":"correct horse battery staple","name":"Ada"}`)
+	show("GET", "/dashboard", session, "")
+	show("GET", "/auth/api/nope", "", "")
+	// Output:
+	// 401 {"error":"Not authenticated"}
+	// 200 {"message":"Registration successful. Check your email to verify your address."}
+	// 200 hello Ada
+	// 404 {"error":"Not found"}
+}
+
+func ExampleRegister() {
+	svc := newExampleService()
+	defer svc.Close(context.Background())
+	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+	fiberauth.Register(app.Group("/auth"), svc)
+	var paths []string
+	for _, r := range app.GetRoutes(true) {
+		paths = append(paths, r.Path)
+	}
+	slices.Sort(paths)
+	for _, p := range slices.Compact(paths) {
+		fmt.Println(p)
+	}
+	// Output:
+	// /auth/api/2fa/confirm
+	// /auth/api/2fa/disable
+	// /auth/api/2fa/recover
+	// /auth/api/2fa/regenerate-codes
+	// /auth/api/2fa/setup
+	// /auth/api/2fa/verify
+	// /auth/api/auth/change-email
+	// /auth/api/auth/change-password
+	// /auth/api/auth/forgot-password
+	// /auth/api/auth/login
+	// /auth/api/auth/logout
+	// /auth/api/auth/logout-all
+	// /auth/api/auth/me
+	// /auth/api/auth/register
+	// /auth/api/auth/resend-verification
+	// /auth/api/auth/reset-password/:token
+	// /auth/api/auth/verify-email/:token
+	// /auth/api/login
+}
+
+// Apps limit their own routes with the same store, headers and 429 body as
+// authkit's.
+func ExampleRateLimit() {
+	svc := newExampleService()
+	defer svc.Close(context.Background())
+	search, err := svc.NewRateLimit("search", auth.Limit{Max: 1, Window: time.Minute}, nil, "")
+	if err != nil {
+		panic(err)
+	}
+	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+	app.Get("/search", fiberauth.RateLimit(search), func(c *fiber.Ctx) error { return c.SendString("results") })
+	for range 2 {
+		resp, err := app.Test(httptest.NewRequest("GET", "/search", nil), -1)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"))
+	}
+	// Output:
+	// 200 0
+	// 429 0
+}

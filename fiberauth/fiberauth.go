@@ -1,0 +1,204 @@
+package fiberauth
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// request is a *fiber.Ctx as the flows see it. fasthttp reuses the
+// request's buffers once the handler returns, and core may keep what it
+// reads (a mail is rendered on another goroutine), so every string and the
+// body handed out here is a copy.
+type request struct{ c *fiber.Ctx }
+
+var _ auth.Request = request{}
+
+func (q request) Context() context.Context { return q.c.UserContext() }
+func (q request) Method() string           { return strings.Clone(q.c.Method()) }
+func (q request) Host() string             { return string(q.c.Request().Host()) }
+
+// RemoteAddr is the socket peer, never c.IP(): core applies its own
+// trusted-proxy rule to it and X-Forwarded-For.
+func (q request) RemoteAddr() string { return q.c.Context().RemoteAddr().String() }
+
+// Header compares names case-insensitively itself, so it also works when
+// the app sets fiber.Config.DisableHeaderNormalizing.
+func (q request) Header(name string) string {
+	var b []byte
+	n := 0
+	key := []byte(name)
+	q.c.Request().Header.VisitAll(func(k, v []byte) {
+		if bytes.EqualFold(k, key) {
+			if n > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, v...)
+			n++
+		}
+	})
+	return string(b)
+}
+
+// PathValue unescapes the parameter as net/http's ServeMux does, unless
+// fiber already did (fiber.Config.UnescapePath).
+func (q request) PathValue(name string) string {
+	v := strings.Clone(q.c.Params(name))
+	if q.c.App().Config().UnescapePath {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// Cookie parses the Cookie header with net/http's rules, so a cookie that
+// net/http would drop is dropped here too.
+func (q request) Cookie(name string) (string, bool) {
+	h := http.Header{}
+	for _, v := range q.c.Request().Header.PeekAll(fiber.HeaderCookie) {
+		h.Add("Cookie", string(v))
+	}
+	c, err := (&http.Request{Header: h}).Cookie(name)
+	if err != nil {
+		return "", false
+	}
+	return c.Value, true
+}
+
+// Body returns a copy of the raw body: never decompressed (fiber's
+// Ctx.Body inflates Content-Encoding: gzip without a bound; net/http does
+// not inflate either).
+func (q request) Body(limit int64) ([]byte, error) {
+	req := q.c.Request()
+	if req.IsBodyStream() {
+		b, err := io.ReadAll(io.LimitReader(req.BodyStream(), limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("fiberauth: read body: %w", err)
+		}
+		if int64(len(b)) > limit {
+			return nil, fmt.Errorf("fiberauth: %w", auth.ErrBodyTooLarge)
+		}
+		return b, nil
+	}
+	b := req.Body()
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("fiberauth: %w", auth.ErrBodyTooLarge)
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// Request adapts c for the auth package's decisions, for apps that call a
+// Service directly. Its strings and body are copies, safe to keep after
+// the handler returns.
+func Request(c *fiber.Ctx) auth.Request { return request{c} }
+
+// write sends resp as it is: core's headers replace any fiber set (its
+// default Content-Type among them), each cookie is one raw Set-Cookie line
+// formatted by net/http, then status and body.
+func write(c *fiber.Ctx, resp *auth.Response) error {
+	setHeaders(c, resp.Header)
+	for _, line := range resp.SetCookieLines() {
+		c.Response().Header.Add(fiber.HeaderSetCookie, line)
+	}
+	// Send keeps resp.Body without copying it; nothing else holds it.
+	return c.Status(resp.Status).Send(resp.Body)
+}
+
+// setHeaders sets every header of h on c's response, replacing fiber's.
+func setHeaders(c *fiber.Ctx, h http.Header) {
+	rh := &c.Response().Header
+	for k, vs := range h {
+		rh.Del(k)
+		for _, v := range vs {
+			rh.Add(k, v)
+		}
+	}
+}
+
+// Register adds every authkit route to r: an app, or a group whose prefix
+// the routes then live under (app.Group("/auth") serves /auth/api/login,
+// ...). GET routes answer HEAD too, as on net/http. Each route path also
+// answers every other method with a JSON 405 and an Allow header, so a
+// route the app adds later on one of these paths is never reached. Paths
+// that match no route reach fiber's error handler: [ApplyConfig] makes
+// that a JSON 404.
+func Register(r fiber.Router, svc *auth.Service) {
+	var paths []string
+	allow := map[string][]string{}
+	for _, rt := range svc.Routes() {
+		path := rt.ColonPattern()
+		if allow[path] == nil {
+			paths = append(paths, path)
+		}
+		allow[path] = append(allow[path], rt.Method)
+		h := func(c *fiber.Ctx) error {
+			resp := svc.Handle(rt, request{c})
+			return write(c, &resp)
+		}
+		r.Add(rt.Method, path, h)
+		if rt.Method == http.MethodGet {
+			r.Add(http.MethodHead, path, h)
+		}
+	}
+	for _, path := range paths {
+		allowed := strings.Join(allow[path], ", ")
+		r.All(path, func(c *fiber.Ctx) error {
+			resp := svc.MethodNotAllowed(request{c}, allowed)
+			return write(c, &resp)
+		})
+	}
+}
+
+// RequireUser lets requests with a valid session through, with the user in
+// c.UserContext() (see CurrentUser); others get 401
+// {"error":"Not authenticated"}.
+func RequireUser(svc *auth.Service) fiber.Handler {
+	return require(svc.Authenticate)
+}
+
+// RequireVerifiedEmail is RequireUser for users whose address is verified;
+// an unverified one gets 403 {"error":"Email not verified"}.
+func RequireVerifiedEmail(svc *auth.Service) fiber.Handler {
+	return require(svc.AuthenticateVerified)
+}
+
+func require(check func(auth.Request) (*user.User, *auth.Response)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u, deny := check(request{c})
+		if deny != nil {
+			return write(c, deny)
+		}
+		c.SetUserContext(auth.ContextWithUser(c.UserContext(), u))
+		return c.Next()
+	}
+}
+
+// CurrentUser returns the user that RequireUser put in c's user context.
+func CurrentUser(c *fiber.Ctx) (*user.User, bool) {
+	return auth.UserFromContext(c.UserContext())
+}
+
+// RateLimit limits the routes after it with rl: allowed requests get the
+// X-RateLimit-* headers, others the same 429 {error, retryAfter} as
+// authkit's routes.
+func RateLimit(rl *auth.RateLimit) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		h, deny := rl.Check(request{c})
+		if deny != nil {
+			return write(c, deny)
+		}
+		setHeaders(c, h)
+		return c.Next()
+	}
+}

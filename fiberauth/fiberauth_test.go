@@ -1,0 +1,685 @@
+package fiberauth_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/log"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/fiberauth"
+	"github.com/authkit-go/authkit/store"
+)
+
+// newApp returns a fiber app with authkit's settings and no banner.
+func newApp(svc *auth.Service, cfg fiber.Config) *fiber.App {
+	cfg.DisableStartupMessage = true
+	return fiber.New(fiberauth.ApplyConfig(svc, cfg))
+}
+
+// serve runs app on 127.0.0.1:0 until the test ends and returns its base
+// URL.
+func serve(t *testing.T, app *fiber.App) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- app.Listener(ln) }()
+	t.Cleanup(func() {
+		if err := app.ShutdownWithTimeout(5 * time.Second); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		// A shutdown that came before Serve took the listener leaves it
+		// open: closing it ends Serve either way.
+		_ = ln.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func TestFlows(t *testing.T) {
+	authtest.Run(t, authtest.Harness{
+		Start: func(t *testing.T, svc *auth.Service) string {
+			app := newApp(svc, fiber.Config{})
+			fiberauth.Register(app, svc)
+			return serve(t, app)
+		},
+		NewUsers: func(t *testing.T) user.Store {
+			return store.NewMemory(store.MemoryConfig{})
+		},
+	})
+}
+
+// TestFlowsUnderPrefix runs the suite through a group: its base URL is
+// the prefix.
+func TestFlowsUnderPrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole suite again, under a prefix")
+	}
+	authtest.Run(t, authtest.Harness{
+		Start: func(t *testing.T, svc *auth.Service) string {
+			app := newApp(svc, fiber.Config{})
+			fiberauth.Register(app.Group("/auth"), svc)
+			return serve(t, app) + "/auth"
+		},
+		NewUsers: func(t *testing.T) user.Store {
+			return store.NewMemory(store.MemoryConfig{})
+		},
+	})
+}
+
+// config changes the Config of a unit test's Service.
+type config func(*auth.Config)
+
+// newService returns a Service on a fresh memory store for the unit tests
+// of this package.
+func newService(t testing.TB, opts ...config) (*auth.Service, *mail.Capture) {
+	t.Helper()
+	keyText, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := secretbox.ParseKeyring(keyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mailer := &mail.Capture{}
+	now := time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)
+	cfg := auth.Config{
+		Users:    store.NewMemory(store.MemoryConfig{}),
+		Secrets:  []string{"fiberauth-test-secret-0123456789abcdef"},
+		Keys:     keys,
+		AppURL:   "http://app.test",
+		Mailer:   mailer,
+		Hasher:   password.ForTesting(),
+		Now:      func() time.Time { return now },
+		Logger:   slog.New(slog.DiscardHandler),
+		Insecure: true,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	svc, err := auth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := svc.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return svc, mailer
+}
+
+type result struct {
+	status int
+	header http.Header
+	body   string
+	json   map[string]any
+}
+
+func send(t *testing.T, c *http.Client, method, url, body string) result {
+	t.Helper()
+	r, err := fetch(c, method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// fetch is send for goroutines other than the test's.
+func fetch(c *http.Client, method, url, body string) (result, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return result{}, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return result{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return result{}, err
+	}
+	r := result{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	_ = json.Unmarshal(b, &r.json)
+	return r, nil
+}
+
+func browser(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// wantError checks a JSON error with core's headers.
+func wantError(t *testing.T, r result, status int, text string) {
+	t.Helper()
+	if r.status != status || r.json["error"] != text || len(r.json) != 1 {
+		t.Errorf("got %d %s, want %d {\"error\":%q}", r.status, r.body, status, text)
+	}
+	wantCoreHeaders(t, r.header)
+}
+
+// wantCoreHeaders checks that the headers core sets are there exactly once,
+// with nothing of fiber's in their place.
+func wantCoreHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	for name, want := range map[string]string{
+		"Content-Type":           "application/json; charset=utf-8",
+		"Cache-Control":          "no-store",
+		"X-Content-Type-Options": "nosniff",
+	} {
+		if got := h.Values(name); len(got) != 1 || got[0] != want {
+			t.Errorf("%s %q, want exactly %q", name, got, want)
+		}
+	}
+}
+
+const register = `{"email":"ada@example.com","password":"correct horse battery staple","name":"Ada"}`
+
+func hello(c *fiber.Ctx) error {
+	u, ok := fiberauth.CurrentUser(c)
+	if !ok {
+		return c.Status(http.StatusInternalServerError).SendString("no user in context")
+	}
+	return c.SendString("hello " + u.Email)
+}
+
+func TestRequireUser(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Get("/private", fiberauth.RequireUser(svc), hello)
+	base := serve(t, app)
+	c := browser(t)
+
+	wantError(t, send(t, c, http.MethodGet, base+"/private", ""), http.StatusUnauthorized, "Not authenticated")
+	if r := send(t, c, http.MethodPost, base+"/api/auth/register", register); r.status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	r := send(t, c, http.MethodGet, base+"/private", "")
+	if r.status != http.StatusOK || r.body != "hello ada@example.com" {
+		t.Errorf("signed in: got %d %q, want 200 %q", r.status, r.body, "hello ada@example.com")
+	}
+}
+
+func TestCurrentUserOutsideRequireUser(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	app.Get("/", hello)
+	r := send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/", "")
+	if r.status != http.StatusInternalServerError || r.body != "no user in context" {
+		t.Errorf("got %d %q, want CurrentUser to report no user", r.status, r.body)
+	}
+}
+
+func TestRequireVerifiedEmail(t *testing.T) {
+	svc, mailer := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Get("/verified", fiberauth.RequireVerifiedEmail(svc), hello)
+	base := serve(t, app)
+	c := browser(t)
+
+	wantError(t, send(t, c, http.MethodGet, base+"/verified", ""), http.StatusUnauthorized, "Not authenticated")
+	if r := send(t, c, http.MethodPost, base+"/api/auth/register", register); r.status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	wantError(t, send(t, c, http.MethodGet, base+"/verified", ""), http.StatusForbidden, "Email not verified")
+
+	if err := svc.FlushMail(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := mailer.Last()
+	if !ok || m.Kind != mail.KindVerifyEmail {
+		t.Fatalf("no verification mail: %+v", m)
+	}
+	tok := strings.TrimPrefix(m.Link, "http://app.test/verify-email/")
+	if r := send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+tok, ""); r.status != http.StatusOK {
+		t.Fatalf("verify: %d %s", r.status, r.body)
+	}
+	r := send(t, c, http.MethodGet, base+"/verified", "")
+	if r.status != http.StatusOK || r.body != "hello ada@example.com" {
+		t.Errorf("verified: got %d %q", r.status, r.body)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	svc, _ := newService(t)
+	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rl.Close() })
+	app := newApp(svc, fiber.Config{})
+	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
+	base := serve(t, app)
+	c := &http.Client{}
+	for i, want := range []string{"1", "0"} {
+		r := send(t, c, http.MethodGet, base+"/", "")
+		if r.status != http.StatusOK || r.body != "ok" {
+			t.Fatalf("request %d: %d %q, want 200 ok", i+1, r.status, r.body)
+		}
+		if got := r.header.Get("X-RateLimit-Remaining"); got != want {
+			t.Errorf("request %d: X-RateLimit-Remaining %q, want %q", i+1, got, want)
+		}
+		if got := r.header.Get("X-RateLimit-Reset"); got != "2031-03-14T15:10:26.000Z" {
+			t.Errorf("request %d: X-RateLimit-Reset %q, want 2031-03-14T15:10:26.000Z", i+1, got)
+		}
+	}
+	r := send(t, c, http.MethodGet, base+"/", "")
+	if r.status != http.StatusTooManyRequests || r.json["error"] != "Too many requests. Try again later." ||
+		r.json["retryAfter"] != "2031-03-14T15:10:26.000Z" || len(r.json) != 2 {
+		t.Errorf("third request: %d %s, want 429 {error, retryAfter}", r.status, r.body)
+	}
+	wantCoreHeaders(t, r.header)
+	if got := r.header.Get("Retry-After"); got != "60" {
+		t.Errorf("Retry-After %q, want 60", got)
+	}
+	if got := r.header.Get("X-RateLimit-Remaining"); got != "0" {
+		t.Errorf("X-RateLimit-Remaining %q, want 0", got)
+	}
+}
+
+// TestRateLimitKeysOnTheSocketPeer: X-Forwarded-For from an untrusted peer
+// does not give a client a fresh limit (fiber's c.IP() is not used).
+func TestRateLimitKeysOnTheSocketPeer(t *testing.T) {
+	svc, _ := newService(t)
+	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 1, Window: time.Minute}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rl.Close() })
+	app := newApp(svc, fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor})
+	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
+	base := serve(t, app)
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		req, err := http.NewRequest(http.MethodGet, base+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i+1))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("request %d: %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+}
+
+func TestRegisterUnderGroup(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	auth := app.Group("/auth")
+	fiberauth.Register(auth, svc)
+	auth.Get("/hello", fiberauth.RequireUser(svc), hello) // the app's own route in the same group
+	base := serve(t, app)
+	c := browser(t)
+	if r := send(t, c, http.MethodPost, base+"/auth/api/auth/register", register); r.status != http.StatusOK {
+		t.Fatalf("register under /auth: %d %s", r.status, r.body)
+	}
+	r := send(t, c, http.MethodPost, base+"/auth/api/login", `{"email":"ada@example.com","password":"correct horse battery staple"}`)
+	if r.status != http.StatusOK || r.json["success"] != true {
+		t.Errorf("login under /auth: %d %s, want 200 {success:true}", r.status, r.body)
+	}
+	if r := send(t, c, http.MethodGet, base+"/auth/api/auth/me", ""); r.status != http.StatusOK || r.json["email"] != "ada@example.com" {
+		t.Errorf("me under /auth: %d %s", r.status, r.body)
+	}
+	if r := send(t, c, http.MethodGet, base+"/auth/hello", ""); r.status != http.StatusOK || r.body != "hello ada@example.com" {
+		t.Errorf("the app's route under /auth: %d %q", r.status, r.body)
+	}
+	wantError(t, send(t, c, http.MethodPost, base+"/api/login", `{}`), http.StatusNotFound, "Not found")
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Post("/app/only-post", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	base := serve(t, app)
+	c := browser(t)
+	for _, tc := range []struct{ method, path, allow string }{
+		{http.MethodGet, "/api/login", "POST"},
+		{http.MethodPut, "/api/auth/me", "GET"},
+		{http.MethodDelete, "/api/auth/verify-email/abc", "GET"},
+		{http.MethodGet, "/api/auth/reset-password/abc", "POST"},
+		{http.MethodOptions, "/api/2fa/setup", "POST"},
+		{http.MethodGet, "/app/only-post", "POST"}, // fiber's own 405 (and Allow), through ErrorHandler
+	} {
+		r := send(t, c, tc.method, base+tc.path, "")
+		wantError(t, r, http.StatusMethodNotAllowed, "Method not allowed")
+		if got := r.header.Get("Allow"); got != tc.allow {
+			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
+		}
+	}
+}
+
+func TestHead(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	r := send(t, browser(t), http.MethodHead, serve(t, app)+"/api/auth/me", "")
+	if r.status != http.StatusUnauthorized || r.body != "" {
+		t.Errorf("HEAD /api/auth/me: %d %q, want 401 without a body", r.status, r.body)
+	}
+	wantCoreHeaders(t, r.header)
+}
+
+func TestNotFound(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	c := browser(t)
+	for _, path := range []string{"/", "/api/nope", "/api/auth/verify-email/", "/api/auth/verify-email/a/b"} {
+		wantError(t, send(t, c, http.MethodGet, base+path, ""), http.StatusNotFound, "Not found")
+	}
+}
+
+func TestErrorHandler(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	app.Get("/teapot", func(c *fiber.Ctx) error { return fiber.NewError(http.StatusTeapot, "short and stout") })
+	app.Get("/bare", func(c *fiber.Ctx) error { return &fiber.Error{Code: http.StatusConflict} })
+	app.Get("/plain", func(c *fiber.Ctx) error { return io.ErrUnexpectedEOF })
+	base := serve(t, app)
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	c := &http.Client{}
+	wantError(t, send(t, c, http.MethodGet, base+"/teapot", ""), http.StatusTeapot, "short and stout")
+	wantError(t, send(t, c, http.MethodGet, base+"/bare", ""), http.StatusConflict, "Conflict")
+	wantError(t, send(t, c, http.MethodGet, base+"/plain", ""), http.StatusInternalServerError, "Internal server error")
+	if want := "fiberauth: GET /plain: unexpected EOF"; !strings.Contains(logged.String(), want) {
+		t.Errorf("log %q lacks %q", logged.String(), want)
+	}
+}
+
+func TestApplyConfigKeepsTheAppsSettings(t *testing.T) {
+	svc, _ := newService(t)
+	own := func(c *fiber.Ctx, err error) error { return c.Status(599).SendString("own") }
+	cfg := fiberauth.ApplyConfig(svc, fiber.Config{ReadBufferSize: 8192, ErrorHandler: own, BodyLimit: 1 << 20})
+	if cfg.ReadBufferSize != 8192 || cfg.BodyLimit != 1<<20 || cfg.ErrorHandler == nil {
+		t.Fatalf("ApplyConfig changed the app's settings: %+v", cfg)
+	}
+	cfg.DisableStartupMessage = true
+	app := fiber.New(cfg)
+	r := send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/nope", "")
+	if r.status != 599 || r.body != "own" {
+		t.Errorf("the app's ErrorHandler was replaced: %d %q", r.status, r.body)
+	}
+	cfg = fiberauth.ApplyConfig(svc, fiber.Config{})
+	if cfg.ReadBufferSize != fiberauth.ReadBufferSize || cfg.ErrorHandler == nil || cfg.BodyLimit != 0 {
+		t.Errorf("ApplyConfig on a zero Config: ReadBufferSize %d, ErrorHandler set %v, BodyLimit %d",
+			cfg.ReadBufferSize, cfg.ErrorHandler != nil, cfg.BodyLimit)
+	}
+}
+
+func TestRequestBodyLimit(t *testing.T) {
+	// A body under fiber's BodyLimit reaches core, which reads at most its
+	// own limit and answers 413.
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	body := `{"email":"` + strings.Repeat("a", 16<<10) + `@example.com","password":"x"}`
+	wantError(t, send(t, browser(t), http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
+}
+
+// rawRequest writes req on a fresh connection to base and reads one
+// response.
+func rawRequest(t *testing.T, base, req string) result {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := result{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	_ = json.Unmarshal(b, &r.json)
+	return r
+}
+
+func TestMalformedRequest(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	for _, req := range []string{
+		"GARBAGE\r\n\r\n",
+		"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+	} {
+		wantError(t, rawRequest(t, base, req), http.StatusBadRequest, "Bad Request")
+	}
+}
+
+func TestBodyOverFibersLimit(t *testing.T) {
+	// fasthttp refuses a body over BodyLimit before any handler runs: the
+	// ErrorHandler answers it like core.
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	// The announced length is over fiber's default 4 MiB; the body itself
+	// is never sent, as a client waiting for 100-continue would.
+	req := "POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
+	wantError(t, rawRequest(t, base, req), http.StatusRequestEntityTooLarge, "Request body too large")
+
+	// A smaller BodyLimit, with the body sent.
+	app = newApp(svc, fiber.Config{BodyLimit: 1024})
+	fiberauth.Register(app, svc)
+	body := `{"email":"` + strings.Repeat("a", 2048) + `"}`
+	wantError(t, send(t, &http.Client{}, http.MethodPost, serve(t, app)+"/api/login", body),
+		http.StatusRequestEntityTooLarge, "Request body too large")
+}
+
+func TestStreamRequestBody(t *testing.T) {
+	// With StreamRequestBody, a body over BodyLimit reaches the handler as
+	// a stream: the module reads at most core's limit of it.
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{StreamRequestBody: true, BodyLimit: 1024})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	c := browser(t)
+	reg := `{"email":"ada@example.com","password":"correct horse battery staple","name":"` + strings.Repeat("A", 150) + `"}` +
+		strings.Repeat(" ", 2048) // over BodyLimit, under core's 16 KiB
+	if r := send(t, c, http.MethodPost, base+"/api/auth/register", reg); r.status != http.StatusOK {
+		t.Fatalf("register with a streamed body: %d %s", r.status, r.body)
+	}
+	if r := send(t, c, http.MethodGet, base+"/api/auth/me", ""); r.json["name"] != strings.Repeat("A", 150) {
+		t.Errorf("me: %d %s", r.status, r.body)
+	}
+	body := `{"email":"` + strings.Repeat("a", 100<<10) + `@example.com","password":"x"}`
+	wantError(t, send(t, c, http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
+}
+
+// TestPathValue: a parameter is unescaped once, as net/http's ServeMux
+// does, whether or not fiber unescaped the path itself.
+func TestPathValue(t *testing.T) {
+	svc, _ := newService(t)
+	for _, unescape := range []bool{false, true} {
+		app := newApp(svc, fiber.Config{UnescapePath: unescape})
+		app.Get("/p/:v", func(c *fiber.Ctx) error { return c.SendString(fiberauth.Request(c).PathValue("v")) })
+		base := serve(t, app)
+		for path, want := range map[string]string{
+			"/p/abc-_~": "abc-_~",
+			"/p/%41b":   "Ab",
+			"/p/%2541":  "%41",
+			"/p/%zz":    "%zz", // not an escape: kept as sent
+		} {
+			if unescape && path == "/p/%zz" {
+				continue // fiber's own unescaping decides
+			}
+			r := rawRequest(t, base, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n") // Go's client refuses %zz
+			if r.status != http.StatusOK || r.body != want {
+				t.Errorf("UnescapePath %v: %s: %d %q, want %q", unescape, path, r.status, r.body, want)
+			}
+		}
+	}
+}
+
+func TestLargeHeaders(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	c := &http.Client{}
+	// A 5 KB token in the URL (over fiber's default buffer) reaches core.
+	wantError(t, send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 5000), ""),
+		http.StatusBadRequest, "Invalid or expired verification link")
+	// A 100 KB one is over ReadBufferSize: JSON 431, not fasthttp's text.
+	wantError(t, send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 100_000), ""),
+		http.StatusRequestHeaderFieldsTooLarge, "Request Header Fields Too Large")
+}
+
+// TestSetCookieLines checks that the cookies go out as net/http formats
+// them: each raw line is exactly what net/http writes for the cookie it
+// holds.
+func TestSetCookieLines(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	base := serve(t, app)
+	c := browser(t)
+	r := send(t, c, http.MethodPost, base+"/api/auth/register", register)
+	lines := r.header.Values("Set-Cookie")
+	r2 := send(t, c, http.MethodPost, base+"/api/auth/logout", "")
+	lines = append(lines, r2.header.Values("Set-Cookie")...)
+	if len(lines) != 3 { // the session on register; session and 2fa_pending cleared on logout
+		t.Fatalf("Set-Cookie lines %q, want 3", lines)
+	}
+	for _, line := range lines {
+		ck, err := http.ParseSetCookie(line)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if ck.String() != line {
+			t.Errorf("Set-Cookie %q, net/http writes %q", line, ck.String())
+		}
+	}
+	if !strings.HasPrefix(lines[0], "authkit_session=") || !strings.HasSuffix(lines[0], "; Path=/; HttpOnly; SameSite=Lax") {
+		t.Errorf("session cookie %q", lines[0])
+	}
+}
+
+// TestRequestCopies reads requests through fiberauth.Request, keeps what
+// it got past each handler, and checks it only after later requests on the
+// same connection had fasthttp and fiber reuse their buffers.
+func TestRequestCopies(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	type seen struct {
+		method, host, header, param, cookie, remote string
+		body                                        []byte
+	}
+	const n = 24
+	kept := make(chan seen, n)
+	app.All("/echo/:token", func(c *fiber.Ctx) error {
+		r := fiberauth.Request(c)
+		ck, _ := r.Cookie("k")
+		body, err := r.Body(1 << 10)
+		if err != nil {
+			return err
+		}
+		kept <- seen{r.Method(), r.Host(), r.Header("X-Test"), r.PathValue("token"), ck, r.RemoteAddr(), body}
+		return c.SendStatus(http.StatusNoContent)
+	})
+	base := serve(t, app)
+	c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	defer c.CloseIdleConnections()
+	methods := []string{http.MethodPost, http.MethodPatch, http.MethodPut}
+	// Values of other lengths and bytes each time; every third one
+	// escaped, which PathValue unescapes as net/http does.
+	value := func(i int) string {
+		v := fmt.Sprintf("%d-%s", i, strings.Repeat(string(rune('a'+i)), 1+i%5))
+		if i%3 == 1 {
+			v += "-%41"
+		}
+		return v
+	}
+	for i := range n {
+		req, err := http.NewRequest(methods[i%3], base+"/echo/"+value(i), strings.NewReader("body-"+value(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Add("X-Test", "a-"+value(i))
+		req.Header.Add("x-test", "b")
+		req.AddCookie(&http.Cookie{Name: "k", Value: "cookie-" + value(i)})
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("request %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	close(kept)
+	host := strings.TrimPrefix(base, "http://")
+	i := 0
+	for got := range kept {
+		want := seen{methods[i%3], host, "a-" + value(i) + ", b", strings.ReplaceAll(value(i), "%41", "A"),
+			"cookie-" + value(i), "", []byte("body-" + value(i))}
+		if !strings.HasPrefix(got.remote, "127.0.0.1:") {
+			t.Errorf("request %d: RemoteAddr %q, want 127.0.0.1:port", i+1, got.remote)
+		}
+		got.remote = ""
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Errorf("request %d: kept %q, want %q", i+1, got, want)
+		}
+		i++
+	}
+	if i != n {
+		t.Errorf("%d requests seen, want %d", i, n)
+	}
+}
