@@ -74,4 +74,3 @@ func ErrorHandler(svc *auth.Service) fiber.ErrorHandler {
 		return write(c, &resp)
 	}
 }
-
