@@ -1,0 +1,49 @@
+package sqlxstore_test
+
+import (
+	"testing"
+
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/store/storetest"
+)
+
+// TestConformance runs the store module's conformance suites on every
+// backend: each subtest gets tables of its own.
+func TestConformance(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			pool := openPool(t, b)
+			t.Run("UserStore", func(t *testing.T) {
+				storetest.RunUserStore(t, func(t *testing.T) user.Store {
+					return freshDB(t, pool, sqlxstore.Config{}).Users()
+				})
+			})
+			t.Run("LimitStore", func(t *testing.T) {
+				storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
+				}, storetest.LimitOptions{})
+			})
+		})
+	}
+}
+
+// TestSQLiteMemory runs the suites on sqlite::memory:, where the whole
+// pool is one connection: transactions and racing goroutines queue for it.
+func TestSQLiteMemory(t *testing.T) {
+	pool, err := sqlxstore.Open(t.Context(), "sqlite::memory:", sqlxstore.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pool.Close() })
+	if got := pool.SQLX().Stats().MaxOpenConnections; got != 1 {
+		t.Fatalf("sqlite::memory: pool allows %d connections, want 1", got)
+	}
+	storetest.RunUserStore(t, func(t *testing.T) user.Store {
+		return freshDB(t, pool, sqlxstore.Config{}).Users()
+	})
+	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+		return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
+	}, storetest.LimitOptions{})
+}

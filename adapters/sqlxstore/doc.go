@@ -1,0 +1,59 @@
+// Package sqlxstore keeps authkit's users and rate-limit counters in
+// PostgreSQL, MySQL/MariaDB or SQLite, through github.com/jmoiron/sqlx and
+// the pgx, go-sql-driver/mysql and modernc.org/sqlite (pure Go) drivers.
+//
+// [Open] takes a database URL (postgres://, mysql://, sqlite://) and
+// returns a [DB]; [DB.Migrate] creates or upgrades the tables from
+// migrations embedded in the package; [DB.Users] is the [user.Store] and
+// [DB.Limits] the [ratelimit.Store]:
+//
+//	db, err := sqlxstore.Open(ctx, os.Getenv("DATABASE_URL"), sqlxstore.Config{})
+//	if err != nil {
+//		return err
+//	}
+//	defer db.Close()
+//	if err := db.Migrate(ctx); err != nil {
+//		return err
+//	}
+//	svc, err := auth.New(auth.Config{
+//		Users:      db.Users(),
+//		LimitStore: func(string) ratelimit.Store { return db.Limits() },
+//		// ...
+//	})
+//
+// # Schema
+//
+// Three tables, named with Config.TablePrefix (default "authkit_"): users,
+// rate_limits and schema_migrations. Timestamps are BIGINT Unix
+// milliseconds on every database (NULL for "never"), so they keep the
+// millisecond precision the contract asks for and compare the same
+// everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
+// emails compare byte for byte: the "C" collation on PostgreSQL, binary
+// columns on MySQL/MariaDB, SQLite's BINARY collation; the unique index on
+// email is what stops two accounts sharing an address. The module's
+// README.md lists every column per database.
+//
+// # Atomicity
+//
+// Every operation of the [user.Store] contract that changes security state
+// is one conditional statement (or, where a database lacks RETURNING, one
+// short transaction that locks the row first), correct at READ COMMITTED:
+// the condition sits in the UPDATE's WHERE clause, so of two racing
+// requests exactly one changes the row and the other gets
+// [user.ErrConflict]. Races between users for one email are decided by the
+// unique index and reported as [user.ErrEmailTaken]. Deadlocks and lock
+// timeouts (MySQL/MariaDB, and serialization failures on PostgreSQL) are
+// retried a few times, so losers get the contract's answer rather than an
+// error; SQLite waits for its write lock (busy_timeout) and takes it at the
+// start of each transaction (BEGIN IMMEDIATE).
+//
+// # Failures
+//
+// An unreachable or failing database (refused or broken connection,
+// timeout, server shutting down, too many connections, SQLite busy past
+// its timeout) gives errors wrapping [user.ErrUnavailable], which the
+// flows answer with 503. Since each change is a single statement, a
+// connection lost mid-request leaves the row either fully changed or as it
+// was. The rate-limit store returns plain wrapped errors: the limiter
+// fails closed.
+package sqlxstore

@@ -1,0 +1,27 @@
+package sqlxstore
+
+import (
+	"context"
+	"time"
+)
+
+// DropTables drops the tables of db's prefix: tests clean up with it.
+func (db *DB) DropTables(ctx context.Context) error {
+	for _, t := range []string{db.t.users, db.t.limits, db.t.migrations} {
+		if _, err := db.x.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TablePrefix is the prefix db's tables use.
+func (db *DB) TablePrefix() string { return db.t.prefix }
+
+var StorageKey = storageKey
+
+// SetCleanupTicker makes the rate-limit cleanup run on the ticks of tick
+// instead of a timer. Call it before Limits.
+func (db *DB) SetCleanupTicker(tick <-chan time.Time) {
+	db.newTicker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
+}

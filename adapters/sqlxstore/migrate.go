@@ -1,0 +1,219 @@
+package sqlxstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed migrations
+var migrationFS embed.FS
+
+// migration is one versioned schema change: migrations/<dialect>/NNNN_name.sql.
+type migration struct {
+	version int64
+	name    string
+	stmts   []string
+}
+
+// migrations returns the dialect's migrations in version order, with the
+// table prefix filled in.
+func (db *DB) migrations() ([]migration, error) {
+	dir := path.Join("migrations", string(db.dialect))
+	entries, err := fs.ReadDir(migrationFS, dir)
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
+			return nil, fmt.Errorf("migration file %s is not NNNN_name.sql", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFS, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), stmts: splitStatements(db.withPrefix(string(b)))})
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no migrations embedded for %s", db.dialect)
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
+	return ms, nil
+}
+
+// splitStatements splits a migration file into its statements: comment
+// lines are dropped, and a statement ends with a line that ends in ';'.
+// (Drivers run one statement per call: MySQL's multiStatements stays off.)
+func splitStatements(src string) []string {
+	var stmts []string
+	var cur strings.Builder
+	for line := range strings.Lines(src) {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		if strings.HasSuffix(trimmed, ";") {
+			stmts = append(stmts, strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"))
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		stmts = append(stmts, s)
+	}
+	return stmts
+}
+
+// Migrate creates or upgrades authkit's tables to the schema this version
+// of the package expects, applying the embedded migrations the database
+// has not recorded yet in its schema_migrations table. It is idempotent,
+// and safe when several processes start at once: each run holds a lock
+// while it migrates (pg_advisory_xact_lock on PostgreSQL, GET_LOCK on
+// MySQL, BEGIN IMMEDIATE on SQLite), so the others wait and then find
+// nothing left to do.
+//
+// On PostgreSQL and SQLite all pending migrations apply in one transaction:
+// all or nothing. MySQL commits DDL implicitly; its migrations are written
+// so that a run interrupted half-way is completed by the next one.
+//
+// On MySQL, Migrate also checks that the connection counts matched rather
+// than changed rows (clientFoundRows=true, which Open sets), since the
+// store's conditional updates depend on it.
+func (db *DB) Migrate(ctx context.Context) error {
+	ms, err := db.migrations()
+	if err != nil {
+		return fmt.Errorf("sqlxstore: migrate: %w", err)
+	}
+	switch db.dialect {
+	case Postgres:
+		err = db.migratePostgres(ctx, ms)
+	case MySQL:
+		err = db.migrateMySQL(ctx, ms)
+	default:
+		err = db.migrateSQLite(ctx, ms)
+	}
+	if err != nil {
+		return db.fail("migrate", err)
+	}
+	return nil
+}
+
+func (db *DB) migrationsTable() string {
+	integer := "BIGINT"
+	if db.dialect == SQLite {
+		integer = "INTEGER" // STRICT tables know INTEGER, not BIGINT
+	}
+	q := `CREATE TABLE IF NOT EXISTS {{prefix}}schema_migrations (
+		version    ` + integer + ` NOT NULL PRIMARY KEY,
+		applied_at ` + integer + ` NOT NULL
+	)`
+	switch db.dialect {
+	case MySQL:
+		q += ` ENGINE=InnoDB`
+	case SQLite:
+		q += ` STRICT`
+	}
+	return db.query(q)
+}
+
+// apply creates the migrations table and applies what is missing. The
+// caller holds the migration lock.
+func (db *DB) apply(ctx context.Context, q queryer, ms []migration) error {
+	if _, err := q.ExecContext(ctx, db.migrationsTable()); err != nil {
+		return fmt.Errorf("create %s: %w", db.t.migrations, err)
+	}
+	var applied []int64
+	if err := q.SelectContext(ctx, &applied, db.query(`SELECT version FROM {{prefix}}schema_migrations`)); err != nil {
+		return fmt.Errorf("read %s: %w", db.t.migrations, err)
+	}
+	for _, m := range ms {
+		if slices.Contains(applied, m.version) {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+		}
+		if _, err := q.ExecContext(ctx, db.query(`INSERT INTO {{prefix}}schema_migrations (version, applied_at) VALUES (?, ?)`),
+			m.version, time.Now().UnixMilli()); err != nil {
+			return fmt.Errorf("%s: record: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// lockKey is the advisory lock of this prefix's migrations.
+func (db *DB) lockKey() int64 {
+	h := fnv.New64a()
+	h.Write([]byte("authkit/sqlxstore/migrate/" + db.t.prefix))
+	return int64(h.Sum64())
+}
+
+func (db *DB) migratePostgres(ctx context.Context, ms []migration) error {
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, db.lockKey()); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if err := db.apply(ctx, tx, ms); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (db *DB) migrateSQLite(ctx context.Context, ms []migration) error {
+	return db.inSQLiteTx(ctx, func(q queryer) error { return db.apply(ctx, q, ms) })
+}
+
+// mysqlLockWait is how long Migrate waits for another process's migration.
+const mysqlLockWait = 60 // seconds
+
+func (db *DB) migrateMySQL(ctx context.Context, ms []migration) error {
+	conn, err := db.x.Connx(ctx) // GET_LOCK belongs to the session
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// Lock names are server-wide: name the database as well as the prefix
+	// (hashed to fit the 64-character limit).
+	const name = `CONCAT('authkit-migrate-', LEFT(SHA2(CONCAT(DATABASE(), '.', ?), 256), 32))`
+	var got sql.NullInt64
+	if err := conn.GetContext(ctx, &got, `SELECT GET_LOCK(`+name+`, ?)`, db.t.prefix, mysqlLockWait); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if !got.Valid || got.Int64 != 1 {
+		return fmt.Errorf("lock: another migration held the lock for %d s", mysqlLockWait)
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `DO RELEASE_LOCK(`+name+`)`, db.t.prefix)
+	}()
+	if err := db.apply(ctx, conn, ms); err != nil {
+		return err
+	}
+	// The stores read RowsAffected as "rows matched": a no-op UPDATE of an
+	// existing row must count it.
+	res, err := conn.ExecContext(ctx, db.query(`UPDATE {{prefix}}schema_migrations SET applied_at = applied_at WHERE version = ?`), ms[0].version)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("%w: the MySQL connection must be opened with clientFoundRows=true (Open does)", ErrInvalidConfig)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package sqlxstore_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// TestMigrateConcurrently starts several "processes" (pools of their own)
+// on one empty database at once: every Migrate succeeds, the schema is
+// applied once, and running it again changes nothing.
+func TestMigrateConcurrently(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := t.Context()
+			dbURL := backendURL(t, b)
+			cfg := sqlxstore.Config{TablePrefix: randomPrefix()}
+			const procs = 4
+			dbs := make([]*sqlxstore.DB, procs)
+			for i := range dbs {
+				db, err := sqlxstore.Open(ctx, dbURL, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				db.SQLX().SetMaxOpenConns(2)
+				dbs[i] = db
+			}
+			t.Cleanup(func() {
+				if err := dbs[0].DropTables(context.Background()); err != nil {
+					t.Errorf("drop tables: %v", err)
+				}
+				for _, db := range dbs {
+					_ = db.Close()
+				}
+			})
+
+			errs := make([]error, procs)
+			var wg sync.WaitGroup
+			for i, db := range dbs {
+				wg.Go(func() { errs[i] = db.Migrate(ctx) })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("process %d: Migrate: %v", i, err)
+				}
+			}
+			if err := dbs[1].Migrate(ctx); err != nil {
+				t.Fatalf("Migrate again: %v", err)
+			}
+
+			var versions []int64
+			q := "SELECT version FROM " + dbs[0].TablePrefix() + "schema_migrations ORDER BY version"
+			if err := dbs[0].SQLX().SelectContext(ctx, &versions, q); err != nil {
+				t.Fatal(err)
+			}
+			if len(versions) != 1 || versions[0] != 1 {
+				t.Fatalf("schema_migrations holds %v, want [1]", versions)
+			}
+
+			// Every process sees the same, working tables.
+			u, err := dbs[2].Users().Create(ctx, &user.User{Email: "m@example.com", PasswordHash: "h"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := dbs[3].Users().ByEmail(ctx, "m@example.com"); err != nil || got.ID != u.ID {
+				t.Fatalf("ByEmail from another process: %v, %v", got, err)
+			}
+			if n, _, err := dbs[0].Limits().Increment(ctx, "k", 60e9); err != nil || n != 1 {
+				t.Fatalf("Increment: %d, %v", n, err)
+			}
+		})
+	}
+}
+
+func TestMigrateNeedsFoundRowsOnMySQL(t *testing.T) {
+	u, err := url.Parse(serviceURL(t, envMySQL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	x, err := sqlx.Open("mysql", cfg.FormatDSN()) // no clientFoundRows
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.SetMaxOpenConns(2)
+	t.Cleanup(func() { _ = x.Close() })
+	db, err := sqlxstore.New(x, sqlxstore.Config{TablePrefix: randomPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.DropTables(context.Background()) })
+	if err := db.Migrate(t.Context()); !errors.Is(err, sqlxstore.ErrInvalidConfig) || !strings.Contains(err.Error(), "clientFoundRows") {
+		t.Fatalf("Migrate without clientFoundRows: %v, want ErrInvalidConfig naming clientFoundRows", err)
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	if _, err := sqlxstore.New(nil, sqlxstore.Config{}); !errors.Is(err, sqlxstore.ErrInvalidConfig) {
+		t.Errorf("New(nil): %v", err)
+	}
+	for _, driver := range []string{"postgres", "sqlite3", "oracle"} {
+		if _, err := sqlxstore.New(sqlx.NewDb(nil, driver), sqlxstore.Config{}); !errors.Is(err, sqlxstore.ErrInvalidConfig) {
+			t.Errorf("New over driver %q: %v, want ErrInvalidConfig", driver, err)
+		}
+	}
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	// A port nothing listens on: the listener is closed before Open dials.
+	for _, scheme := range []string{"postgres", "mysql"} {
+		addr := closedPort(t)
+		_, err := sqlxstore.Open(t.Context(), scheme+"://u:secret-pw@"+addr+"/db", sqlxstore.Config{})
+		if !errors.Is(err, user.ErrUnavailable) {
+			t.Errorf("Open(%s) on a closed port: %v, want ErrUnavailable", scheme, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret-pw") {
+			t.Errorf("Open(%s) error leaks the password: %v", scheme, err)
+		}
+	}
+}

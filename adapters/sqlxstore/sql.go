@@ -1,0 +1,113 @@
+package sqlxstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// queryer is what *sqlx.DB, *sqlx.Tx and *sqlx.Conn have in common.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+// query prepares a statement written with ? placeholders and {{prefix}}
+// table names for the dialect.
+func (db *DB) query(q string) string {
+	q = db.withPrefix(q)
+	if db.dialect == Postgres {
+		q = sqlx.Rebind(sqlx.DOLLAR, q)
+	}
+	return q
+}
+
+// withPrefix fills in the table prefix (validated: [a-z_][a-z0-9_]*).
+func (db *DB) withPrefix(q string) string {
+	return strings.ReplaceAll(q, "{{prefix}}", db.t.prefix)
+}
+
+// inTx runs fn in a short transaction and commits it; any error rolls it
+// back. The transaction takes its write lock up front on SQLite (BEGIN
+// IMMEDIATE, whatever the pool's _txlock), so two of them never deadlock
+// upgrading a read lock. Lost races are retried (see retry).
+func (db *DB) inTx(ctx context.Context, fn func(q queryer) error) error {
+	return db.retry(ctx, func() error {
+		if db.dialect == SQLite {
+			return db.inSQLiteTx(ctx, fn)
+		}
+		tx, err := db.x.BeginTxx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+func (db *DB) inSQLiteTx(ctx context.Context, fn func(q queryer) error) (err error) {
+	conn, err := db.x.Connx(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		// Roll back even when ctx is done; a connection that cannot is
+		// dropped from the pool rather than handed on mid-transaction.
+		if _, rbErr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rbErr != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	if err = fn(conn); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+// ms is t in Unix milliseconds, NULL for the zero time.
+func ms(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+// fromMS is the inverse of ms: UTC, zero for NULL.
+func fromMS(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(n.Int64).UTC()
+}
+
+// nullString is s, NULL for "".
+func nullString(s string) sql.NullString {
+	return sql.NullString{String: s, Valid: s != ""}
+}
+
+// nullInt is n, NULL for 0.
+func nullInt(n int64) sql.NullInt64 {
+	return sql.NullInt64{Int64: n, Valid: n != 0}
+}
+
+// fail wraps err for operation op, marking it unavailable when it is.
+func (db *DB) fail(op string, err error) error {
+	return fmt.Errorf("sqlxstore: %s: %w", op, db.unavailableIf(err))
+}

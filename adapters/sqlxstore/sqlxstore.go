@@ -1,0 +1,227 @@
+package sqlxstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Dialect names the SQL database behind a [DB].
+type Dialect string
+
+// The supported dialects.
+const (
+	Postgres Dialect = "postgres" // PostgreSQL 12+, through pgx's database/sql driver
+	MySQL    Dialect = "mysql"    // MySQL 8 or MariaDB 10.5+, through go-sql-driver/mysql
+	SQLite   Dialect = "sqlite"   // SQLite through modernc.org/sqlite (pure Go, no cgo)
+)
+
+// Defaults of [Config].
+const (
+	// DefaultTablePrefix starts the name of every table: authkit_users,
+	// authkit_rate_limits and authkit_schema_migrations.
+	DefaultTablePrefix = "authkit_"
+
+	// DefaultCleanupInterval is how often the rate-limit store deletes
+	// expired counters when Config.CleanupInterval is zero.
+	DefaultCleanupInterval = 60 * time.Second
+)
+
+// ErrInvalidConfig is wrapped by the error [Open] and [New] return for an
+// unusable [Config], database URL or driver.
+var ErrInvalidConfig = errors.New("sqlxstore: invalid config")
+
+// Config configures a [DB]. The zero value means all defaults; Open and New
+// never modify it.
+type Config struct {
+	// TablePrefix starts every table and index name, so that authkit's
+	// tables sit beside the app's own, or several apps share one database.
+	// It must match [a-z_][a-z0-9_]* and be at most 32 bytes.
+	// Default: "authkit_".
+	TablePrefix string
+
+	// Now is the clock: CreatedAt of new users, and the start and end of
+	// rate-limit windows. Default: time.Now.
+	Now func() time.Time
+
+	// CleanupInterval is how often the rate-limit store deletes expired
+	// counters in the background, once [DB.Limits] has been called.
+	// Negative: never (call [LimitStore.Cleanup] yourself). Default: 60
+	// seconds.
+	CleanupInterval time.Duration
+
+	// Logger receives the errors of the background cleanup.
+	// Default: slog.Default().
+	Logger *slog.Logger
+}
+
+var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
+
+// tables holds the full table names for one prefix.
+type tables struct {
+	prefix, users, limits, migrations string
+}
+
+func newTables(prefix string) tables {
+	return tables{
+		prefix:     prefix,
+		users:      prefix + "users",
+		limits:     prefix + "rate_limits",
+		migrations: prefix + "schema_migrations",
+	}
+}
+
+// DB is authkit's view of one SQL database: the user store, the rate-limit
+// store and the migrations, over one connection pool. It is safe for
+// concurrent use. Make one with [Open] (from a URL) or [New] (over a pool
+// the app opened), run [DB.Migrate] once at start-up, and [DB.Close] it on
+// shutdown.
+type DB struct {
+	x       *sqlx.DB
+	dialect Dialect
+	t       tables
+	now     func() time.Time
+	log     *slog.Logger
+	cleanup time.Duration
+	owned   bool // Open made the pool, so Close closes it
+	users   *UserStore
+
+	// newTicker drives the rate-limit cleanup; tests replace it.
+	newTicker func(time.Duration) (<-chan time.Time, func())
+	// backoff is the wait between retries; nil (in unit tests) for none.
+	backoff func(attempt int) time.Duration
+
+	mu     sync.Mutex
+	limits *LimitStore // made by the first Limits call
+	closed bool
+}
+
+// New returns a DB over a pool the app opened itself. The pool's driver
+// must be one this package links: "pgx" or "pgx/v5"
+// (github.com/jackc/pgx/v5/stdlib), "mysql" (github.com/go-sql-driver/mysql)
+// or "sqlite" (modernc.org/sqlite). Open the pool with the settings [Open]
+// uses, which the stores rely on:
+//
+//   - MySQL: clientFoundRows=true (a conditional update that changes
+//     nothing must still count its row; [DB.Migrate] refuses a connection
+//     without it).
+//   - SQLite: _pragma=busy_timeout(5000), and journal_mode(WAL) for
+//     concurrent readers.
+//
+// Close does not close a pool passed to New.
+func New(db *sqlx.DB, cfg Config) (*DB, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: nil *sqlx.DB", ErrInvalidConfig)
+	}
+	var d Dialect
+	switch db.DriverName() {
+	case "pgx", "pgx/v5":
+		d = Postgres
+	case "mysql":
+		d = MySQL
+	case "sqlite":
+		d = SQLite
+	default:
+		return nil, fmt.Errorf("%w: driver %q is not supported (use pgx, mysql or sqlite)", ErrInvalidConfig, db.DriverName())
+	}
+	return newDB(db, d, cfg)
+}
+
+func newDB(x *sqlx.DB, d Dialect, cfg Config) (*DB, error) {
+	prefix := cfg.TablePrefix
+	if prefix == "" {
+		prefix = DefaultTablePrefix
+	}
+	if !prefixPattern.MatchString(prefix) {
+		return nil, fmt.Errorf("%w: TablePrefix %q must match [a-z_][a-z0-9_]* and be at most 32 bytes", ErrInvalidConfig, prefix)
+	}
+	db := &DB{
+		x:       x,
+		dialect: d,
+		t:       newTables(prefix),
+		now:     cfg.Now,
+		log:     cfg.Logger,
+		cleanup: cfg.CleanupInterval,
+		backoff: backoff,
+	}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if db.log == nil {
+		db.log = slog.Default()
+	}
+	if db.cleanup == 0 {
+		db.cleanup = DefaultCleanupInterval
+	}
+	db.newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}
+	db.users = newUserStore(db)
+	return db, nil
+}
+
+// Dialect reports which database the DB talks to.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// SQLX returns the connection pool, for the app's own queries and for
+// tuning (SetMaxOpenConns and friends).
+func (db *DB) SQLX() *sqlx.DB { return db.x }
+
+// Users returns the [user.Store] over the users table.
+func (db *DB) Users() *UserStore { return db.users }
+
+// Limits returns the [ratelimit.Store] over the rate_limits table. The
+// first call starts its background cleanup (see Config.CleanupInterval),
+// which [DB.Close] stops. Every call returns the same store; the auth
+// flows share it between their limits, whose keys carry the limit's name.
+func (db *DB) Limits() *LimitStore {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.limits == nil {
+		db.limits = newLimitStore(db, !db.closed)
+	}
+	return db.limits
+}
+
+// Close stops the rate-limit store's background cleanup and, when [Open]
+// made the pool, closes it. It is safe to call more than once.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	wasClosed := db.closed
+	db.closed = true
+	limits := db.limits
+	db.mu.Unlock()
+	if limits != nil {
+		_ = limits.Close()
+	}
+	if db.owned && !wasClosed {
+		return db.x.Close()
+	}
+	return nil
+}
+
+// ping checks that the database answers.
+func (db *DB) ping(ctx context.Context) error {
+	if err := db.x.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlxstore: connect: %w", db.unavailableIf(err))
+	}
+	return nil
+}
+
+// unavailableIf returns err wrapped with user.ErrUnavailable when it means
+// the backend could not be reached or failed, and err otherwise.
+func (db *DB) unavailableIf(err error) error {
+	if db.unavailable(err) {
+		return fmt.Errorf("%w: %w", user.ErrUnavailable, err)
+	}
+	return err
+}
