@@ -140,7 +140,10 @@ func (s *Service) rateHeaders(h http.Header, v verdict) {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(v.res.Remaining))
 	h.Set("X-RateLimit-Reset", isoTime(v.res.ResetAt))
 	if v.limited {
-		h.Set("Retry-After", strconv.FormatInt(int64(v.res.RetryAfter(s.now())/time.Second), 10))
+		// At least one second: a refused request never says "retry now",
+		// even when the store's clock (Redis) runs ahead of this server's.
+		secs := max(int64(v.res.RetryAfter(s.now())/time.Second), 1)
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 func TestServer(t *testing.T) {
 	s := servertest.Start(t, ".")
 	s.CheckPages(t)
-	for _, want := range []string{"authkit example (net/http) listening on http://127.0.0.1:", "users: memory", "mail: console"} {
+	for _, want := range []string{"authkit example (net/http) listening on http://127.0.0.1:", "users: sqlite ", "mail: console"} {
 		if !strings.Contains(s.FirstLine, want) {
 			t.Errorf("first log line %q lacks %q", s.FirstLine, want)
 		}

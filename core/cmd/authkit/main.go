@@ -28,6 +28,7 @@ type command struct {
 var commands = []*command{
 	encryptionKeyCmd,
 	sessionSecretCmd,
+	migrateCmd,
 }
 
 func main() {

@@ -18,14 +18,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/authkit-go/authkit/adapters/redisstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // Env reads a variable; tests pass a map's lookup.
@@ -99,11 +104,17 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("TRUST_PROXY: %w", err)
 	}
 
-	users, usersDesc, err := openUsers(get(env, "DATABASE_URL", "memory"))
+	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
+	users, usersDesc, err := a.openUsers(dbURL, dataDir)
 	if err != nil {
 		return nil, err
 	}
 	a.Users = users
+	limitStore, limitsDesc, err := a.openLimits(get(env, "REDIS_URL", ""), get(env, "REDIS_PREFIX", redisstore.DefaultPrefix))
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
 
 	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
 	if err != nil {
@@ -111,19 +122,21 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 
 	svc, err := auth.New(auth.Config{
-		Users:   users,
-		Secrets: splitList(secrets),
-		Keys:    keyring,
-		AppURL:  get(env, "APP_URL", "http://localhost:8080"),
-		AppName: get(env, "APP_NAME", "authkit"),
-		Mailer:  mailer,
-		Proxies: proxies,
+		Users:      users,
+		Secrets:    splitList(secrets),
+		Keys:       keyring,
+		AppURL:     get(env, "APP_URL", "http://localhost:8080"),
+		AppName:    get(env, "APP_NAME", "authkit"),
+		Mailer:     mailer,
+		Proxies:    proxies,
+		LimitStore: limitStore,
 		// Secure cookies everywhere but development over plain HTTP.
 		Insecure:       !a.Production,
 		TrustedOrigins: splitList(get(env, "TRUSTED_ORIGINS", "")),
 		Logger:         logger,
 	})
 	if err != nil {
+		a.Close(context.Background())
 		return nil, err
 	}
 	a.Service = svc
@@ -131,8 +144,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if a.Pages, err = pages.New(get(env, "APP_NAME", "authkit")); err != nil {
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: memory, mail: %s, trusted proxies: %s, env: %s",
-		usersDesc, mailDesc, proxies, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, appEnv)
 	return a, nil
 }
 
@@ -146,18 +159,62 @@ func splitList(s string) []string {
 	return out
 }
 
-func openUsers(dsn string) (user.Store, string, error) {
-	switch {
-	case dsn == "memory":
+// openUsers opens the user store DATABASE_URL names: "memory", or a
+// postgres://, mysql:// or sqlite:// URL (migrated on start). The default
+// is an SQLite file in the data folder, so users survive restarts with no
+// setup.
+func (a *App) openUsers(dsn, dataDir string) (user.Store, string, error) {
+	if dsn == "memory" {
 		return store.NewMemory(store.MemoryConfig{}), "memory (lost on restart)", nil
-	default:
-		u, err := url.Parse(dsn)
-		scheme := "?"
-		if err == nil {
-			scheme = u.Scheme
-		}
-		return nil, "", fmt.Errorf("DATABASE_URL: scheme %q is not supported yet (use memory)", scheme)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if strings.HasPrefix(dsn, "sqlite://") && !strings.HasPrefix(dsn, "sqlite://:memory:") {
+		if err := os.MkdirAll(filepath.Dir(strings.TrimPrefix(dsn, "sqlite://")), 0o700); err != nil {
+			return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
+		}
+	}
+	db, err := sqlxstore.Open(ctx, dsn, sqlxstore.Config{})
+	if err != nil {
+		return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, "", fmt.Errorf("DATABASE_URL: migrate: %w", err)
+	}
+	a.closers = append(a.closers, func(context.Context) error { return db.Close() })
+	desc := string(db.Dialect())
+	if u, err := url.Parse(dsn); err == nil && u.Host != "" {
+		desc += " " + u.Host
+	} else if strings.HasPrefix(dsn, "sqlite:") {
+		desc += " " + strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	}
+	return db.Users(), desc, nil
+}
+
+// openLimits returns the rate-limit store of every limit: Redis when
+// REDIS_URL is set (shared by every server process), else nil, which gives
+// each limit its own in-memory store.
+func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store, string, error) {
+	if redisURL == "" {
+		return nil, "memory", nil
+	}
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("REDIS_URL: invalid URL")
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 5*time.Second, 3*time.Second, 3*time.Second
+	client := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		return nil, "", fmt.Errorf("REDIS_URL: %s does not answer: %w", opts.Addr, err)
+	}
+	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
+	rs := redisstore.New(client, redisstore.Config{Prefix: prefix})
+	// One store for every limit: their keys carry the limit's name.
+	return func(string) ratelimit.Store { return rs }, "redis " + opts.Addr, nil
 }
 
 func (a *App) mailer(smtpURL, from string, stdout io.Writer) (mail.Mailer, string, error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 func env(m map[string]string) Env {
@@ -92,12 +93,42 @@ func TestBadSettings(t *testing.T) {
 	for _, tt := range []struct{ k, v, want string }{
 		{"TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"},
 		{"ENCRYPTION_KEY", "not-a-key", "ENCRYPTION_KEY"},
-		{"DATABASE_URL", "oracle://x", `DATABASE_URL: scheme "oracle"`},
+		{"DATABASE_URL", "oracle://x", `DATABASE_URL: sqlxstore: invalid config: database URL scheme "oracle"`},
+		{"REDIS_URL", "redis://127.0.0.1:1/0", "REDIS_URL: 127.0.0.1:1 does not answer"},
+		{"REDIS_URL", "http://x", "REDIS_URL: invalid URL"},
 		{"SMTP_URL", "http://x", "SMTP_URL"},
 	} {
 		_, err := Load(env(map[string]string{tt.k: tt.v, "AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s=%s: error %v, want it to name %q", tt.k, tt.v, err, tt.want)
 		}
+	}
+}
+
+// TestDefaultIsSQLite: with no DATABASE_URL, users go to an SQLite file in
+// the data folder and survive a restart.
+func TestDefaultIsSQLite(t *testing.T) {
+	dir := t.TempDir()
+	vars := env(map[string]string{"AUTHKIT_DATA_DIR": dir})
+	a, err := Load(vars, io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a.Description, "users: sqlite "+filepath.Join(dir, "authkit.db")) || !strings.Contains(a.Description, "rate limits: memory") {
+		t.Fatalf("description %q", a.Description)
+	}
+	if _, err := a.Users.Create(t.Context(), &user.User{Email: "kept@example.com", PasswordHash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(vars, io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(t.Context())
+	if _, err := b.Users.ByEmail(t.Context(), "kept@example.com"); err != nil {
+		t.Fatalf("user lost across a restart: %v", err)
 	}
 }

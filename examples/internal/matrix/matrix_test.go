@@ -1,0 +1,203 @@
+// Package matrix runs the HTTP flow suite (core/authtest) on every
+// framework module over every SQL store, and over Redis rate limits: the
+// framework x store matrix of DESIGN.md "Tests". Each framework module runs
+// the suite on the memory store itself.
+package matrix
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/adapters/redisstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/fiberauth"
+	"github.com/authkit-go/authkit/ginauth"
+	"github.com/authkit-go/authkit/nethttpauth"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.TestMode)
+	os.Exit(m.Run())
+}
+
+// need returns the named service URL, skipping (or, with
+// AUTHKIT_REQUIRE_SERVICES=1, failing) when it is unset.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
+		}
+		t.Skipf("set %s to run this test", name)
+	}
+	return v
+}
+
+func randomPrefix() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return "m" + hex.EncodeToString(b[:]) + "_"
+}
+
+// frameworks serve a Service on 127.0.0.1:0 and return the base URL.
+var frameworks = map[string]func(t *testing.T, svc *auth.Service) string{
+	"nethttp": func(t *testing.T, svc *auth.Service) string { return serveHTTP(t, nethttpauth.Handler(svc)) },
+	"gin":     func(t *testing.T, svc *auth.Service) string { return serveHTTP(t, ginauth.New(svc)) },
+	"fiber": func(t *testing.T, svc *auth.Service) string {
+		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
+		fiberauth.Register(app, svc)
+		ln := listen(t)
+		done := make(chan error, 1)
+		go func() { done <- app.Listener(ln) }()
+		t.Cleanup(func() {
+			_ = app.ShutdownWithTimeout(5 * time.Second)
+			_ = ln.Close()
+			<-done
+		})
+		return "http://" + ln.Addr().String()
+	},
+}
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+func serveHTTP(t *testing.T, h http.Handler) string {
+	ln := listen(t)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// sqlStores opens one pool per database for the whole test and gives each
+// subtest its own tables (a random prefix), dropped when it ends.
+type sqlStore struct {
+	url  string
+	once sync.Once
+	db   *sqlxstore.DB
+	err  error
+}
+
+func (s *sqlStore) newUsers(t *testing.T) user.Store {
+	t.Helper()
+	s.once.Do(func() {
+		s.db, s.err = sqlxstore.Open(context.Background(), s.url, sqlxstore.Config{CleanupInterval: -1})
+	})
+	if s.err != nil {
+		t.Fatalf("open %s: %v", s.url, s.err)
+	}
+	prefix := randomPrefix()
+	db, err := sqlxstore.New(s.db.SQLX(), sqlxstore.Config{TablePrefix: prefix, CleanupInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	t.Cleanup(func() {
+		for _, table := range []string{"users", "rate_limits", "schema_migrations"} {
+			if _, err := s.db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
+				t.Errorf("drop %s%s: %v", prefix, table, err)
+			}
+		}
+	})
+	return db.Users()
+}
+
+func (s *sqlStore) close() {
+	if s.db != nil {
+		s.db.Close()
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	stores := []struct {
+		name  string
+		url   func(t *testing.T) string
+		redis bool // rate limits on Redis instead of memory
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "matrix.db") }, false},
+		{"postgres", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_POSTGRES") }, false},
+		{"mysql", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_MYSQL") }, false},
+		{"postgres+redis", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_POSTGRES") }, true},
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			s := &sqlStore{url: st.url(t)}
+			t.Cleanup(s.close)
+			var newLimits func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
+			if st.redis {
+				newLimits = redisLimits(t)
+			}
+			for _, fw := range []string{"nethttp", "gin", "fiber"} {
+				t.Run(fw, func(t *testing.T) {
+					authtest.Run(t, authtest.Harness{
+						Start:          frameworks[fw],
+						NewUsers:       s.newUsers,
+						NewLimitStore:  newLimits,
+						RealTimeLimits: st.redis,
+					})
+				})
+			}
+		})
+	}
+}
+
+// redisLimits gives each suite subtest its own key prefix on the test
+// Redis, deleted when the subtest ends.
+func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name string) ratelimit.Store {
+	opts, err := redis.ParseURL(need(t, "AUTHKIT_TEST_REDIS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.PoolSize = 8
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	var mu sync.Mutex
+	stores := map[*testing.T]ratelimit.Store{}
+	return func(t *testing.T, _ func() time.Time, _ string) ratelimit.Store {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := stores[t]; ok {
+			return s
+		}
+		prefix := "authkit:test:matrix:" + randomPrefix()
+		t.Cleanup(func() {
+			ctx := context.Background()
+			iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
+			for iter.Next(ctx) {
+				client.Del(ctx, iter.Val())
+			}
+		})
+		s := redisstore.New(client, redisstore.Config{Prefix: prefix})
+		stores[t] = s
+		return s
+	}
+}

@@ -1,0 +1,176 @@
+// Package scaleout proves that two example server processes sharing one
+// PostgreSQL database and one Redis behave as one service.
+package scaleout
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/examples/internal/servertest"
+)
+
+// need returns the named service URL, skipping (or, with
+// AUTHKIT_REQUIRE_SERVICES=1, failing) when it is unset.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
+		}
+		t.Skipf("set %s to run this test", name)
+	}
+	return v
+}
+
+func randomName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+type reply struct {
+	status int
+	body   map[string]any
+}
+
+func post(t *testing.T, base, path, body string) reply {
+	t.Helper()
+	resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r reply
+	r.status = resp.StatusCode
+	_ = json.NewDecoder(resp.Body).Decode(&r.body)
+	return r
+}
+
+// TestTwoServersShareLimitsAndLinks runs two processes of the net/http
+// example on one PostgreSQL schema and one Redis key prefix: login attempts
+// sent alternately to both meet one limit, and a reset link used on one is
+// dead on the other.
+func TestTwoServersShareLimitsAndLinks(t *testing.T) {
+	pgURL := need(t, "AUTHKIT_TEST_POSTGRES")
+	redisURL := need(t, "AUTHKIT_TEST_REDIS")
+	ctx := context.Background()
+
+	// A schema of its own in the shared database, dropped at the end.
+	schema := "authkit_scaleout_" + randomName()
+	db, err := sql.Open("pgx", pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer db.Close()
+		if _, err := db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+
+	// A Redis key prefix of its own, deleted at the end.
+	prefix := "authkit:test:scaleout:" + randomName() + ":"
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() {
+		iter := rdb.Scan(context.Background(), 0, prefix+"*", 100).Iterator()
+		for iter.Next(context.Background()) {
+			rdb.Del(context.Background(), iter.Val())
+		}
+		rdb.Close()
+	})
+
+	// Every process of one service shares the secrets, the database and
+	// the rate-limit store.
+	key, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"SESSION_SECRET=" + randomName() + randomName() + randomName(), "ENCRYPTION_KEY=" + key,
+		"DATABASE_URL=" + u.String(), "REDIS_URL=" + redisURL, "REDIS_PREFIX=" + prefix}
+	a := servertest.Start(t, "../../nethttp", env...)
+	b := servertest.Start(t, "../../nethttp", env...)
+	for _, s := range []*servertest.Server{a, b} {
+		if !strings.Contains(s.FirstLine, "users: postgres") || !strings.Contains(s.FirstLine, "rate limits: redis") {
+			t.Fatalf("first log line %q: want users on postgres and limits on redis", s.FirstLine)
+		}
+	}
+
+	if r := post(t, a.URL, "/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`); r.status != 200 {
+		t.Fatalf("register on A: %d %v", r.status, r.body)
+	}
+	// The per-email login limit is 5 per 15 minutes: five wrong passwords
+	// spread over both servers use it up, and the sixth is refused on
+	// either.
+	servers := []*servertest.Server{a, b, a, b, a}
+	for i, s := range servers {
+		if r := post(t, s.URL, "/api/login", `{"email":"ada@example.com","password":"wrong password"}`); r.status != 401 {
+			t.Fatalf("wrong password %d: %d %v", i+1, r.status, r.body)
+		}
+	}
+	for name, s := range map[string]*servertest.Server{"A": a, "B": b} {
+		r := post(t, s.URL, "/api/login", `{"email":"ada@example.com","password":"correct horse"}`)
+		if r.status != 429 || r.body["error"] != "Too many login attempts. Try again later." {
+			t.Fatalf("sixth attempt on %s: %d %v, want 429", name, r.status, r.body)
+		}
+	}
+
+	// A reset link mailed by A, used on B, is dead on A.
+	if r := post(t, a.URL, "/api/auth/forgot-password", `{"email":"ada@example.com"}`); r.status != 200 {
+		t.Fatalf("forgot on A: %d %v", r.status, r.body)
+	}
+	link := regexp.MustCompile(`/reset-password/([A-Za-z0-9_-]+)`)
+	var tok string
+	for deadline := time.Now().Add(10 * time.Second); tok == "" && time.Now().Before(deadline); {
+		if m := link.FindStringSubmatch(a.Stdout()); m != nil {
+			tok = m[1]
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // A mails from a background sender
+	}
+	if tok == "" {
+		t.Fatalf("no reset link in A's output:\n%s", a.Stdout())
+	}
+	body := `{"password":"a new password","confirmPassword":"a new password"}`
+	if r := post(t, b.URL, "/api/auth/reset-password/"+tok, body); r.status != 200 {
+		t.Fatalf("reset on B: %d %v", r.status, r.body)
+	}
+	if r := post(t, a.URL, "/api/auth/reset-password/"+tok, body); r.status != 400 || r.body["error"] != "This reset link has already been used" {
+		t.Fatalf("same link on A: %d %v", r.status, r.body)
+	}
+	if err := a.Stop(t); err != nil {
+		t.Errorf("A exit: %v", err)
+	}
+	if err := b.Stop(t); err != nil {
+		t.Errorf("B exit: %v", err)
+	}
+}
