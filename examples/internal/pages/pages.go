@@ -44,7 +44,7 @@ var pageList = []page{
 // with parameters as {name}; "/" redirects to the dashboard, and the assets
 // live under /assets/.
 func Paths() []string {
-	out := []string{"/", "/assets/app.js", "/assets/app.css"}
+	out := []string{"/", "/assets/app.js", "/assets/app.css", "/assets/favicon.svg"}
 	for _, p := range pageList {
 		out = append(out, p.pattern)
 	}

@@ -43,7 +43,7 @@ func TestPages(t *testing.T) {
 			}
 		}
 	}
-	for path, ct := range map[string]string{"/assets/app.js": "text/javascript", "/assets/app.css": "text/css"} {
+	for path, ct := range map[string]string{"/assets/app.js": "text/javascript", "/assets/app.css": "text/css", "/assets/favicon.svg": "image/svg+xml"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), ct) {
@@ -79,7 +79,7 @@ func TestPaths(t *testing.T) {
 	if got := ColonPath("/verify-email/{token}"); got != "/verify-email/:token" {
 		t.Fatal(got)
 	}
-	if len(Paths()) != len(pageList)+3 {
+	if len(Paths()) != len(pageList)+4 {
 		t.Fatal(Paths())
 	}
 }

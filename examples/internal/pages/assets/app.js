@@ -39,21 +39,55 @@ function fields(form) {
   return out;
 }
 
-// bind posts a form to its data-api route (or path) and calls done on success.
+// checkFields marks the form's inputs that fail the browser's own checks
+// (required, minlength, type=email) with aria-invalid, focuses the first,
+// and returns its label and the browser's message ("" when all pass).
+function checkFields(form) {
+  let first = null;
+  for (const el of form.querySelectorAll("input")) {
+    if (el.checkValidity()) {
+      el.removeAttribute("aria-invalid");
+      continue;
+    }
+    el.setAttribute("aria-invalid", "true");
+    if (!first) first = el;
+  }
+  if (!first) return "";
+  first.focus();
+  const label = first.labels && first.labels[0];
+  const name = label ? label.firstChild.textContent.trim() : first.name;
+  return name + ": " + first.validationMessage;
+}
+
+// bind posts a form to its data-api route (or path) and calls done on
+// success. Errors show in errorId, a live region beside the form: the
+// browser's field checks first, then the API's answer.
 function bind(formId, errorId, done, path) {
   const form = $(formId);
   if (!form) return;
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     show(errorId, "");
+    // Authenticator apps show codes as "123 456": drop the space.
+    for (const el of form.querySelectorAll("input[inputmode=numeric]")) el.value = el.value.replace(/\s+/g, "");
+    const invalid = checkFields(form);
+    if (invalid) {
+      show(errorId, invalid);
+      return;
+    }
     const button = form.querySelector("button[type=submit]");
     if (button) button.disabled = true;
     const r = await api(path || form.dataset.api, fields(form));
     if (button) button.disabled = false;
     if (!r.ok) {
       show(errorId, r.body.error || "Something went wrong.");
-      const first = form.querySelector("input");
-      if (first) first.setAttribute("aria-invalid", "true");
+      // A form with one field (a code, an email) had that field wrong:
+      // mark it and select it for another try.
+      const inputs = form.querySelectorAll("input");
+      if (inputs.length === 1) {
+        inputs[0].setAttribute("aria-invalid", "true");
+        inputs[0].select();
+      }
       return;
     }
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -66,16 +100,26 @@ function tokenFromPath() {
   return parts[parts.length - 1] || "";
 }
 
+// me returns the signed-in user and shows the account links, or sends the
+// person to /login (keeping the news that their email is now verified).
 async function me() {
   const r = await api("/api/auth/me");
-  if (r.status === 401) { location.assign("/login"); return null; }
-  if (!r.ok) return null;
-  $("logout").hidden = false;
+  if (r.status === 401) {
+    const verified = new URLSearchParams(location.search).get("verified") === "true";
+    location.assign(verified ? "/login?verified=true" : "/login");
+    return null;
+  }
+  if (!r.ok) {
+    show("page-error", r.body.error || "Something went wrong.");
+    return null;
+  }
+  for (const el of document.querySelectorAll(".signed-in")) el.hidden = false;
   return r.body;
 }
 
 const pages = {
   login() {
+    if (new URLSearchParams(location.search).get("verified") === "true") $("login-verified").hidden = false;
     bind("login-form", "login-error", (body) => {
       location.assign(body.requiresTwoFactor ? "/2fa" : "/dashboard");
     });
@@ -110,7 +154,8 @@ const pages = {
     $("verify-resend").hidden = false;
   },
 
-  resend() {
+  async resend() {
+    if (!(await me())) return;
     bind("resend-form", "resend-error", (body) => show("resend-done", body.message));
   },
 
@@ -123,13 +168,20 @@ const pages = {
     bind("reset-form", "reset-error", (body, form) => {
       show("reset-done", body.message);
       form.reset();
+      form.hidden = true;
       $("reset-login").hidden = false;
+      $("reset-login-link").focus();
     }, path);
   },
 
   async dashboard() {
     const params = new URLSearchParams(location.search);
     if (params.get("verified") === "true") $("verified-banner").hidden = false;
+    const left = params.get("recoveryCodesLeft");
+    if (left !== null && /^[0-9]+$/.test(left)) {
+      show("recovery-notice", "You signed in with a recovery code. " + (left === "1" ? "1 recovery code left" : left + " recovery codes left") +
+        (Number(left) <= 3 ? ": generate new ones in your security settings." : "."));
+    }
     const u = await me();
     if (!u) return;
     $("user-name").textContent = u.name;
@@ -168,7 +220,9 @@ const pages = {
       const r = await api("/api/2fa/setup", {});
       if (!r.ok) { show("setup-error", r.body.error); return; }
       $("qr-image").src = r.body.qrImage;
-      $("totp-secret").textContent = new URL(r.body.qrUri).searchParams.get("secret");
+      // The key in groups of four, as authenticator apps accept it.
+      const secret = new URL(r.body.qrUri).searchParams.get("secret") || "";
+      $("totp-secret").textContent = (secret.match(/.{1,4}/g) || []).join(" ");
       $("setup-step").hidden = false;
       $("setup-start").hidden = true;
       $("confirm-code").focus();

@@ -1,0 +1,469 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Timeout bounds every single browser step (a navigation, a click, a wait
+// for the page to show something), so a broken page fails the test in
+// seconds instead of hanging it.
+const Timeout = 10 * time.Second
+
+// Chromium returns the path of the Chromium binary: AUTHKIT_CHROMIUM if set,
+// else chromium on PATH. Without one it skips t, naming the package to
+// install, or fails it when AUTHKIT_REQUIRE_SERVICES=1.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("AUTHKIT_CHROMIUM"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("chromium")
+	if err == nil {
+		return p
+	}
+	msg := "chromium not found on PATH (install Debian's package chromium, or set AUTHKIT_CHROMIUM)"
+	if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+		t.Fatal(msg + "; AUTHKIT_REQUIRE_SERVICES=1 requires it")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Browser is one headless Chromium with a fresh profile and one tab. Its
+// methods fail the test on any error, naming the step; none may be called
+// from another goroutine than the test's.
+type Browser struct {
+	t         *testing.T
+	ctx       context.Context // the tab
+	shotDir   string
+	shots     int
+	downloads string
+
+	mu       sync.Mutex
+	problems []string // console errors, exceptions, CSP violations not yet reported
+	where    string   // "after NN-name.png", the last screenshot, for problem reports
+}
+
+// New starts Chromium for the test (headless, no sandbox, no GPU, no
+// background traffic, a profile in t.TempDir()) and stops it at the end.
+// name is the folder of its screenshots under artifacts/screenshots/; the
+// folder is emptied first so it shows only this run.
+func New(t *testing.T, name string) *Browser {
+	t.Helper()
+	bin := Chromium(t)
+	b := &Browser{t: t, shotDir: filepath.Join(ArtifactsDir(t), "screenshots", name), downloads: t.TempDir(),
+		where: "before the first screenshot"}
+	if err := os.RemoveAll(b.shotDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(b.shotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// The first action starts the browser and binds its life to ctx, so it
+	// runs without a deadline; a start that hangs is bounded here instead.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatalf("start %s: %v", bin, err)
+		}
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatalf("start %s: no answer within 30s", bin)
+	}
+	b.ctx = ctx
+	if err := chromedp.Listen(ctx, b.observe); err != nil {
+		t.Fatal(err)
+	}
+	_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior:      browser.SetDownloadBehaviorBehaviorAllow,
+		DownloadPath:  b.downloads,
+		EventsEnabled: ptr(true),
+	})
+	if err != nil {
+		t.Fatalf("set download behaviour: %v", err)
+	}
+	// Report what the pages did wrong even when the test stops early.
+	t.Cleanup(b.NoProblems)
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// failedAPI matches the browser's log line for an HTTP error answer; those
+// from the JSON API are the API's answers (a wrong code is a 400), which the
+// pages show, not faults.
+var failedAPI = regexp.MustCompile(`^Failed to load resource: the server responded with a status of 4\d\d\b`)
+
+// observe runs inside chromedp's read loop for every event of the tab: it
+// must be quick and must not call the browser.
+func (b *Browser) observe(ev any) {
+	var problem string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		switch ev.Type {
+		case runtime.ConsoleAPICalledTypeError, runtime.ConsoleAPICalledTypeWarning, runtime.ConsoleAPICalledTypeAssert:
+			var parts []string
+			for _, a := range ev.Args {
+				if a.Value != nil {
+					parts = append(parts, string(a.Value))
+				} else {
+					parts = append(parts, a.Description)
+				}
+			}
+			problem = fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(parts, " "))
+		}
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		text := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			text += " " + d.Exception.Description
+		}
+		problem = fmt.Sprintf("uncaught exception at %s:%d: %s", d.URL, d.LineNumber+1, text)
+	case *log.EventEntryAdded:
+		e := ev.Entry
+		if e.Level != log.EntryLevelError && e.Level != log.EntryLevelWarning {
+			return
+		}
+		if e.Source == log.EntrySourceNetwork && failedAPI.MatchString(e.Text) {
+			if u, err := url.Parse(e.URL); err == nil && strings.HasPrefix(u.Path, "/api/") {
+				return
+			}
+		}
+		problem = fmt.Sprintf("%s %s (%s): %s", e.Source, e.Level, e.URL, e.Text)
+	default:
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.problems = append(b.problems, b.where+": "+problem)
+}
+
+// Problems returns the console errors and warnings, uncaught exceptions and
+// browser log errors (CSP violations among them) seen since the last call,
+// each naming the screenshot taken before it. HTTP 4xx answers of /api/
+// routes are not problems: the pages show them.
+func (b *Browser) Problems() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.problems
+	b.problems = nil
+	return p
+}
+
+// NoProblems reports each of Problems as a test error.
+func (b *Browser) NoProblems() {
+	b.t.Helper()
+	for _, p := range b.Problems() {
+		b.t.Errorf("page problem: %s", p)
+	}
+}
+
+// do runs steps with the step timeout and fails the test on error.
+func (b *Browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s (at %s): %v", what, b.location(), err)
+	}
+}
+
+// location is the tab's URL, for error messages.
+func (b *Browser) location() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+	defer cancel()
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return "unknown location: " + err.Error()
+	}
+	return loc
+}
+
+// Open navigates to u and waits for the page to load.
+func (b *Browser) Open(u string) {
+	b.t.Helper()
+	b.do("open "+u, chromedp.Navigate(u))
+}
+
+// Location returns the tab's URL.
+func (b *Browser) Location() string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		b.t.Fatalf("location: %v", err)
+	}
+	return loc
+}
+
+// Fill empties the input with the given id and types value into it, as a
+// person would (key by key).
+func (b *Browser) Fill(id, value string) {
+	b.t.Helper()
+	sel := chromedp.ID(id)
+	// Empty the live value: chromedp.Clear only resets the value attribute,
+	// which no longer shows once a person has typed.
+	empty := chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById(%s).value = ""`, jsString(id)))
+	b.do("fill #"+id, chromedp.WaitVisible(sel), empty, chromedp.SendKeys(sel, value))
+}
+
+// Click clicks the visible element with the given id.
+func (b *Browser) Click(id string) {
+	b.t.Helper()
+	sel := chromedp.ID(id)
+	b.do("click #"+id, chromedp.WaitVisible(sel), chromedp.Click(sel))
+}
+
+// Submit clicks the submit button of the form with the given id.
+func (b *Browser) Submit(formID string) {
+	b.t.Helper()
+	sel := chromedp.CSS("#" + formID + " button[type=submit]")
+	b.do("submit #"+formID, chromedp.WaitVisible(sel), chromedp.Click(sel))
+}
+
+// WaitFor waits until the JavaScript expression js is true in the page,
+// across navigations, and fails the test naming what after Timeout.
+func (b *Browser) WaitFor(what, js string) {
+	b.t.Helper()
+	deadline := time.Now().Add(Timeout)
+	var last error
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+js+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		if time.Now().After(deadline) {
+			b.Shot("failed")
+			b.t.Fatalf("waiting for %s (%s): not so after %v at %s (last error: %v)", what, js, Timeout, b.location(), last)
+		}
+		// A page still loading or a script still waiting for the API:
+		// look again shortly. This polls a condition; it is no fixed sleep.
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-b.ctx.Done():
+			b.t.Fatal(b.ctx.Err())
+		}
+	}
+}
+
+// WaitPage waits until the tab shows the page whose template is name (the
+// body's data-page) and its path is path.
+func (b *Browser) WaitPage(name, path string) {
+	b.t.Helper()
+	b.WaitFor("page "+name+" at "+path,
+		fmt.Sprintf("document.readyState === 'complete' && document.body && document.body.dataset.page === %s && location.pathname === %s",
+			jsString(name), jsString(path)))
+}
+
+// WaitText waits until the element with the given id is shown and its text
+// contains want, and returns its whole text.
+func (b *Browser) WaitText(id, want string) string {
+	b.t.Helper()
+	b.WaitFor(fmt.Sprintf("#%s to show %q", id, want), fmt.Sprintf(
+		"(e => e && !e.hidden && e.offsetParent !== null && e.textContent.includes(%s))(document.getElementById(%s))",
+		jsString(want), jsString(id)))
+	return b.Text(id)
+}
+
+// Text returns the text content of the element with the given id.
+func (b *Browser) Text(id string) string {
+	b.t.Helper()
+	return Eval[string](b, fmt.Sprintf("document.getElementById(%s).textContent", jsString(id)))
+}
+
+// Visible reports whether the element with the given id is rendered.
+func (b *Browser) Visible(id string) bool {
+	b.t.Helper()
+	return Eval[bool](b, fmt.Sprintf("(e => !!e && e.offsetParent !== null)(document.getElementById(%s))", jsString(id)))
+}
+
+// Eval evaluates the JavaScript expression js in the page and decodes its
+// value into T.
+func Eval[T any](b *Browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("evaluate %s (at %s): %v", js, b.location(), err)
+	}
+	return v
+}
+
+// Viewport sets the size of the page's window in CSS pixels; a width under
+// 500 also emulates a phone (mobile layout, touch).
+func (b *Browser) Viewport(width, height int64) {
+	b.t.Helper()
+	var opts []chromedp.EmulateViewportOption
+	if width < 500 {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(3))
+	}
+	b.do(fmt.Sprintf("viewport %dx%d", width, height), chromedp.EmulateViewport(width, height, opts...))
+}
+
+// Shot saves a full-page PNG screenshot as NN-name.png in the browser's
+// screenshot folder.
+func (b *Browser) Shot(name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	b.shots++
+	file := fmt.Sprintf("%02d-%s.png", b.shots, name)
+	if err := os.WriteFile(filepath.Join(b.shotDir, file), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.mu.Lock()
+	b.where = "after " + file
+	b.mu.Unlock()
+}
+
+// Cookie returns the cookie of the page's origin named name, or nil.
+func (b *Browser) Cookie(name string) *network.Cookie {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{})
+	if err != nil {
+		b.t.Fatalf("cookies: %v", err)
+	}
+	for _, c := range res.Cookies {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// AllowClipboard lets the pages of origin write to and read the
+// clipboard without asking, as a person who said yes would.
+func (b *Browser) AllowClipboard(origin string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	for _, name := range []string{"clipboard-read", "clipboard-write"} {
+		_, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: name},
+			Setting:    browser.PermissionSettingGranted,
+			Origin:     origin,
+		})
+		if err != nil {
+			b.t.Fatalf("allow %s: %v", name, err)
+		}
+	}
+}
+
+// Download clicks the element with the given id, waits for the browser to
+// save the file it starts downloading, and returns the file's name and
+// contents.
+func (b *Browser) Download(id string) (name string, content []byte) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	begun := chromedp.BrowserEvents(ctx, browser.DownloadWillBegin)
+	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
+	b.Click(id)
+	var guid string
+	for ev, err := range begun {
+		if err != nil {
+			b.t.Fatalf("download from #%s: no download began: %v", id, err)
+		}
+		guid, name = ev.GUID, ev.SuggestedFilename
+		break
+	}
+	for ev, err := range progress {
+		if err != nil {
+			b.t.Fatalf("download %s: %v", name, err)
+		}
+		if ev.GUID != guid {
+			continue
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			b.t.Fatalf("download %s: canceled", name)
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			break
+		}
+	}
+	content, err := os.ReadFile(filepath.Join(b.downloads, name))
+	if err != nil {
+		b.t.Fatalf("download %s: %v", name, err)
+	}
+	return name, content
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	q, _ := json.Marshal(s) // a string always marshals
+	return string(q)
+}
+
+// ArtifactsDir returns <repository root>/artifacts, the git-ignored folder
+// for what a test leaves for people to look at; the root is the nearest
+// folder above the working directory that holds go.work. Outside the
+// repository it falls back to a temporary folder.
+func ArtifactsDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return filepath.Join(dir, "artifacts")
+		} else if !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return t.TempDir()
+		}
+		dir = parent
+	}
+}

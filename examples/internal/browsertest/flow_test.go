@@ -1,0 +1,522 @@
+package browsertest
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/totp"
+	"github.com/authkit-go/authkit/examples/internal/servertest"
+)
+
+// TestPeople walks every page as a person would, in Chromium, against each
+// example server: register, verify the email from the mailed link, turn on
+// two-factor authentication from the QR page's key, keep the recovery
+// codes (downloaded as a file), log in with a code and with a recovery
+// code, reset a forgotten password, and manage the account. Every page is
+// screenshotted and must cause no console error or CSP violation.
+//
+// The three servers' subtests run at the same time, whatever -parallel
+// says (t.Run from three goroutines), so that their one real wait, for the
+// next 30-second TOTP step (see loginWithCode), overlaps.
+func TestPeople(t *testing.T) {
+	Chromium(t)
+	var wg sync.WaitGroup
+	for _, fw := range []string{"nethttp", "gin", "fiber"} {
+		wg.Go(func() {
+			t.Run(fw, func(t *testing.T) {
+				s := servertest.Start(t, "../../"+fw)
+				b := New(t, fw)
+				f := &flow{t: t, s: s, b: b}
+				f.run()
+			})
+		})
+	}
+	wg.Wait()
+}
+
+const (
+	userName  = "Ada Lovelace"
+	email     = "ada@example.com"
+	newEmail  = "ada.lovelace@example.com"
+	password  = "correct horse battery"
+	password2 = "staple horse battery 2"
+)
+
+// flow is one person's visit to one server.
+type flow struct {
+	t *testing.T
+	s *servertest.Server
+	b *Browser
+
+	secret    string    // the TOTP key shown on the settings page
+	confirmed time.Time // when the confirming code was accepted
+	codes     []string  // the recovery codes, as last shown
+}
+
+func (f *flow) run() {
+	f.register()
+	f.verifyEmail()
+	f.enableTwoFactor()
+	f.loginWithRecoveryCode()
+	f.regenerateCodes()
+	f.loginWithCode() // last of these: it may have to wait for the next TOTP step
+	f.resetPassword()
+	f.wrongCodeThenRecovery()
+	f.changeEmailAndDisable()
+	f.verifyLoggedOut()
+	f.phone()
+	f.cspIsEnforced()
+}
+
+func (f *flow) page(path string) string { return f.s.URL + path }
+
+func (f *flow) register() {
+	b := f.b
+	b.Open(f.page("/register"))
+	b.WaitPage("register", "/register")
+	b.Shot("register")
+
+	// A password too short: the error names the field beside the form, in
+	// the live region, and the field is marked invalid and focused.
+	b.Fill("name", userName)
+	b.Fill("email", email)
+	b.Fill("password", "short")
+	b.Submit("register-form")
+	if msg := b.WaitText("register-error", "Password: "); !strings.Contains(msg, "8") {
+		f.t.Errorf("register: the short password's error %q does not say 8 characters", msg)
+	}
+	f.alert("register-error")
+	if !Eval[bool](b, `(p => p.getAttribute("aria-invalid") === "true" && document.activeElement === p &&
+		document.getElementById("name").getAttribute("aria-invalid") === null)(document.getElementById("password"))`) {
+		f.t.Error("register: the short password field is not the one marked aria-invalid and focused")
+	}
+	b.Shot("register-error")
+
+	b.Fill("password", password)
+	b.Submit("register-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("user-email", email)
+	b.WaitText("unverified-notice", "not verified")
+	if b.Visible("verified-banner") {
+		f.t.Error("dashboard: verified banner shown before verification")
+	}
+	f.wantText("user-name", userName)
+	f.wantText("user-2fa", "off")
+	b.Shot("dashboard-unverified")
+}
+
+func (f *flow) verifyEmail() {
+	b := f.b
+	// A link that is not a token: the page says so and offers a new link.
+	b.Open(f.page("/verify-email/not-a-token"))
+	b.WaitPage("verify", "/verify-email/not-a-token")
+	b.WaitText("verify-error", "Invalid or expired verification link")
+	f.alert("verify-error")
+	b.Shot("verify-invalid")
+	b.Click("verify-resend-link")
+	b.WaitPage("resend", "/resend-verification")
+	b.Submit("resend-form")
+	b.WaitText("resend-done", "Verification email sent")
+	b.Shot("resend-sent")
+
+	// The newest mailed link verifies and lands on the dashboard's banner.
+	link := f.mailedLink("verify-email", 2)
+	b.Open(link)
+	b.WaitPage("dashboard", "/dashboard")
+	if got := b.Location(); !strings.HasSuffix(got, "/dashboard?verified=true") {
+		f.t.Errorf("after verifying: at %s, want /dashboard?verified=true", got)
+	}
+	b.WaitText("verified-banner", "Your email address is verified")
+	b.WaitText("user-email", email)
+	if b.Visible("unverified-notice") {
+		f.t.Error("dashboard: unverified notice still shown after verification")
+	}
+	b.Shot("dashboard-verified")
+}
+
+func (f *flow) enableTwoFactor() {
+	b := f.b
+	b.Open(f.page("/settings/security"))
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "Two-factor authentication is off")
+	b.Shot("security-off")
+
+	b.Click("setup-start")
+	// The QR code is an image the server rendered, shown under the CSP.
+	b.WaitFor("the QR code image to load", `(i => i.complete && i.naturalWidth >= 100)(document.getElementById("qr-image"))`)
+	// The key shows in groups of four for typing it by hand.
+	b.WaitFor("the key", `/^([A-Z2-7]{4} ){3,}[A-Z2-7]{1,4}$/.test(document.getElementById("totp-secret").textContent)`)
+	f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
+	if !Eval[bool](b, `document.activeElement === document.getElementById("confirm-code")`) {
+		f.t.Error("setup: the code field does not have the focus")
+	}
+	b.Shot("security-setup")
+
+	// A wrong code first: the error shows, 2FA stays off.
+	b.Fill("confirm-code", f.wrongCode())
+	b.Submit("confirm-form")
+	b.WaitText("confirm-error", "Invalid code")
+	f.alert("confirm-error")
+
+	b.Fill("confirm-code", f.code(time.Now()))
+	b.Submit("confirm-form")
+	b.WaitText("twofa-state", "Two-factor authentication is on")
+	f.confirmed = time.Now()
+	f.codes = f.shownCodes()
+	b.Shot("security-codes")
+
+	b.AllowClipboard(f.s.URL)
+	b.Click("codes-copy")
+	b.WaitText("codes-copied", "Copied.")
+	if got := strings.Fields(Eval[string](b, `navigator.clipboard.readText()`)); !slices.Equal(got, f.codes) {
+		f.t.Errorf("copied recovery codes: %q, want the 8 shown: %v", got, f.codes)
+	}
+
+	name, content := b.Download("codes-download")
+	if name != "recovery-codes.txt" {
+		f.t.Errorf("recovery codes download named %q, want recovery-codes.txt", name)
+	}
+	if got := strings.Fields(string(content)); !slices.Equal(got, f.codes) {
+		f.t.Errorf("downloaded recovery codes:\n%s\nwant the 8 shown: %v", content, f.codes)
+	}
+}
+
+// shownCodes reads the recovery codes on the settings page: 8 of them,
+// each shown once.
+func (f *flow) shownCodes() []string {
+	b := f.b
+	b.WaitFor("8 recovery codes", `document.querySelectorAll("#recovery-codes li").length === 8`)
+	codes := Eval[[]string](b, `[...document.querySelectorAll("#recovery-codes li")].map(li => li.textContent)`)
+	format := regexp.MustCompile(`^[0-9a-z]{4,}(-[0-9a-z]{4,})*$`)
+	for _, c := range codes {
+		if !format.MatchString(c) {
+			f.t.Errorf("recovery code %q does not look like one", c)
+		}
+	}
+	return codes
+}
+
+// loginWithCode logs out and back in with a code from the authenticator.
+func (f *flow) loginWithCode() {
+	b := f.b
+	f.logout()
+	b.Click("remember")
+	f.login(email, password)
+	b.WaitPage("twofactor", "/2fa")
+	if b.Visible("logout") {
+		f.t.Error("/2fa: the header offers Log out before the sign-in is complete")
+	}
+	if !Eval[bool](b, `(i => i.getAttribute("inputmode") === "numeric" && i.getAttribute("autocomplete") === "one-time-code")(document.getElementById("code"))`) {
+		f.t.Error("/2fa: the code field lacks inputmode=numeric autocomplete=one-time-code")
+	}
+	b.Shot("2fa")
+
+	// Confirming the setup used the code of its 30-second step, and a code
+	// counts once: the login needs the code of a later step. This is real
+	// time against a real server, so the test waits for the next step
+	// boundary, exactly, and no longer.
+	next := time.Unix((f.confirmed.Unix()/30+1)*30, 0)
+	if d := time.Until(next); d > 0 {
+		f.t.Logf("waiting %v for the next TOTP step", d.Round(time.Millisecond))
+		time.Sleep(d)
+	}
+	// Typed as the app shows it, "123 456".
+	c := f.code(time.Now())
+	b.Fill("code", c[:3]+" "+c[3:])
+	b.Submit("totp-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("user-2fa", "on")
+	// "Keep me signed in" on the login page carried through /2fa.
+	if c := b.Cookie("authkit_session"); c == nil || c.Session || time.Until(time.Unix(int64(c.Expires), 0)) < 29*24*time.Hour {
+		f.t.Errorf("after a remembered login: session cookie %+v, want one lasting 30 days", c)
+	}
+	b.Shot("dashboard-2fa")
+}
+
+func (f *flow) loginWithRecoveryCode() {
+	b := f.b
+	f.logout()
+	b.Shot("login")
+	f.login(email, password)
+	b.WaitPage("twofactor", "/2fa")
+	b.Click("use-recovery")
+	if !Eval[bool](b, `document.activeElement === document.getElementById("recovery-code")`) {
+		f.t.Error("/2fa: switching to a recovery code does not focus its field")
+	}
+	b.Fill("recovery-code", f.codes[0])
+	b.Shot("2fa-recovery")
+	b.Submit("recovery-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("recovery-notice", "7 recovery codes left")
+	if c := b.Cookie("authkit_session"); c == nil || !c.Session {
+		f.t.Errorf("after a login without remember: session cookie %+v, want a browser-session cookie", c)
+	}
+	b.Shot("dashboard-recovery-used")
+}
+
+func (f *flow) regenerateCodes() {
+	b := f.b
+	b.Open(f.page("/settings/security"))
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "Recovery codes left: 7")
+	b.Click("regenerate")
+	b.WaitText("twofa-state", "Recovery codes left: 8")
+	old := f.codes
+	f.codes = f.shownCodes()
+	for _, c := range f.codes {
+		if slices.Contains(old, c) {
+			f.t.Errorf("regenerated recovery code %s was already an old one", c)
+		}
+	}
+	b.Shot("security-regenerated")
+}
+
+func (f *flow) resetPassword() {
+	b := f.b
+	f.logout()
+	b.Click("forgot-link")
+	b.WaitPage("forgot", "/forgot-password")
+	b.Fill("email", email)
+	b.Submit("forgot-form")
+	b.WaitText("forgot-done", "If an account exists for that email, a password reset link has been sent.")
+	b.Shot("forgot-sent")
+
+	link := f.mailedLink("reset-password", 1)
+	b.Open(link)
+	b.WaitPage("reset", strings.TrimPrefix(link, f.s.URL))
+	b.Shot("reset")
+	b.Fill("password", password2)
+	b.Fill("confirmPassword", password2+"x")
+	b.Submit("reset-form")
+	b.WaitText("reset-error", "Passwords do not match")
+	f.alert("reset-error")
+	b.Shot("reset-mismatch")
+	b.Fill("password", password2)
+	b.Fill("confirmPassword", password2)
+	b.Submit("reset-form")
+	b.WaitText("reset-done", "Password has been reset")
+	b.WaitText("reset-login", "Log in")
+	if b.Visible("reset-form") {
+		f.t.Error("reset: the form is still offered after the reset succeeded")
+	}
+	b.Shot("reset-done")
+}
+
+func (f *flow) wrongCodeThenRecovery() {
+	b := f.b
+	b.Click("reset-login-link")
+	b.WaitPage("login", "/login")
+	f.login(email, password) // the old password no longer works
+	b.WaitText("login-error", "Invalid credentials")
+	f.alert("login-error")
+	b.Shot("login-old-password")
+
+	f.login(email, password2)
+	b.WaitPage("twofactor", "/2fa")
+	b.Fill("code", f.wrongCode())
+	b.Submit("totp-form")
+	b.WaitText("totp-error", "Invalid 2FA code")
+	f.alert("totp-error")
+	b.Shot("2fa-wrong-code")
+
+	b.Click("use-recovery")
+	b.Fill("recovery-code", f.codes[0])
+	b.Submit("recovery-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("recovery-notice", "7 recovery codes left")
+}
+
+func (f *flow) changeEmailAndDisable() {
+	b := f.b
+	b.Open(f.page("/settings/security"))
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "Two-factor authentication is on")
+
+	b.Fill("newEmail", newEmail)
+	b.Fill("email-password", password)
+	b.Submit("email-form")
+	b.WaitText("email-error", "Invalid password")
+	f.alert("email-error")
+	b.Fill("email-password", password2)
+	b.Submit("email-form")
+	b.WaitText("email-done", "Email updated")
+	b.Shot("security-email-changed")
+
+	b.Fill("disable-password", password2)
+	b.Submit("disable-form")
+	b.WaitText("twofa-state", "Two-factor authentication is off")
+	if b.Visible("twofa-on") || !b.Visible("setup-start") {
+		f.t.Error("after disabling: the settings still show 2FA as on")
+	}
+	b.Shot("security-disabled")
+
+	b.Open(f.page("/dashboard"))
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("user-email", newEmail)
+	b.WaitText("unverified-notice", "not verified")
+	f.wantText("user-2fa", "off")
+}
+
+// verifyLoggedOut opens the new address's verification link signed out,
+// as on another device: the login page says it worked.
+func (f *flow) verifyLoggedOut() {
+	b := f.b
+	f.logout()
+	b.Open(f.mailedLink("verify-email", 3))
+	b.WaitPage("login", "/login")
+	b.WaitText("login-verified", "Your email address is verified")
+	b.Shot("login-verified")
+	f.login(newEmail, password2)
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("user-email", newEmail)
+	if b.Visible("unverified-notice") {
+		f.t.Error("dashboard: the new address is still shown as unverified")
+	}
+}
+
+// phone looks at the main pages at a phone's size (390x844 CSS pixels).
+func (f *flow) phone() {
+	b := f.b
+	b.Viewport(390, 844)
+	b.Open(f.page("/settings/security"))
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "off")
+	b.Click("setup-start")
+	b.WaitFor("the QR code image to load", `(i => i.complete && i.naturalWidth >= 100)(document.getElementById("qr-image"))`)
+	if w := Eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
+		f.t.Errorf("phone: the settings page is %dpx wide, wider than the 390px screen", w)
+	}
+	b.Shot("phone-security")
+	f.logout()
+	b.WaitText("main", "Log in")
+	if w := Eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
+		f.t.Errorf("phone: the login page is %dpx wide, wider than the 390px screen", w)
+	}
+	b.Shot("phone-login")
+	b.Open(f.page("/2fa"))
+	b.WaitPage("twofactor", "/2fa")
+	b.Shot("phone-2fa")
+	b.Viewport(1280, 900)
+}
+
+// cspIsEnforced proves that the problem check can fail: an image from
+// another origin is refused by the policy each framework sent, and an
+// uncaught exception is reported, both as problems.
+func (f *flow) cspIsEnforced() {
+	b := f.b
+	b.NoProblems()
+	Eval[bool](b, `(() => {
+		const i = document.createElement("img");
+		i.src = "https://cdn.example.invalid/x.png";
+		document.body.append(i);
+		setTimeout(() => { throw new Error("browsertest probe") });
+		return true;
+	})()`)
+	var seen []string
+	deadline := time.Now().Add(Timeout)
+	for {
+		seen = append(seen, b.Problems()...)
+		all := strings.Join(seen, "\n")
+		if strings.Contains(all, "Content Security Policy") && strings.Contains(all, "cdn.example.invalid") &&
+			strings.Contains(all, "uncaught exception") && strings.Contains(all, "browsertest probe") {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("a CSP violation and an exception were not both reported; problems: %q", seen)
+		}
+		time.Sleep(50 * time.Millisecond) // the reports are asynchronous
+	}
+}
+
+// logout clicks the header's Log out button and waits for the login page.
+func (f *flow) logout() {
+	f.b.Click("logout")
+	f.b.WaitPage("login", "/login")
+}
+
+// login fills the login form and submits it.
+func (f *flow) login(email, password string) {
+	b := f.b
+	b.WaitPage("login", "/login")
+	b.Fill("email", email)
+	b.Fill("password", password)
+	b.Submit("login-form")
+}
+
+// alert checks that the error element is announced to screen readers.
+func (f *flow) alert(id string) {
+	f.t.Helper()
+	if role := Eval[string](f.b, fmt.Sprintf(`document.getElementById(%s).getAttribute("role")`, jsString(id))); role != "alert" {
+		f.t.Errorf("#%s has role %q, want alert", id, role)
+	}
+}
+
+func (f *flow) wantText(id, want string) {
+	f.t.Helper()
+	if got := f.b.Text(id); got != want {
+		f.t.Errorf("#%s shows %q, want %q", id, got, want)
+	}
+}
+
+// code is the authenticator's code at the given time.
+func (f *flow) code(at time.Time) string {
+	f.t.Helper()
+	tp, err := totp.New(totp.Config{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	c, err := tp.Code(f.secret, at)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c
+}
+
+// wrongCode is a six-digit code that no step around now accepts.
+func (f *flow) wrongCode() string {
+	now := time.Now()
+	valid := map[string]bool{}
+	for _, d := range []time.Duration{-60, -30, 0, 30, 60} {
+		valid[f.code(now.Add(d*time.Second))] = true
+	}
+	for _, c := range []string{"000000", "111111", "222222", "333333", "444444", "555555"} {
+		if !valid[c] {
+			return c
+		}
+	}
+	f.t.Fatal("every candidate wrong code is valid now")
+	return ""
+}
+
+// mailLink matches the links the console mailer prints; the servers run
+// with the default APP_URL.
+var mailLink = regexp.MustCompile(`http://localhost:8080/(verify-email|reset-password)/([A-Za-z0-9_-]+)`)
+
+// mailedLink waits until the server has mailed at least n links of the
+// kind ("verify-email" or "reset-password") and returns the newest,
+// pointed at the test's server.
+func (f *flow) mailedLink(kind string, n int) string {
+	f.t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		var tokens []string
+		for _, m := range mailLink.FindAllStringSubmatch(f.s.Stdout(), -1) {
+			if m[1] == kind && !slices.Contains(tokens, m[2]) {
+				tokens = append(tokens, m[2])
+			}
+		}
+		if len(tokens) >= n {
+			return f.s.URL + "/" + kind + "/" + url.PathEscape(tokens[len(tokens)-1])
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%d %s link(s) mailed after %v, want %d; stdout:\n%s", len(tokens), kind, Timeout, n, f.s.Stdout())
+		}
+		time.Sleep(50 * time.Millisecond) // the server mails asynchronously
+	}
+}
