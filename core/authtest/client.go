@@ -3,6 +3,7 @@ package authtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -156,6 +157,10 @@ func (c *client) try(method, path, contentType string, body []byte, hdr ...strin
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) { // its text holds the whole URL, maybe 2 MB of it
+			return nil, fmt.Errorf("%s %s: %w", method, shorten(path), ue.Err)
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()

@@ -163,8 +163,16 @@ func (s suite) badInput(t *testing.T) {
 		u := e.seed(t, "ada@example.com")
 		before := e.snapshot(t, u.ID)
 		huge := strings.Repeat("A", 100<<10)
-		check := func(r *reply, text string) {
+		check := func(method, path string, body []byte, text string) {
 			t.Helper()
+			r, err := e.client().try(method, path, "application/json", body)
+			if err != nil {
+				// A server whose read buffer is smaller than the request
+				// line (fiber's) answers 431 and closes at once; the client
+				// may see the close before the answer. Refused either way.
+				t.Logf("%s %d-byte path: the server dropped the request (%v)", method, len(path), err)
+				return
+			}
 			switch r.status {
 			case http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge:
 				// The server refused the request line: fine.
@@ -172,8 +180,8 @@ func (s suite) badInput(t *testing.T) {
 				mustStatus(t, r, http.StatusBadRequest, text)
 			}
 		}
-		check(e.client().get(verifyPath(huge)), errVerifyInvalid)
-		check(e.client().post(resetPath(huge), resetBody(newPassword)), errResetInvalid)
+		check(http.MethodGet, verifyPath(huge), nil, errVerifyInvalid)
+		check(http.MethodPost, resetPath(huge), []byte(`{"password":"`+newPassword+`","confirmPassword":"`+newPassword+`"}`), errResetInvalid)
 		// Absurd sizes may be refused by the server before authkit sees
 		// them, or the connection dropped mid-request; never a 5xx.
 		absurd := strings.Repeat("A", 2<<20)
