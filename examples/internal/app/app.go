@@ -184,10 +184,10 @@ func (a *App) openUsers(dsn, dataDir string) (user.Store, string, error) {
 	}
 	a.closers = append(a.closers, func(context.Context) error { return db.Close() })
 	desc := string(db.Dialect())
-	if u, err := url.Parse(dsn); err == nil && u.Host != "" {
-		desc += " " + u.Host
-	} else if strings.HasPrefix(dsn, "sqlite:") {
+	if strings.HasPrefix(dsn, "sqlite:") {
 		desc += " " + strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	} else if u, err := url.Parse(dsn); err == nil && u.Host != "" {
+		desc += " " + u.Host // never the password
 	}
 	return db.Users(), desc, nil
 }
