@@ -6,6 +6,7 @@ package main
 import (
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -24,6 +25,15 @@ func main() {
 		ginauth.Register(r, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		r.GET("/api/hello", ginauth.RequireUser(a.Service), hello)
+		// Unknown API paths answer JSON, as on the other two servers.
+		r.NoRoute(func(c *gin.Context) {
+			if strings.HasPrefix(c.Request.URL.Path, "/api/") {
+				resp := a.Service.NotFound(ginauth.Request(c))
+				resp.Write(c.Writer)
+				return
+			}
+			c.String(http.StatusNotFound, "404 page not found")
+		})
 		// The shared pages.
 		for _, p := range pages.Paths() {
 			r.GET(pages.ColonPath(p), gin.WrapH(a.Pages))

@@ -26,6 +26,7 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/examples/internal/servertest"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/ginauth"
 	"github.com/authkit-go/authkit/nethttpauth"
@@ -34,20 +35,6 @@ import (
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
 	os.Exit(m.Run())
-}
-
-// need returns the named service URL, skipping (or, with
-// AUTHKIT_REQUIRE_SERVICES=1, failing) when it is unset.
-func need(t *testing.T, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
-		}
-		t.Skipf("set %s to run this test", name)
-	}
-	return v
 }
 
 func randomPrefix() string {
@@ -144,9 +131,9 @@ func TestMatrix(t *testing.T) {
 		redis bool // rate limits on Redis instead of memory
 	}{
 		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "matrix.db") }, false},
-		{"postgres", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_POSTGRES") }, false},
-		{"mysql", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_MYSQL") }, false},
-		{"postgres+redis", func(t *testing.T) string { return need(t, "AUTHKIT_TEST_POSTGRES") }, true},
+		{"postgres", func(t *testing.T) string { return servertest.Need(t, "AUTHKIT_TEST_POSTGRES") }, false},
+		{"mysql", func(t *testing.T) string { return servertest.Need(t, "AUTHKIT_TEST_MYSQL") }, false},
+		{"postgres+redis", func(t *testing.T) string { return servertest.Need(t, "AUTHKIT_TEST_POSTGRES") }, true},
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
@@ -173,7 +160,7 @@ func TestMatrix(t *testing.T) {
 // redisLimits gives each suite subtest its own key prefix on the test
 // Redis, deleted when the subtest ends.
 func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name string) ratelimit.Store {
-	opts, err := redis.ParseURL(need(t, "AUTHKIT_TEST_REDIS"))
+	opts, err := redis.ParseURL(servertest.Need(t, "AUTHKIT_TEST_REDIS"))
 	if err != nil {
 		t.Fatal(err)
 	}

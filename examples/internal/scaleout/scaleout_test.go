@@ -10,11 +10,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/redis/go-redis/v9"
@@ -22,20 +20,6 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
-
-// need returns the named service URL, skipping (or, with
-// AUTHKIT_REQUIRE_SERVICES=1, failing) when it is unset.
-func need(t *testing.T, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
-		}
-		t.Skipf("set %s to run this test", name)
-	}
-	return v
-}
 
 func randomName() string {
 	var b [6]byte
@@ -66,8 +50,8 @@ func post(t *testing.T, base, path, body string) reply {
 // sent alternately to both meet one limit, and a reset link used on one is
 // dead on the other.
 func TestTwoServersShareLimitsAndLinks(t *testing.T) {
-	pgURL := need(t, "AUTHKIT_TEST_POSTGRES")
-	redisURL := need(t, "AUTHKIT_TEST_REDIS")
+	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
+	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
 	ctx := context.Background()
 
 	// A schema of its own in the shared database, dropped at the end.
@@ -148,18 +132,7 @@ func TestTwoServersShareLimitsAndLinks(t *testing.T) {
 	if r := post(t, a.URL, "/api/auth/forgot-password", `{"email":"ada@example.com"}`); r.status != 200 {
 		t.Fatalf("forgot on A: %d %v", r.status, r.body)
 	}
-	link := regexp.MustCompile(`/reset-password/([A-Za-z0-9_-]+)`)
-	var tok string
-	for deadline := time.Now().Add(10 * time.Second); tok == "" && time.Now().Before(deadline); {
-		if m := link.FindStringSubmatch(a.Stdout()); m != nil {
-			tok = m[1]
-			break
-		}
-		time.Sleep(50 * time.Millisecond) // A mails from a background sender
-	}
-	if tok == "" {
-		t.Fatalf("no reset link in A's output:\n%s", a.Stdout())
-	}
+	tok := a.WaitFor(t, regexp.MustCompile(`/reset-password/([A-Za-z0-9_-]+)`))
 	body := `{"password":"a new password","confirmPassword":"a new password"}`
 	if r := post(t, b.URL, "/api/auth/reset-password/"+tok, body); r.status != 200 {
 		t.Fatalf("reset on B: %d %v", r.status, r.body)

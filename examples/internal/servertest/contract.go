@@ -1,0 +1,98 @@
+package servertest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Need returns the named service URL (AUTHKIT_TEST_POSTGRES, ...),
+// skipping the test, or failing it when AUTHKIT_REQUIRE_SERVICES=1, when
+// the variable is unset.
+func Need(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
+		}
+		t.Skipf("set %s to run this test", name)
+	}
+	return v
+}
+
+// WaitFor polls the server's standard output (where the console mailer
+// prints) until re matches, for up to 10 s, and returns the first
+// submatch. The server sends mail asynchronously, hence the polling.
+func (s *Server) WaitFor(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := re.FindStringSubmatch(s.Stdout()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("%s never appeared on the server's output:\n%s", re, s.Stdout())
+	return ""
+}
+
+// CheckContract proves the runtime contract of an example server started
+// on its defaults (DESIGN.md "Example servers"): the first log line says
+// where it listens and on what; the pages are served; unknown API paths
+// answer JSON; the app's own GET /api/hello is behind RequireUser; the
+// flows run with mail on the console; SIGTERM shuts it down cleanly.
+func (s *Server) CheckContract(t *testing.T, framework string) {
+	t.Helper()
+	for _, want := range []string{"authkit example (" + framework + ") listening on http://127.0.0.1:", "users: sqlite ", "mail: console"} {
+		if !strings.Contains(s.FirstLine, want) {
+			t.Errorf("first log line %q lacks %q", s.FirstLine, want)
+		}
+	}
+	s.CheckPages(t)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "/api/hello", "", `401 {"error":"Not authenticated"}`},
+		{"GET", "/api/nope", "", `404 {"error":"Not found"}`},
+		{"POST", "/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
+			`200 {"message":"Registration successful. Check your email to verify your address."}`},
+		{"GET", "/api/hello", "", "200 Hello, Ada\n"},
+	} {
+		status, body := do(tc.method, tc.path, tc.body)
+		if got := fmt.Sprintf("%d %s", status, body); got != tc.want {
+			t.Fatalf("%s %s: %q, want %q", tc.method, tc.path, got, tc.want)
+		}
+	}
+	tok := s.WaitFor(t, regexp.MustCompile(`http://localhost:8080/verify-email/([A-Za-z0-9_-]+)`))
+	if status, body := do("GET", "/api/auth/verify-email/"+tok, ""); status != 200 || body != `{"message":"Email verified"}` {
+		t.Fatalf("verify: %d %s", status, body)
+	}
+	if err := s.Stop(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+}
