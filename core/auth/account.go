@@ -206,8 +206,11 @@ func (s *Service) changeEmail(c *call) Response {
 }
 
 // forgotPassword is route rule 11. Unknown addresses and the per-email
-// limit get the same 200 as a mailed link; the mail itself is sent off the
-// request path, so the answer takes the same time either way.
+// limit get the same 200 as a mailed link, after the same work: the link is
+// signed and the mail rendered in every case (for an unknown address, for a
+// throw-away id) and only a real one is queued, so the answer takes the same
+// time whether or not the address has an account. The mail itself is sent
+// off the request path.
 func (s *Service) forgotPassword(c *call) Response {
 	in, err := decode(c.req, s.maxBody, str("email"))
 	if err != nil {
@@ -229,25 +232,28 @@ func (s *Service) forgotPassword(c *call) Response {
 	if err != nil {
 		return s.internal(c, "forgot password", err)
 	}
-	if ev.limited {
-		s.audit(c, Event{Type: EventRateLimited, Email: email, Detail: s.resetEmail.name})
-		return s.ok(c, msgForgotSent)
-	}
 	u, err := s.users.ByEmail(c.ctx, email)
-	if errors.Is(err, user.ErrNotFound) {
-		return s.ok(c, msgForgotSent)
-	}
-	if err != nil {
+	known := err == nil
+	if err != nil && !errors.Is(err, user.ErrNotFound) {
 		return s.internal(c, "forgot password: lookup", err)
+	}
+	if !known {
+		u = &user.User{ID: user.NewID(), Email: email}
 	}
 	tok, err := s.reset.CreateWith(u.ID, s.reset.Bind(u.Email, u.PasswordHash))
 	if err != nil {
 		return s.internal(c, "forgot password: token", err)
 	}
-	s.send(c, mail.KindResetPassword, u.Email, mail.Data{
+	msg, err := s.render(c, mail.KindResetPassword, u.Email, mail.Data{
 		Name: u.Name, Link: s.link(s.cfg.ResetPasswordPath, tok), Expiry: ResetLifetime,
 	})
-	s.audit(c, Event{Type: EventPasswordResetRequested, UserID: u.ID})
+	switch {
+	case ev.limited:
+		s.audit(c, Event{Type: EventRateLimited, Email: email, Detail: s.resetEmail.name})
+	case known && err == nil:
+		s.queue(c, msg)
+		s.audit(c, Event{Type: EventPasswordResetRequested, UserID: u.ID})
+	}
 	return s.ok(c, msgForgotSent)
 }
 
@@ -340,14 +346,27 @@ func (s *Service) changePassword(c *call) Response {
 // send renders and queues one mail. It never fails the request: a mail
 // that cannot be rendered or queued is logged (without its link).
 func (s *Service) send(c *call, kind mail.Kind, to string, data mail.Data) {
+	if msg, err := s.render(c, kind, to, data); err == nil {
+		s.queue(c, msg)
+	}
+}
+
+// render renders one mail, logging (without the link) when it cannot.
+func (s *Service) render(c *call, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
 	data.To = to
 	data.AppName = s.cfg.AppName
 	data.Time = s.now()
 	msg, err := s.tmpl.Render(kind, data)
-	if err == nil {
-		err = s.sender.Send(context.WithoutCancel(c.ctx), msg)
+	if err != nil {
+		s.log.ErrorContext(c.ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
 	}
+	return msg, err
+}
+
+// queue hands msg to the asynchronous sender.
+func (s *Service) queue(c *call, msg mail.Message) {
+	err := s.sender.Send(context.WithoutCancel(c.ctx), msg)
 	if err != nil && !errors.Is(err, mail.ErrQueueFull) { // the sender logs a full queue itself
-		s.log.ErrorContext(c.ctx, "authkit: mail not queued", "kind", string(kind), "err", err)
+		s.log.ErrorContext(c.ctx, "authkit: mail not queued", "kind", string(msg.Kind), "err", err)
 	}
 }

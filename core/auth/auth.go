@@ -2,8 +2,10 @@ package auth
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/authkit-go/authkit/core/clientip"
@@ -125,6 +126,11 @@ type Config struct {
 	// Only for development over plain HTTP.
 	Insecure bool
 
+	// SessionCookie names the session cookie, e.g. "__Host-session" for a
+	// cookie the browser binds to this exact origin over HTTPS.
+	// Default: "authkit_session".
+	SessionCookie string
+
 	// SessionLifetime and RememberLifetime: see session.Config.
 	// Defaults: 24 hours and 30 days.
 	SessionLifetime  time.Duration
@@ -176,7 +182,6 @@ type Service struct {
 
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, passwordLimit *limiter
 
-	dummyOnce sync.Once
 	dummyHash string // for timing-equal failures on unknown emails
 }
 
@@ -229,6 +234,15 @@ func New(cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("auth: default hasher: %w", err)
 		}
 	}
+	// The dummy hash that unknown-email logins are checked against, made
+	// now so that not even the first such login is slower.
+	var pw [16]byte
+	if _, err := io.ReadFull(cfg.Rand, pw[:]); err != nil {
+		return nil, fmt.Errorf("auth: random: %w", err)
+	}
+	if s.dummyHash, err = s.hasher.Hash(context.Background(), hex.EncodeToString(pw[:])); err != nil {
+		return nil, fmt.Errorf("auth: dummy hash: %w", err)
+	}
 	s.recovery = cfg.RecoveryHasher
 	if s.recovery == nil {
 		s.recovery = recovery.NewHasher()
@@ -247,7 +261,7 @@ func New(cfg Config) (*Service, error) {
 	s.sessions, err = session.New(session.Config{
 		Secrets:          cfg.Secrets,
 		ResolveUser:      s.resolveUser,
-		CookieName:       session.DefaultCookieName,
+		CookieName:       cmp.Or(cfg.SessionCookie, session.DefaultCookieName),
 		Lifetime:         cfg.SessionLifetime,
 		RememberLifetime: cfg.RememberLifetime,
 		Insecure:         cfg.Insecure,

@@ -90,3 +90,21 @@ func TestUserStoreDown(t *testing.T) {
 		t.Fatalf("%d %q, want 503 %q", status, msg, msgUnavailable)
 	}
 }
+
+func TestSessionCookieName(t *testing.T) {
+	s := testService(t, noUsers{}, false)
+	if got := s.Sessions().CookieName(); got != "authkit_session" {
+		t.Fatalf("default cookie name %q", got)
+	}
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	h, err := New(Config{Users: noUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys,
+		AppURL: "https://app.test", Hasher: password.ForTesting(), SessionCookie: "__Host-sid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	if got := h.Sessions().CookieName(); got != "__Host-sid" {
+		t.Fatalf("cookie name %q, want __Host-sid", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/mail"
 	"net/url"
@@ -171,7 +172,7 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
 		return badInput("Invalid JSON body")
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF { // nothing may follow the object
 		return badInput("Invalid JSON body")
 	}
 	return nil

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"net/http"
 
@@ -156,17 +155,9 @@ func (s *Service) upgradeHash(c *call, u *user.User, pw string) {
 	}
 }
 
-// dummyVerify checks pw against a hash of a random password, made once.
+// dummyVerify checks pw against the hash of a random password made by New,
+// so a login for an unknown email costs one hash check like any other.
 func (s *Service) dummyVerify(c *call, pw string) {
-	s.dummyOnce.Do(func() {
-		var b [16]byte
-		_, _ = s.cfg.Rand.Read(b[:])
-		h, err := s.hasher.Hash(c.ctx, hex.EncodeToString(b[:]))
-		if err != nil {
-			s.log.WarnContext(c.ctx, "authkit: dummy hash failed", "err", err)
-		}
-		s.dummyHash = h
-	})
 	if s.dummyHash != "" {
 		_, _ = s.hasher.Verify(c.ctx, pw, s.dummyHash)
 	}
@@ -280,6 +271,7 @@ func (s *Service) verify2FA(c *call) Response {
 	m, err := s.totp.Match(code, secret, s.now(), u.LastTOTPStep)
 	switch {
 	case errors.Is(err, totp.ErrCodeUsed):
+		s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
 		return s.fail(c, http.StatusBadRequest, msgCodeUsed)
 	case err != nil:
 		s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID})
@@ -287,6 +279,7 @@ func (s *Service) verify2FA(c *call) Response {
 	}
 	if err := s.users.AcceptTOTPStep(c.ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
+			s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
 			return s.fail(c, http.StatusBadRequest, msgCodeUsed)
 		}
 		return s.internal(c, "2fa verify: accept step", err)
