@@ -10,14 +10,17 @@ MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' 
 # Pinned tool versions; `make tools` installs them into .bin (git-ignored).
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK_VERSION := v1.1.4
+# benchstat: a golang.org/x/perf commit whose go.mod says go 1.25.0.
+BENCHSTAT_VERSION := v0.0.0-20260709024250-82a0b07e230d
 BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 
 GOTEST_FLAGS ?= -race -count=1
 BENCH ?= .
 BENCHTIME ?= 1s
+FUZZTIME ?= 20s
 
-.PHONY: all run test lint fmt vet staticcheck vulncheck bench tools tidy-check list
+.PHONY: all run test lint fmt vet staticcheck doccheck vulncheck bench bench-timing bench-compare fuzz tools tidy-check list
 
 all: lint test
 
@@ -58,13 +61,62 @@ vulncheck:
 		for m in $(MODULES); do (cd $$m && govulncheck ./...); done; \
 	fi
 
-lint: fmt vet staticcheck vulncheck ## gofmt, go vet, staticcheck, govulncheck
+# Every exported name and package has a doc comment (.ci/doccheck).
+doccheck:
+	@GOWORK=off go run .ci/doccheck/main.go $(MODULES)
+
+lint: fmt vet staticcheck doccheck vulncheck ## gofmt, go vet, staticcheck, doc comments, govulncheck
 
 bench: ## every module's benchmarks with -benchmem
 	@for m in $(MODULES); do \
 		echo "== bench $$m"; \
 		(cd $$m && go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...); \
 	done
+
+# make fuzz [FUZZTIME=20s]: every fuzz target of every module, one after the
+# other (go test -fuzz takes one target per run), FUZZTIME each. Targets are
+# found by grepping the test files for "func Fuzz", so a new one is picked up
+# without editing this file. The seed corpus of each target is its f.Add
+# calls plus testdata/fuzz/<Target>/ in its package; make test runs those
+# seeds as ordinary tests. Inputs the fuzzer finds interesting stay in the Go
+# cache; a failing one is written to testdata/fuzz/<Target>/: commit it with
+# the fix so it stays a regression test. Every target runs; the failed ones
+# are listed at the end.
+fuzz:
+	@targets=$$(grep -rHo --include='*_test.go' --exclude-dir=testdata '^func Fuzz[A-Za-z0-9_]*(' $(MODULES) \
+		| sed -E 's|^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\($$|\1:\2|' | sort -u); \
+	[ -n "$$targets" ] || { echo "no fuzz targets found"; exit 1; }; \
+	failed=""; \
+	for t in $$targets; do \
+		dir=$${t%%:*}; name=$${t##*:}; \
+		echo "== fuzz $$dir $$name ($(FUZZTIME))"; \
+		(cd $$dir && go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) .) || failed="$$failed $$dir:$$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "!! fuzz failures:$$failed"; exit 1; fi
+
+# make bench-timing: only the account-enumeration timing benchmarks
+# (examples/internal/timing): login with an unknown email vs a wrong password,
+# forgot-password for an unknown vs a known email, 100 requests each over
+# loopback HTTP with the production hasher (bcrypt cost 12), rate limits and
+# the lock-out off. About 400 cost-12 hashes: one to two minutes. make bench
+# runs them too, as part of the examples module. Figures: SECURITY.md.
+bench-timing:
+	cd examples && go test -run '^$$' -bench 'Timing' -benchtime 1x -count 1 ./internal/timing
+
+# make bench-compare [BENCH_COUNT=10]: authkit against its peers (the bench/
+# module, outside go.work, run with GOWORK=off so no peer reaches authkit's
+# go.mod files), every benchmark -count $(BENCH_COUNT), read with benchstat
+# (pinned, installed into .bin). bench/compare.sh does the work: the Redis
+# runs use AUTHKIT_TEST_REDIS (default: the local server) and skip, saying
+# so, when it is unreachable; the load runs need wrk, installed with apt-get
+# when missing and possible, else skipped loudly. Results, benchstat's
+# summary and the tables of BENCHMARKS.md go to $(BENCH_OUT). About 12
+# minutes on 2 cores.
+BENCH_COUNT ?= 10
+BENCH_OUT ?= $(CURDIR)/bench/results
+bench-compare: ## peer comparisons with benchstat (bench/, GOWORK=off)
+	@command -v benchstat >/dev/null || { mkdir -p $(BIN) && GOBIN=$(BIN) go install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION); }
+	COUNT=$(BENCH_COUNT) OUT=$(BENCH_OUT) bench/compare.sh
 
 tidy-check: ## fails when go mod tidy would change a go.mod or go.sum
 	@for m in $(MODULES); do (cd $$m && go mod tidy); done
