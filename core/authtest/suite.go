@@ -55,6 +55,9 @@ func Run(t *testing.T, h Harness) {
 		{"BadInput", s.badInput},                   // DESIGN.md input rules
 		{"NoStore", s.noStore},                     // Cache-Control on every route
 		{"Races", s.races},                         // DESIGN.md "Stores": atomic conditions
+		{"AttackRaces", s.attackRaces},             // issue 7: the races at full size
+		{"AccountSafety", s.accountSafety},         // issue 7: lock-out defaults, sessions in a reset's second
+		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
 	} {
 		t.Run(g.name, g.run)
 	}

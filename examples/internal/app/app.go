@@ -204,6 +204,10 @@ func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store,
 		return nil, "", fmt.Errorf("REDIS_URL: invalid URL")
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 5*time.Second, 3*time.Second, 3*time.Second
+	// Fail fast when Redis is down: one retry, one dial attempt. Requests
+	// then get their 503 (fail closed) at once instead of piling up.
+	opts.MaxRetries = 1
+	opts.DialerRetries = 1
 	client := redis.NewClient(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
