@@ -27,6 +27,9 @@ const sqliteBusyTimeout = 5 * time.Second
 // the busy handler.
 const sqliteMaxOpenConns = 4
 
+// defaultMaxOpenConns caps a PostgreSQL or MySQL pool made by Open.
+const defaultMaxOpenConns = 25
+
 // Open connects to the database named by databaseURL, checks that it
 // answers and returns a DB that owns the pool. It does not create the
 // tables: call [DB.Migrate]. The URL forms are:
@@ -71,6 +74,13 @@ func Open(ctx context.Context, databaseURL string, cfg Config) (*DB, error) {
 			x.SetMaxOpenConns(sqliteMaxOpenConns)
 			x.SetMaxIdleConns(sqliteMaxOpenConns)
 		}
+	} else {
+		n := cfg.MaxOpenConns
+		if n <= 0 {
+			n = defaultMaxOpenConns
+		}
+		x.SetMaxOpenConns(n)
+		x.SetMaxIdleConns(n)
 	}
 	db, err := newDB(x, d, cfg)
 	if err != nil {

@@ -61,6 +61,13 @@ type Config struct {
 	// Logger receives the errors of the background cleanup.
 	// Default: slog.Default().
 	Logger *slog.Logger
+
+	// MaxOpenConns caps the pool that Open makes for PostgreSQL and
+	// MySQL/MariaDB, so a burst of requests waits for a connection instead
+	// of exhausting the server's max_connections (every request over it
+	// would fail with 503). Default: 25. SQLite pools are capped at 4; New
+	// leaves the app's own pool as it is.
+	MaxOpenConns int
 }
 
 var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)

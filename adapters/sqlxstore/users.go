@@ -104,7 +104,17 @@ func newUserStore(db *DB) *UserStore {
 			FROM cur WHERE u.id = cur.id
 			RETURNING cur.failed_logins + 1, u.locked_until`)
 	case MySQL:
-		q.lockFailures = db.query(`SELECT failed_logins, locked_until FROM {{prefix}}users WHERE id = ? FOR UPDATE`)
+		// One statement, no transaction, so a burst of failed logins never
+		// queues transactions on the row lock (a 99-request burst on MariaDB
+		// exhausted the deadlock retries). MySQL assigns left to right with
+		// the new values: locked_until is set first, from the old count;
+		// LAST_INSERT_ID(expr) hands the count after this failure back in
+		// the OK packet before failed_logins is reset at the limit.
+		q.recordFailure = db.query(`UPDATE {{prefix}}users SET
+				locked_until = IF(? > 0 AND failed_logins + 1 >= ?, ?, locked_until),
+				failed_logins = IF(LAST_INSERT_ID(failed_logins + 1) >= ? AND ? > 0, 0, LAST_INSERT_ID())
+			WHERE id = ?`)
+		q.lockFailures = db.query(`SELECT failed_logins, locked_until FROM {{prefix}}users WHERE id = ?`)
 	case SQLite:
 		// The transaction holds SQLite's write lock from BEGIN IMMEDIATE.
 		q.lockFailures = db.query(`SELECT failed_logins, locked_until FROM {{prefix}}users WHERE id = ?`)
@@ -424,7 +434,39 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 		found bool
 	)
 	var err error
-	if s.db.dialect == Postgres {
+	switch s.db.dialect {
+	case MySQL:
+		err = s.db.retry(ctx, func() error {
+			res, err := s.db.x.ExecContext(ctx, s.q.recordFailure, limit, limit, lockedUntil, limit, limit, id)
+			if err != nil {
+				return err
+			}
+			rows, err := res.RowsAffected() // rows matched: clientFoundRows=true
+			if err != nil {
+				return err
+			}
+			if found = rows > 0; !found {
+				return nil
+			}
+			if n, err = res.LastInsertId(); err != nil {
+				return err
+			}
+			if limit > 0 && n >= int64(limit) {
+				until = sql.NullInt64{Int64: lockedUntil, Valid: true}
+				return nil
+			}
+			// Below the limit the lock is whatever it was; a plain read.
+			var cur struct {
+				Failed int64         `db:"failed_logins"`
+				Until  sql.NullInt64 `db:"locked_until"`
+			}
+			if err := s.db.x.GetContext(ctx, &cur, s.q.lockFailures, id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			until = cur.Until
+			return nil
+		})
+	case Postgres:
 		err = s.db.retry(ctx, func() error {
 			err := s.db.x.QueryRowxContext(ctx, s.q.recordFailure, id, limit, limit, limit, limit, lockedUntil).Scan(&n, &until)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -434,7 +476,7 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 			found = err == nil
 			return err
 		})
-	} else {
+	default: // SQLite: BEGIN IMMEDIATE holds the write lock
 		err = s.db.inTx(ctx, func(q queryer) error {
 			var cur struct {
 				Failed int64         `db:"failed_logins"`
