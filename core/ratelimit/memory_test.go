@@ -403,3 +403,32 @@ func TestMemoryStoreCleanupInterval(t *testing.T) {
 // sweepDue reports whether a full store would scan for expired entries at
 // now.
 func (s *MemoryStore) sweepDue(now int64) bool { return s.earliest() <= now }
+
+// TestDefaultClock: without an injected Now the store counts from a
+// wall-clock base plus monotonic time, re-based on every cleanup tick; its
+// reset times agree with time.Now.
+func TestDefaultClock(t *testing.T) {
+	tick := make(chan time.Time)
+	s := newMemoryStore(MemoryConfig{}, func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} })
+	defer s.Close()
+	check := func(key string) {
+		t.Helper()
+		before := time.Now()
+		_, reset, err := s.Increment(context.Background(), key, time.Minute)
+		after := time.Now()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reset.Before(before.Add(time.Minute).Add(-time.Millisecond)) || reset.After(after.Add(time.Minute).Add(time.Millisecond)) {
+			t.Fatalf("resetAt %v outside [%v, %v] + 1m", reset, before, after)
+		}
+	}
+	check("a")
+	first := s.base.Load()
+	tick <- time.Now() // the cleanup goroutine re-bases, then sweeps
+	tick <- time.Now() // handed over only after the first tick was handled
+	if s.base.Load() == first {
+		t.Fatal("the cleanup tick did not re-take the clock's base")
+	}
+	check("b")
+}
