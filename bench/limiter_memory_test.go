@@ -25,11 +25,9 @@ var memDists = sync.OnceValue(func() []keys.Dist {
 // default capacity (zipf over 100,000 keys, churn), authkit's capacity is
 // raised so that it holds every key as the peers do, and "authkit-cap10k"
 // shows the default: at capacity, new keys are refused (spec section 8).
-// "authkit-next" is the prototype of a faster MemoryStore (package
-// proposal), with the same capacity as "authkit".
 func memImpls(d keys.Dist) []limiters.Memory {
 	if !d.Churn() && d.Space() <= ratelimit.DefaultMemoryCapacity {
-		return []limiters.Memory{limiters.Authkit("authkit", 0), limiters.Ulule(), limiters.Sethvargo(), limiters.AuthkitNext(0)}
+		return []limiters.Memory{limiters.Authkit("authkit", 0), limiters.Ulule(), limiters.Sethvargo()}
 	}
 	capacity := math.MaxInt
 	if !d.Churn() {
@@ -39,7 +37,6 @@ func memImpls(d keys.Dist) []limiters.Memory {
 		limiters.Authkit("authkit", capacity),
 		limiters.Ulule(),
 		limiters.Sethvargo(),
-		limiters.AuthkitNext(capacity),
 		limiters.Authkit("authkit-cap10k", 0),
 	}
 }
@@ -193,7 +190,7 @@ func (c *memCell) bench(b *testing.B) {
 // its own key (ulule prefixes every key) pays for the copy.
 func BenchmarkLimiterMemoryHeld(b *testing.B) {
 	ks := keys.Zipf(100_000).Keys
-	for _, impl := range []limiters.Memory{limiters.Authkit("authkit", len(ks)), limiters.Ulule(), limiters.Sethvargo(), limiters.AuthkitNext(len(ks))} {
+	for _, impl := range []limiters.Memory{limiters.Authkit("authkit", len(ks)), limiters.Ulule(), limiters.Sethvargo()} {
 		b.Run("keys=100k/impl="+impl.Name, func(b *testing.B) {
 			ctx := context.Background()
 			var held uint64

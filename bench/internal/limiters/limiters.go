@@ -181,20 +181,6 @@ func (r redisRateLimiter) Attempt(ctx context.Context, key string) (bool, error)
 
 func (r redisRateLimiter) Close() error { return nil }
 
-// AuthkitNext is authkit's Limiter over proposal.MemoryStore (the measured
-// prototype of a faster MemoryStore), holding up to capacity keys.
-func AuthkitNext(capacity int) Memory {
-	return Memory{Name: "authkit-next", New: func(limit int) (Limiter, error) {
-		s := proposal.NewMemoryStore(proposal.MemoryConfig{Capacity: capacity})
-		l, err := ratelimit.New(ratelimit.Config{MaxAttempts: limit, Window: Window, Store: s})
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		return authkitLimiter{l, s.Close}, nil
-	}}
-}
-
 // AuthkitNextRedis is authkit's Limiter over proposal.RedisStore (the
 // measured prototype of a lighter Redis script).
 func AuthkitNextRedis() Redis {

@@ -3,10 +3,10 @@
 // authkit as it is, as "authkit-next" (or route=auth-next). They are copies
 // of authkit's code with one change applied, or thin wrappers over its
 // public API, not a second implementation to maintain: each says what it
-// changes, and the change belongs in authkit itself.
+// changes, and the change belongs in authkit itself. (The cheaper
+// MemoryStore clock measured here first is now in core/ratelimit, and its
+// prototype is gone.)
 //
-//   - MemoryStore (memory.go): core/ratelimit's MemoryStore on a cheaper
-//     clock;
 //   - RedisStore (redis.go): adapters/redisstore's Store with a lighter
 //     script (INCR and PTTL on a live key);
 //   - RequireUserNetHTTP, RequireUserGin, RequireUserFiber

@@ -21,32 +21,6 @@ import (
 // The prototypes must pass the conformance suite every authkit rate-limit
 // store passes, or their figures would not be comparable.
 
-func TestMemoryStoreConformance(t *testing.T) {
-	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		s := proposal.NewMemoryStore(proposal.MemoryConfig{Now: clock.Now, CleanupInterval: -1})
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}, storetest.LimitOptions{})
-}
-
-func TestMemoryStoreDefaultClock(t *testing.T) {
-	s := proposal.NewMemoryStore(proposal.MemoryConfig{Capacity: 1})
-	defer s.Close()
-	l, err := ratelimit.New(ratelimit.Config{MaxAttempts: 1, Window: time.Hour, Store: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []bool{true, false} {
-		r, err := l.Attempt(t.Context(), "k")
-		if err != nil || r.Allowed != want {
-			t.Fatalf("attempt %d = %+v, %v", i+1, r, err)
-		}
-	}
-	if r, err := l.Attempt(t.Context(), "other"); err != nil || r.Allowed {
-		t.Fatalf("a new key in a full store = %+v, %v; want refused", r, err)
-	}
-}
-
 func TestRedisStoreConformance(t *testing.T) {
 	url := os.Getenv("AUTHKIT_TEST_REDIS")
 	if url == "" {
