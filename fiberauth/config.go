@@ -43,12 +43,11 @@ func ApplyConfig(svc *auth.Service, cfg fiber.Config) fiber.Config {
 
 // ErrorHandler answers every error as authkit's routes do, with a JSON
 // {"error": ...} body and Cache-Control: no-store. A *fiber.Error keeps its
-// status: 404 and 405 are core's "Not found" and "Method not allowed", 413
-// is "Request body too large" (the text of authkit's own 413), others carry
-// the error's message, or the status text when no route ran (fasthttp's
-// parse errors quote the request). Any other error is logged through
-// fiber's logger and answered 500 {"error":"Internal server error"}, its
-// text never sent.
+// status and core's text for it (auth.Service.Error: 404, 405, 413 and 5xx
+// have authkit's own); others carry the error's message, or the status
+// text when no route ran (fasthttp's parse errors quote the request). Any
+// other error is logged through fiber's logger and answered 500
+// {"error":"Internal server error"}, its text never sent.
 func ErrorHandler(svc *auth.Service) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var resp auth.Response
@@ -57,17 +56,13 @@ func ErrorHandler(svc *auth.Service) fiber.ErrorHandler {
 		case !errors.As(err, &fe):
 			// The route's pattern, not the URL: a URL may hold a token.
 			log.Errorf("fiberauth: %s %s: %v", c.Method(), c.Route().Path, err)
-			resp = svc.Error(http.StatusInternalServerError, "Internal server error")
-		case fe.Code == http.StatusNotFound:
-			resp = svc.NotFound(request{c})
+			resp = svc.Error(http.StatusInternalServerError, "")
 		case fe.Code == http.StatusMethodNotAllowed:
 			resp = svc.MethodNotAllowed(request{c}, "")
-		case fe.Code == http.StatusRequestEntityTooLarge:
-			resp = svc.Error(fe.Code, "Request body too large")
-		case fe.Message == "" || len(c.Route().Handlers) == 0:
+		case len(c.Route().Handlers) == 0:
 			// No route ran: fasthttp refused the request, and its text
 			// quotes the raw bytes it could not parse.
-			resp = svc.Error(fe.Code, http.StatusText(fe.Code))
+			resp = svc.Error(fe.Code, "")
 		default:
 			resp = svc.Error(fe.Code, fe.Message)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -76,7 +77,7 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 	body, err := r.Body(limit)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
-			return in, &inputError{status: 413, msg: "Request body too large"}
+			return in, &inputError{status: http.StatusRequestEntityTooLarge, msg: msgBodyTooLarge}
 		}
 		return in, badInput("Could not read request body")
 	}

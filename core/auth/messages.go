@@ -39,6 +39,9 @@ const (
 	msgCrossOrigin       = "Cross-origin request blocked"
 	msgUnavailable       = "Service temporarily unavailable. Try again later."
 	msgInternal          = "Internal server error"
+	msgNotFound          = "Not found"
+	msgMethodNotAllowed  = "Method not allowed"
+	msgBodyTooLarge      = "Request body too large"
 	msgEmailChangedRace  = "Your email address was changed by another request"
 
 	// Success.

@@ -134,21 +134,37 @@ func (s *Service) checkOrigin(r Request) error {
 
 // NotFound answers an unknown path under authkit's prefix as JSON.
 func (s *Service) NotFound(r Request) Response {
-	return s.json(http.StatusNotFound, map[string]string{"error": "Not found"})
+	return s.json(http.StatusNotFound, map[string]string{"error": msgNotFound})
 }
 
 // MethodNotAllowed answers a known path with the wrong method as JSON.
 func (s *Service) MethodNotAllowed(r Request, allow string) Response {
-	resp := s.json(http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"})
+	resp := s.json(http.StatusMethodNotAllowed, map[string]string{"error": msgMethodNotAllowed})
 	if allow != "" {
 		resp.Header.Set("Allow", allow)
 	}
 	return resp
 }
 
-// Error is an authkit error response, {"error": msg} with the headers of
+// Error is an authkit error response, {"error": ...} with the headers of
 // every authkit answer, for the errors a framework raises before a route
-// runs (fiber's body limit, a malformed request).
+// runs (fiber's body limit, a malformed request). Statuses authkit answers
+// itself keep its own texts whatever msg says: 404 "Not found", 405
+// "Method not allowed", 413 "Request body too large", and every 5xx
+// "Internal server error" (a framework's text for a server error is never
+// sent). An empty msg gives the status text.
 func (s *Service) Error(status int, msg string) Response {
+	switch {
+	case status == http.StatusNotFound:
+		msg = msgNotFound
+	case status == http.StatusMethodNotAllowed:
+		msg = msgMethodNotAllowed
+	case status == http.StatusRequestEntityTooLarge:
+		msg = msgBodyTooLarge
+	case status >= 500:
+		msg = msgInternal
+	case msg == "":
+		msg = http.StatusText(status)
+	}
 	return s.json(status, map[string]string{"error": msg})
 }

@@ -34,3 +34,24 @@ func TestPaths(t *testing.T) {
 		t.Errorf("Paths lost the route order: first is %s", paths[0].Pattern)
 	}
 }
+
+func TestError(t *testing.T) {
+	s := &Service{}
+	for _, tc := range []struct {
+		status    int
+		msg, want string
+	}{
+		{404, "Cannot GET /x", `{"error":"Not found"}`},
+		{405, "", `{"error":"Method not allowed"}`},
+		{413, "body size exceeds the given limit", `{"error":"Request body too large"}`},
+		{500, "panic: runtime error: index out of range", `{"error":"Internal server error"}`},
+		{503, "", `{"error":"Internal server error"}`},
+		{431, "", `{"error":"Request Header Fields Too Large"}`},
+		{400, "Bad request body", `{"error":"Bad request body"}`},
+	} {
+		r := s.Error(tc.status, tc.msg)
+		if r.Status != tc.status || string(r.Body) != tc.want || r.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("Error(%d, %q) = %d %s, want %d %s", tc.status, tc.msg, r.Status, r.Body, tc.status, tc.want)
+		}
+	}
+}
