@@ -39,7 +39,7 @@ func (downUsers) ByEmail(context.Context, string) (*user.User, error) {
 	return nil, fmt.Errorf("test: dial: %w", user.ErrUnavailable)
 }
 
-func testService(t *testing.T, users user.Store, failOpen bool) *Service {
+func testService(t testing.TB, users user.Store, failOpen bool) *Service {
 	t.Helper()
 	key, _ := secretbox.GenerateKey()
 	keys, _ := secretbox.ParseKeyring(key)

@@ -38,13 +38,10 @@ func (q httpRequest) Header(name string) string {
 }
 
 // Cookie returns the raw value, not URL-unescaped (gin's Context.Cookie
-// would unescape it; net/http does not).
+// would unescape it; net/http does not), found as net/http finds it but
+// without parsing every cookie (see CookieValue).
 func (q httpRequest) Cookie(name string) (string, bool) {
-	c, err := q.r.Cookie(name)
-	if err != nil {
-		return "", false
-	}
-	return c.Value, true
+	return CookieValue(q.r.Header["Cookie"], name)
 }
 
 // Body reads at most limit+1 bytes, so a body longer than limit is known

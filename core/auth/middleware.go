@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -16,7 +17,16 @@ import (
 // instead: 401 {"error":"Not authenticated"} (expiring a dead session
 // cookie), or 503 when the store is down. RequireUser in every framework
 // module is this call.
+//
+// A request with a valid session costs the cookie's lookup, its
+// verification and the user store's read, and nothing else: the state a
+// response needs (headers, cookies) is made only for a request that fails,
+// which is then checked again on the full path so that every failure
+// answers exactly as the routes do.
 func (s *Service) Authenticate(r Request) (*user.User, *Response) {
+	if u := s.sessionUser(r); u != nil {
+		return u, nil
+	}
 	return s.currentUser(s.newCall(r))
 }
 
@@ -24,6 +34,9 @@ func (s *Service) Authenticate(r Request) (*user.User, *Response) {
 // whose email is unverified gets 403 {"error":"Email not verified"}.
 // RequireVerifiedEmail in every framework module is this call.
 func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
+	if u := s.sessionUser(r); u != nil && u.EmailVerified() {
+		return u, nil
+	}
 	c := s.newCall(r)
 	u, fail := s.currentUser(c)
 	if fail != nil {
@@ -35,6 +48,29 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 	}
 	return u, nil
 }
+
+// sessionUser is the success path of Authenticate: the user of r's
+// session when it is valid, else nil. It writes nothing (readCookie drops
+// the expiry of a dead cookie; the full path that follows sends it).
+func (s *Service) sessionUser(r Request) *user.User {
+	v, ok := r.Cookie(s.sessions.CookieName())
+	if !ok || v == "" {
+		return nil
+	}
+	u, err := s.sessions.Session(readCookie(v)).User(r.Context())
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
+// readCookie is a session.CookieBridge holding the one cookie already
+// read; it sets and deletes nothing.
+type readCookie string
+
+func (c readCookie) Get(string) (string, bool)               { return string(c), c != "" }
+func (readCookie) Set(string, string, session.CookieOptions) {}
+func (readCookie) Delete(string, session.CookieOptions)      {}
 
 type userKey struct{}
 
