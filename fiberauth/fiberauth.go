@@ -62,18 +62,12 @@ func (q request) PathValue(name string) string {
 	return v
 }
 
-// Cookie parses the Cookie header with net/http's rules, so a cookie that
-// net/http would drop is dropped here too.
+// Cookie reads the Cookie header with net/http's rules (auth.CookieValue),
+// so a cookie that net/http would drop is dropped here too. Only the
+// value found is copied out of fasthttp's buffers.
 func (q request) Cookie(name string) (string, bool) {
-	h := http.Header{}
-	for _, v := range q.c.Request().Header.PeekAll(fiber.HeaderCookie) {
-		h.Add("Cookie", string(v))
-	}
-	c, err := (&http.Request{Header: h}).Cookie(name)
-	if err != nil {
-		return "", false
-	}
-	return c.Value, true
+	v, ok := auth.CookieValue(q.c.Request().Header.PeekAll(fiber.HeaderCookie), name)
+	return string(v), ok
 }
 
 // Body returns a copy of the raw body: never decompressed (fiber's

@@ -70,13 +70,10 @@ func New(svc *auth.Service) *gin.Engine {
 	return e
 }
 
-// userKey is the gin.Context key RequireUser stores the user under.
-type userKey struct{}
-
-// RequireUser lets requests with a valid session through, with the user on
-// the gin.Context and in the request's context (see CurrentUser and
-// auth.UserFromContext); others get 401 {"error":"Not authenticated"}
-// and the chain stops.
+// RequireUser lets requests with a valid session through, with the user in
+// the request's context (see CurrentUser and auth.UserFromContext); others
+// get 401 {"error":"Not authenticated"} and the chain stops. The user is
+// not put in gin's Keys map: that map would be made for every request.
 func RequireUser(svc *auth.Service) gin.HandlerFunc {
 	return require(svc.Authenticate)
 }
@@ -95,24 +92,17 @@ func require(check func(auth.Request) (*user.User, *auth.Response)) gin.HandlerF
 			c.Abort()
 			return
 		}
-		c.Set(userKey{}, u)
 		c.Request = c.Request.WithContext(auth.ContextWithUser(c.Request.Context(), u))
 		c.Next()
 	}
 }
 
 // CurrentUser returns the user that RequireUser or RequireVerifiedEmail
-// put on c, or nil and false outside them.
+// put in c.Request's context, or nil and false outside them. A handler
+// that replaces c.Request keeps the user by deriving the new request's
+// context from the old one.
 func CurrentUser(c *gin.Context) (*user.User, bool) {
-	if c == nil {
-		return nil, false
-	}
-	if v, ok := c.Get(userKey{}); ok {
-		if u, ok := v.(*user.User); ok && u != nil {
-			return u, true
-		}
-	}
-	if c.Request == nil {
+	if c == nil || c.Request == nil {
 		return nil, false
 	}
 	return auth.UserFromContext(c.Request.Context())
