@@ -18,9 +18,10 @@
 //		c.String(http.StatusOK, "hello %s", u.Name)
 //	}
 //
-// RequireUser puts the user on the gin.Context and in the request's
-// context, so handlers that only see c.Request.Context() can call
-// auth.UserFromContext. RateLimit limits the app's own routes with the
+// RequireUser puts the user in the request's context: CurrentUser(c)
+// reads it, and so does auth.UserFromContext for code that only sees
+// c.Request.Context(). (Not in gin's Keys map, which would cost a map per
+// request.) RateLimit limits the app's own routes with the
 // same store, headers and 429 body as authkit's.
 //
 // Register answers every method of gin's RouterGroup.Any list on
