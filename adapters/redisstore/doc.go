@@ -13,32 +13,41 @@
 //
 // # Data layout
 //
-// Each limiter key is one Redis hash at Prefix+key (keys longer than
+// Each limiter key is one Redis string at Prefix+key (keys longer than
 // [MaxKeyLen] bytes, or beginning with "sha256:", become Prefix+"sha256:"+hex
-// SHA-256 of the key) with two fields: count, the attempts in the current
-// window, and reset_ms, the window's end in Unix milliseconds. The key
-// expires at reset_ms (PEXPIREAT, set when the window starts), so Redis
-// removes counters by itself and nothing needs sweeping. A hash whose
-// reset_ms has passed, or a key that is not such a hash, starts a new window
-// on its next increment; a live hash found without an expiry (restored by a
-// tool that drops TTLs, say) gets it back.
+// SHA-256 of the key) holding the attempts in the current window as an
+// integer. Its TTL is the window: set when the window starts, it runs out
+// when the window ends, so Redis removes counters by itself and nothing
+// needs sweeping. A key INCR refuses (another type, a non-integer string,
+// an overflow) starts a new window on its next increment, and so does a
+// counter found without a TTL (restored by a tool that drops TTLs, or a
+// PERSIST), whose window's end is unknown: no key the store writes is left
+// without a TTL.
+//
+// Upgrading from a version that kept a hash {count, reset_ms} per key needs
+// nothing done: the first increment of such a key finds a hash, deletes it
+// and starts a new window as a string counter, so each key that was live
+// during the upgrade restarts its window once, with a count of 1.
 //
 // # One round trip
 //
-// [Store.Increment] is one EVALSHA of a Lua script that reads the server's
-// clock (TIME), counts, sets the expiry at the window's first increment and
-// returns the count and reset_ms. The first call on a server that does not
-// know the script gets NOSCRIPT and is followed by one EVAL, which loads it.
-// The script touches one key, so Cluster routes it like any single-key
+// [Store.Increment] is one EVALSHA of a Lua script: INCR, then PEXPIRE when
+// the count is 1 (a new window) or PTTL otherwise; it returns the count and
+// the milliseconds left in the window. The first call on a server that does
+// not know the script gets NOSCRIPT and is followed by one EVAL, which loads
+// it. The script touches one key, so Cluster routes it like any single-key
 // command. [Store.Reset] is one DEL. Redis 5 or later is required.
 //
 // # Clock
 //
-// Windows start and end by Redis's clock, not the application's: several
-// application servers agree on every window even when their clocks differ.
-// The returned resetAt is by that clock too (in UTC, to the millisecond); the
-// Retry-After an application computes from it is off by the skew between
-// the two clocks, which NTP keeps to milliseconds.
+// Windows are kept by Redis: a window ends when its key's TTL runs out, so
+// several application servers agree on when each window ends even when
+// their clocks differ. The returned resetAt is the application's clock,
+// read when the reply arrives, plus the time left in the window (in UTC, to
+// the millisecond): the Retry-After an application computes from it is
+// right whatever the skew between its clock and Redis's, and too long by at
+// most the round trip (the time between the script's PTTL and the clock's
+// reading), never too short.
 //
 // # Failures
 //

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -98,10 +100,10 @@ func backends() []backend {
 		{
 			name: "miniredis",
 			options: func(t *testing.T) (*redis.Options, string) {
+				// Its TTLs stand still (miniredis counts them down only
+				// when told to), so PTTL, and with the stores' clock
+				// stopped at testNow resetAt, are exact.
 				m := miniredis.RunT(t)
-				// Stopped: TIME and PEXPIRETIME are then exact (miniredis
-				// counts TTLs down only when told to).
-				m.SetTime(time.Now())
 				return &redis.Options{Addr: m.Addr()}, randomPrefix()
 			},
 		},
@@ -116,18 +118,56 @@ func backends() []backend {
 	}
 }
 
+// testNow is the time of the stores' stopped clocks in the tests: years
+// away from Redis's clock, and not in UTC, so that a resetAt taken from
+// Redis's clock, or left in the clock's zone, shows.
+var testNow = time.Date(2031, 5, 6, 7, 8, 9, 0, time.FixedZone("UTC+2", 2*60*60))
+
+// stoppedAt returns a clock for Store.now that always reads t.
+func stoppedAt(t time.Time) func() time.Time {
+	return func() time.Time { return t }
+}
+
 // onBackends runs fn as a subtest on each backend, with a client on that
-// backend and a store with a prefix of its own, cleaned up at the end. real
-// tells fn whether the backend is the real Redis.
+// backend and a store with a prefix of its own, cleaned up at the end, whose
+// clock is stopped at testNow. real tells fn whether the backend is the real
+// Redis.
 func onBackends(t *testing.T, fn func(t *testing.T, c *redis.Client, s *Store, prefix string, real bool)) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			opts, prefix := b.options(t)
 			c := newClient(t, opts)
 			cleanupPrefix(t, c, prefix)
-			fn(t, c, New(c, Config{Prefix: prefix}), prefix, b.real)
+			s := New(c, Config{Prefix: prefix})
+			s.now = stoppedAt(testNow)
+			fn(t, c, s, prefix, b.real)
 		})
 	}
+}
+
+// commandCalls parses the reply of INFO commandstats into the calls of each
+// command ("cmdstat_incr:calls=2,usec=..." gives "incr": 2). Failed calls
+// are calls too.
+func commandCalls(tb testing.TB, info string) map[string]int64 {
+	tb.Helper()
+	calls := make(map[string]int64)
+	for line := range strings.Lines(info) {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		field, _, _ := strings.Cut(stats, ",")
+		n, ok := strings.CutPrefix(field, "calls=")
+		if !ok {
+			tb.Fatalf("INFO commandstats line %q: no calls", line)
+		}
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			tb.Fatalf("INFO commandstats line %q: %v", line, err)
+		}
+		calls[strings.TrimPrefix(name, "cmdstat_")] = v
+	}
+	return calls
 }
 
 // cmdLog is a go-redis hook that records the name of every command the
@@ -196,8 +236,8 @@ func countingDialer(writes *atomic.Int64) func(ctx context.Context, network, add
 }
 
 // clockHook sets a miniredis server's time to a storetest clock before
-// every command, so that TIME in the script, and with ClockTTL the keys'
-// expiry, follow the clock the suite moves.
+// every command, so that with ClockTTL the keys' TTLs count down, and the
+// keys expire, by the clock the suite moves.
 type clockHook struct {
 	m     *miniredis.Miniredis
 	clock *storetest.Clock

@@ -44,13 +44,14 @@ type Config struct {
 	Prefix string
 }
 
-// Store is a [ratelimit.Store] on Redis: one hash per key, counted and
-// expired by a Lua script in one round trip, on Redis's clock. It is safe for
-// concurrent use; several application servers that share the Redis share the
-// counters and agree on the windows.
+// Store is a [ratelimit.Store] on Redis: one integer counter per key, whose
+// TTL is the window, counted and expired by a Lua script in one round trip.
+// It is safe for concurrent use; several application servers that share the
+// Redis share the counters and agree on the windows.
 type Store struct {
 	client redis.UniversalClient
 	prefix string
+	now    func() time.Time // the application's clock, for resetAt
 }
 
 var _ ratelimit.Store = (*Store)(nil)
@@ -66,48 +67,46 @@ func New(client redis.UniversalClient, cfg Config) *Store {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Store{client: client, prefix: prefix}
+	return &Store{client: client, prefix: prefix, now: time.Now}
 }
 
-// incrementScript counts one attempt on the hash KEYS[1] for a window of
-// ARGV[1] milliseconds and returns {count, reset_ms}: the count after this
-// attempt and the window's end in Unix milliseconds, both by the server's
-// clock. The hash holds two fields, count and reset_ms; the key expires at
-// reset_ms (PEXPIREAT, set once when the window starts). A key that is not
-// such a hash (another type, missing or non-numeric fields) or whose
-// reset_ms has passed starts a new window; a live key found without an
-// expiry gets one again.
+// incrementScript counts one attempt on the counter KEYS[1] for a window of
+// ARGV[1] milliseconds and returns {count, pttl}: the count after this
+// attempt and the milliseconds left in the window. The counter is an
+// integer string whose TTL is the window: INCR counts, and the increment
+// that makes it 1 starts the window (PEXPIRE); later ones read the time
+// left (PTTL). A key INCR refuses (another type, such as the hash of
+// earlier versions, a non-integer string, an overflow) is replaced by a new
+// counter; a live counter found without a TTL starts a new window with one.
+// No key is left without a TTL.
 //
-// It touches one key only (Cluster routes it by that key) and needs Redis 5
-// or later, where scripts may write after reading TIME.
+// It touches one key only (Cluster routes it by that key) and reads no
+// clock: the TTL is the only time it keeps.
 var incrementScript = redis.NewScript(`
 local key = KEYS[1]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local reset = redis.pcall('HGET', key, 'reset_ms')
-if type(reset) ~= 'table' then
-  reset = tonumber(reset)
-  if reset and reset > now then
-    local count = redis.pcall('HINCRBY', key, 'count', 1)
-    if type(count) == 'number' then
-      if redis.call('PTTL', key) < 0 then
-        redis.call('PEXPIREAT', key, reset)
-      end
-      return {count, reset}
-    end
-  end
+local count = redis.pcall('INCR', key)
+if type(count) ~= 'number' then
+  redis.call('DEL', key)
+  count = redis.call('INCR', key)
 end
-reset = now + tonumber(ARGV[1])
-redis.call('DEL', key)
-redis.call('HSET', key, 'count', 1, 'reset_ms', reset)
-redis.call('PEXPIREAT', key, reset)
-return {1, reset}
+if count == 1 then
+  redis.call('PEXPIRE', key, ARGV[1])
+  return {1, tonumber(ARGV[1])}
+end
+local ttl = redis.call('PTTL', key)
+if ttl < 0 then
+  redis.call('SET', key, 1, 'PX', ARGV[1])
+  return {1, tonumber(ARGV[1])}
+end
+return {count, ttl}
 `)
 
 // Increment implements [ratelimit.Store]: one EVALSHA (EVAL the first time
 // a server sees the script) that counts the attempt and returns the count
-// and the window's end. The window is rounded up to whole milliseconds;
-// resetAt is by Redis's clock, in UTC. Errors are wrapped with the prefix
+// and the time left in the window. The window is rounded up to whole
+// milliseconds. resetAt is the application's clock when the reply arrives
+// plus that time left, in UTC: it is never earlier than the window's end,
+// and later by at most the round trip. Errors are wrapped with the prefix
 // "redisstore: increment: "; a window that is not positive is an error.
 func (s *Store) Increment(ctx context.Context, key string, window time.Duration) (int64, time.Time, error) {
 	if window <= 0 {
@@ -116,22 +115,34 @@ func (s *Store) Increment(ctx context.Context, key string, window time.Duration)
 	if s.client == nil {
 		return 0, time.Time{}, fmt.Errorf("redisstore: increment: %w", errNilClient)
 	}
-	ms := window.Milliseconds()
-	if window%time.Millisecond != 0 {
-		ms++
-	}
-	res, err := incrementScript.Run(ctx, s.client, []string{s.redisKey(key)}, strconv.FormatInt(ms, 10)).Int64Slice()
+	res, err := incrementScript.Run(ctx, s.client, []string{s.redisKey(key)}, strconv.FormatInt(windowMillis(window), 10)).Int64Slice()
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("redisstore: increment: %w", err)
 	}
 	if len(res) != 2 {
 		return 0, time.Time{}, fmt.Errorf("redisstore: increment: script returned %d values, want 2", len(res))
 	}
-	return res[0], time.UnixMilli(res[1]).UTC(), nil
+	return res[0], addMillis(s.now(), res[1]).UTC(), nil
 }
 
-// Reset implements [ratelimit.Store]: it deletes key's hash (DEL: the hash
-// is two fields, so freeing it in the background buys nothing). Resetting a
+// windowMillis returns window in milliseconds, rounded up.
+func windowMillis(window time.Duration) int64 {
+	ms := window.Milliseconds()
+	if window%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
+}
+
+// addMillis returns t plus ms milliseconds. A window of close to
+// math.MaxInt64 nanoseconds, rounded up, is more milliseconds than a
+// time.Duration holds, so the whole seconds are added apart.
+func addMillis(t time.Time, ms int64) time.Time {
+	return t.Add(time.Duration(ms/1000) * time.Second).Add(time.Duration(ms%1000) * time.Millisecond)
+}
+
+// Reset implements [ratelimit.Store]: it deletes key's counter (DEL: an
+// integer, so freeing it in the background buys nothing). Resetting a
 // missing key is not an error. Errors are wrapped with the prefix
 // "redisstore: reset: ".
 func (s *Store) Reset(ctx context.Context, key string) error {
