@@ -26,14 +26,13 @@ func newEnv(tb testing.TB, hasher password.Hasher) *server.Env {
 
 // BenchmarkHTTP serves one GET in process, without a network: the same
 // handler bare (route=bare), behind RequireUser with a valid session cookie
-// (route=auth), and behind the prototype of a leaner RequireUser
-// (route=auth-next, package proposal), on each framework (fw). Every
+// (route=auth), on each framework (fw). Every
 // request carries the cookie. cmd/loadbench measures the same app under
 // load.
 func BenchmarkHTTP(b *testing.B) {
 	env := newEnv(b, password.ForTesting())
 	for _, fw := range server.Frameworks {
-		for _, route := range []string{"bare", "auth", "auth-next"} {
+		for _, route := range []string{"bare", "auth"} {
 			b.Run("fw="+fw+"/route="+route, func(b *testing.B) {
 				switch fw {
 				case "nethttp":

@@ -17,9 +17,8 @@ import (
 	"github.com/authkit-go/authkit/bench/internal/redisinfo"
 )
 
-// redisImpls are the Redis implementations, authkit first, then its peers,
-// then the prototype of a lighter script (package proposal).
-var redisImpls = []limiters.Redis{limiters.AuthkitRedis(), limiters.UluleRedis(), limiters.RedisRate(), limiters.AuthkitNextRedis()}
+// redisImpls are the Redis implementations, authkit first, then its peers.
+var redisImpls = []limiters.Redis{limiters.AuthkitRedis(), limiters.UluleRedis(), limiters.RedisRate()}
 
 // redisKeys is the key space of the Redis comparison: 1,000 keys drawn
 // uniformly.

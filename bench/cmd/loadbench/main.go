@@ -1,7 +1,6 @@
 // Command loadbench measures the comparison app (cmd/benchserver) under
-// load with wrk on the loopback: requests per second of GET /bare, GET
-// /auth (the same handler behind RequireUser) and GET /auth-next (behind
-// the prototype of a leaner RequireUser) on each framework, and of POST
+// load with wrk on the loopback: requests per second of GET /bare and GET
+// /auth (the same handler behind RequireUser) on each framework, and of POST
 // /api/login against the password hash's own limit. It prints Go
 // benchmark lines, so benchstat reads them with the rest:
 //
@@ -272,9 +271,9 @@ func luaString(s string) string {
 	return b.String()
 }
 
-// routes are the GET routes measured: the handler bare, behind RequireUser,
-// and behind the prototype of a leaner RequireUser.
-var routes = []string{"bare", "auth", "auth-next"}
+// routes are the GET routes measured: the handler bare and behind
+// RequireUser.
+var routes = []string{"bare", "auth"}
 
 // result is what one wrk run reports.
 type result struct {

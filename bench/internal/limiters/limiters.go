@@ -22,7 +22,6 @@ import (
 	ulredis "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
-	"github.com/authkit-go/authkit/bench/internal/proposal"
 	"github.com/authkit-go/authkit/core/ratelimit"
 )
 
@@ -180,15 +179,3 @@ func (r redisRateLimiter) Attempt(ctx context.Context, key string) (bool, error)
 }
 
 func (r redisRateLimiter) Close() error { return nil }
-
-// AuthkitNextRedis is authkit's Limiter over proposal.RedisStore (the
-// measured prototype of a lighter Redis script).
-func AuthkitNextRedis() Redis {
-	return Redis{Name: "authkit-next", New: func(c redis.UniversalClient, prefix string, limit int) (Limiter, string, error) {
-		l, err := ratelimit.New(ratelimit.Config{MaxAttempts: limit, Window: Window, Store: proposal.NewRedisStore(c, prefix)})
-		if err != nil {
-			return nil, "", err
-		}
-		return authkitLimiter{l, func() error { return nil }}, prefix + "*", nil
-	}}
-}

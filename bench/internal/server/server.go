@@ -1,7 +1,6 @@
 // Package server builds the app every HTTP comparison serves, identically
 // on net/http, gin and fiber: GET /bare (a small handler), GET /auth (the
-// same handler behind RequireUser), GET /auth-next (behind the prototype of
-// a leaner RequireUser, package proposal) and authkit's routes (POST
+// same handler behind RequireUser) and authkit's routes (POST
 // /api/login, ...). The Service uses the in-memory user store, rate limits off, and
 // holds one user whose session cookie the load generator sends.
 package server
@@ -18,7 +17,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/authkit-go/authkit/bench/internal/proposal"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
@@ -160,7 +158,6 @@ func NetHTTP(e *Env) http.Handler {
 	nethttpauth.Mount(mux, e.Service, "")
 	mux.HandleFunc("GET /bare", hello)
 	mux.Handle("GET /auth", nethttpauth.RequireUser(e.Service)(http.HandlerFunc(hello)))
-	mux.Handle("GET /auth-next", proposal.RequireUserNetHTTP(e.Service, nethttpauth.RequireUser(e.Service))(http.HandlerFunc(hello)))
 	return mux
 }
 
@@ -171,7 +168,6 @@ func Gin(e *Env) *gin.Engine {
 	h := func(c *gin.Context) { c.Data(http.StatusOK, "text/plain; charset=utf-8", body) }
 	r.GET("/bare", h)
 	r.GET("/auth", ginauth.RequireUser(e.Service), h)
-	r.GET("/auth-next", proposal.RequireUserGin(e.Service, ginauth.RequireUser(e.Service)), h)
 	return r
 }
 
@@ -185,6 +181,5 @@ func Fiber(e *Env) *fiber.App {
 	}
 	app.Get("/bare", h)
 	app.Get("/auth", fiberauth.RequireUser(e.Service), h)
-	app.Get("/auth-next", proposal.RequireUserFiber(e.Service, fiberauth.RequireUser(e.Service)), h)
 	return app
 }
