@@ -57,11 +57,15 @@ func Register(r gin.IRouter, svc *auth.Service) {
 // New returns a gin engine without middleware that serves every authkit
 // route at its spec path and answers other paths with a JSON 404
 // {"error":"Not found"}, as nethttpauth.Handler does. It turns off gin's
-// trailing-slash redirects so "/api/auth/me/" is a 404 too. Add the app's
-// own middleware (gin.Recovery, a logger) and routes to it as usual.
+// trailing-slash redirects so "/api/auth/me/" is a 404 too, and it trusts
+// no proxy for gin's own Context.ClientIP (gin trusts every peer by
+// default); authkit's rate limits never read ClientIP, they follow
+// auth.Config.Proxies. Add the app's own middleware (gin.Recovery, a
+// logger), trusted proxies and routes to it as usual.
 func New(svc *auth.Service) *gin.Engine {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
+	_ = e.SetTrustedProxies(nil) // never fails for nil
 	e.NoRoute(func(c *gin.Context) {
 		resp := svc.NotFound(Request(c))
 		resp.Write(c.Writer)

@@ -382,6 +382,22 @@ func TestClientIPIsCoreDecision(t *testing.T) {
 	})
 }
 
+// TestNewTrustsNoProxy: the engine New makes does not let a client pick
+// gin's ClientIP with X-Forwarded-For (gin's default trusts every peer).
+func TestNewTrustsNoProxy(t *testing.T) {
+	svc, _ := newService(t)
+	e := ginauth.New(svc)
+	e.GET("/ip", func(c *gin.Context) { c.String(http.StatusOK, c.ClientIP()) })
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/ip", nil)
+	req.RemoteAddr = "198.51.100.7:4000"
+	req.Header.Set("X-Forwarded-For", "192.0.2.1")
+	e.ServeHTTP(w, req)
+	if got := w.Body.String(); got != "198.51.100.7" {
+		t.Fatalf("ClientIP = %q, want the socket peer 198.51.100.7", got)
+	}
+}
+
 func TestRegisterGroup(t *testing.T) {
 	svc, _ := newService(t)
 	r := gin.New()
