@@ -1,20 +1,3 @@
-// Package user defines the account record that every authkit store persists
-// and every flow reads.
-//
-// It is a leaf package: it imports only the standard library, so stores,
-// flows and framework modules can all depend on it without cycles.
-//
-// The record holds secrets (the password hash, the encrypted TOTP secrets,
-// the recovery-code hashes). Those fields are tagged `json:"-"` so that a
-// User accidentally passed to an encoder leaks nothing; an app that wants to
-// show the current user uses [User.Public], which copies only what is safe to
-// send to the account's owner.
-//
-// Nullable spec fields are rendered with Go zero values: an empty string is
-// null for the secrets, a zero [time.Time] is null for the timestamps, nil is
-// null for RecoveryCodeHashes, and 0 is null for LastTOTPStep (step 0 is the
-// thirty seconds after the Unix epoch, which no real code is ever issued for).
-// Stores map these zero values to SQL NULL and back.
 package user
 
 import "time"

@@ -1,5 +1,6 @@
 // Authkit is the command-line tool of the authkit library. It makes the
-// secrets an authkit app is configured with.
+// secrets an authkit app is configured with, and creates or upgrades
+// authkit's tables in an SQL database.
 //
 // Usage:
 //
@@ -9,13 +10,16 @@
 //
 //	encryption-key  print a new key for ENCRYPTION_KEY
 //	session-secret  print a new secret for SESSION_SECRET
+//	migrate         create or upgrade authkit's tables
 //	help            print help about a command
 //
-// Run it from a checkout with
+// Install it with
+//
+//	go install github.com/authkit-go/authkit/core/cmd/authkit@latest
+//
+// or run it from a checkout with
 //
 //	go run ./core/cmd/authkit encryption-key
-//
-// or install it with go install.
 //
 // # encryption-key
 //
@@ -37,8 +41,21 @@
 //
 //	export SESSION_SECRET="$(authkit session-secret)"
 //
+// # migrate
+//
+//	authkit migrate [--database-url URL] [--table-prefix PREFIX]
+//
+// Applies authkit's schema migrations (package sqlxstore) to the database
+// that --database-url, or else DATABASE_URL, names: a postgres://, mysql://
+// or sqlite:// URL. It is safe to run again, and from several processes at
+// once. --table-prefix sets the prefix of the table names (default
+// "authkit_"). On success it prints "authkit migrate: <dialect> is up to
+// date".
+//
 // # Exit status
 //
-// 0 on success (help included), 1 when the command failed, 2 on a usage
-// error: no command, an unknown command, or an unexpected argument.
+// 0 on success (help included), 1 when the command failed (such as a
+// database that cannot be reached), 2 on a usage error: no command, an
+// unknown command, an unknown flag or an unexpected argument, migrate
+// without a database URL, or an invalid URL or table prefix.
 package main

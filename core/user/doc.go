@@ -1,0 +1,34 @@
+// Package user defines the account record that every authkit store persists
+// and every flow reads.
+//
+// It is a leaf package: it imports only the standard library, so stores,
+// flows and framework modules can all depend on it without cycles.
+//
+// The record holds secrets (the password hash, the encrypted TOTP secrets,
+// the recovery-code hashes). Those fields are tagged `json:"-"` so that a
+// User accidentally passed to an encoder leaks nothing; an app that wants to
+// show the current user uses [User.Public], which copies only what is safe to
+// send to the account's owner.
+//
+// Nullable spec fields are rendered with Go zero values: an empty string is
+// null for the secrets, a zero [time.Time] is null for the timestamps, nil is
+// null for RecoveryCodeHashes, and 0 is null for LastTOTPStep (step 0 is the
+// thirty seconds after the Unix epoch, which no real code is ever issued for).
+// Stores map these zero values to SQL NULL and back.
+//
+// [Store] is the contract every user store implements: what each method
+// changes, the condition under which it must apply atomically, and the
+// sentinel errors it returns, wrapped. The store module's memory store and
+// adapters/sqlxstore implement it; store/storetest proves an implementation.
+//
+//	u, err := users.ByEmail(ctx, email)
+//	switch {
+//	case errors.Is(err, user.ErrNotFound):
+//		return ... // no such account
+//	case errors.Is(err, user.ErrUnavailable):
+//		return ... // the backend is down: answer 503
+//	case err != nil:
+//		return err
+//	}
+//	json.NewEncoder(w).Encode(u.Public()) // never u itself
+package user
