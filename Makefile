@@ -6,6 +6,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' -exec dirname {} \; | sed 's|^\./||' | sort)
+# Modules of tools, never published, outside go.work: linted with GOWORK=off.
+TOOL_MODULES := bench .ci/release
 
 # Pinned tool versions; `make tools` installs them into .bin (git-ignored).
 STATICCHECK_VERSION := v0.8.2
@@ -20,7 +22,7 @@ BENCH ?= .
 BENCHTIME ?= 1s
 FUZZTIME ?= 20s
 
-.PHONY: all run test lint fmt vet staticcheck doccheck vulncheck bench bench-timing bench-compare fuzz tools tidy-check list
+.PHONY: all run test test-standalone release-check proxy lint fmt vet staticcheck doccheck vulncheck bench bench-timing bench-compare fuzz tools tidy-check list
 
 all: lint test
 
@@ -41,6 +43,7 @@ test: vet ## go vet and go test -race in every module
 
 vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...); done
+	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off go vet ./...); done
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -49,6 +52,7 @@ fmt:
 staticcheck:
 	@command -v staticcheck >/dev/null || { echo "staticcheck missing: run 'make tools'"; exit 1; }
 	@for m in $(MODULES); do (cd $$m && staticcheck ./...); done
+	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off staticcheck ./...); done
 
 # govulncheck needs its database (vuln.go.dev). Where it cannot be reached the
 # check says so loudly and is skipped, unless AUTHKIT_REQUIRE_VULNCHECK=1.
@@ -118,9 +122,29 @@ bench-compare: ## peer comparisons with benchstat (bench/, GOWORK=off)
 	@command -v benchstat >/dev/null || { mkdir -p $(BIN) && GOBIN=$(BIN) go install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION); }
 	COUNT=$(BENCH_COUNT) OUT=$(BENCH_OUT) bench/compare.sh
 
+# The release rules (.ci/release: go.mod files, versions, licenses) and the
+# quick-start test: the README's programs built outside the repository
+# through a module proxy made from it, their flows driven over HTTP.
+release-check: ## go.mod rules for release, and the quick-start test
+	cd .ci/release && GOWORK=off go test -count=1 ./...
+
+# Every module's tests with GOWORK=off: each go.mod stands on its own (the
+# race detector already ran in make test). core/cmd/authkit, which carries
+# no replace directive, gets its siblings from a module proxy made from the
+# repository.
+test-standalone: ## go test in every module with GOWORK=off
+	cd .ci/release && GOWORK=off go run . standalone
+
+# make proxy PROXY_OUT=dir: a file:// module proxy of every module at the
+# release version, for trying authkit in an app outside the repository:
+#   GOPROXY=file://$(PROXY_OUT),https://proxy.golang.org GONOSUMDB=github.com/authkit-go/authkit
+PROXY_OUT ?= $(CURDIR)/.proxy
+proxy: ## a file:// module proxy of the modules (PROXY_OUT)
+	cd .ci/release && GOWORK=off go run . proxy -out $(PROXY_OUT)
+
 tidy-check: ## fails when go mod tidy would change a go.mod or go.sum
-	@for m in $(MODULES); do (cd $$m && go mod tidy); done
-	@git diff --exit-code -- '*go.mod' '*go.sum'
+	cd .ci/release && GOWORK=off go run . tidy
+	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off go mod tidy -diff) || { echo "!! go mod tidy would change $$m"; exit 1; }; done
 
 tools:
 	@mkdir -p $(BIN)

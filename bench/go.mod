@@ -5,12 +5,12 @@ go 1.25.0
 require (
 	github.com/alexedwards/scs/v2 v2.9.0
 	github.com/alicebob/miniredis/v2 v2.40.0
-	github.com/authkit-go/authkit/adapters/redisstore v0.0.0
-	github.com/authkit-go/authkit/core v0.0.0
-	github.com/authkit-go/authkit/fiberauth v0.0.0
-	github.com/authkit-go/authkit/ginauth v0.0.0
-	github.com/authkit-go/authkit/nethttpauth v0.0.0
-	github.com/authkit-go/authkit/store v0.0.0
+	github.com/authkit-go/authkit/adapters/redisstore v0.1.0
+	github.com/authkit-go/authkit/core v0.1.0
+	github.com/authkit-go/authkit/fiberauth v0.1.0
+	github.com/authkit-go/authkit/ginauth v0.1.0
+	github.com/authkit-go/authkit/nethttpauth v0.1.0
+	github.com/authkit-go/authkit/store v0.1.0
 	github.com/gin-gonic/gin v1.11.0
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/gofiber/fiber/v2 v2.52.15

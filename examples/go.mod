@@ -3,13 +3,13 @@ module github.com/authkit-go/authkit/examples
 go 1.25.0
 
 require (
-	github.com/authkit-go/authkit/adapters/redisstore v0.0.0
-	github.com/authkit-go/authkit/adapters/sqlxstore v0.0.0
-	github.com/authkit-go/authkit/core v0.0.0
-	github.com/authkit-go/authkit/fiberauth v0.0.0
-	github.com/authkit-go/authkit/ginauth v0.0.0
-	github.com/authkit-go/authkit/nethttpauth v0.0.0
-	github.com/authkit-go/authkit/store v0.0.0
+	github.com/authkit-go/authkit/adapters/redisstore v0.1.0
+	github.com/authkit-go/authkit/adapters/sqlxstore v0.1.0
+	github.com/authkit-go/authkit/core v0.1.0
+	github.com/authkit-go/authkit/fiberauth v0.1.0
+	github.com/authkit-go/authkit/ginauth v0.1.0
+	github.com/authkit-go/authkit/nethttpauth v0.1.0
+	github.com/authkit-go/authkit/store v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gin-gonic/gin v1.11.0

@@ -3,8 +3,8 @@ module github.com/authkit-go/authkit/fiberauth
 go 1.25.0
 
 require (
-	github.com/authkit-go/authkit/core v0.0.0
-	github.com/authkit-go/authkit/store v0.0.0
+	github.com/authkit-go/authkit/core v0.1.0
+	github.com/authkit-go/authkit/store v0.1.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/valyala/fasthttp v1.51.0
 )

@@ -1,7 +1,7 @@
 module github.com/authkit-go/authkit/store
 
-go 1.25
+go 1.25.0
 
-require github.com/authkit-go/authkit/core v0.0.0
+require github.com/authkit-go/authkit/core v0.1.0
 
 replace github.com/authkit-go/authkit/core => ../core

@@ -4,8 +4,8 @@ go 1.25.0
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
-	github.com/authkit-go/authkit/core v0.0.0
-	github.com/authkit-go/authkit/store v0.0.0
+	github.com/authkit-go/authkit/core v0.1.0
+	github.com/authkit-go/authkit/store v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 

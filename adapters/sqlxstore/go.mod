@@ -3,8 +3,8 @@ module github.com/authkit-go/authkit/adapters/sqlxstore
 go 1.25.0
 
 require (
-	github.com/authkit-go/authkit/core v0.0.0
-	github.com/authkit-go/authkit/store v0.0.0
+	github.com/authkit-go/authkit/core v0.1.0
+	github.com/authkit-go/authkit/store v0.1.0
 	github.com/go-sql-driver/mysql v1.9.3
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0

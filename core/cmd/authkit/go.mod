@@ -3,8 +3,8 @@ module github.com/authkit-go/authkit/core/cmd/authkit
 go 1.25.0
 
 require (
-	github.com/authkit-go/authkit/adapters/sqlxstore v0.0.0
-	github.com/authkit-go/authkit/core v0.0.0
+	github.com/authkit-go/authkit/adapters/sqlxstore v0.1.0
+	github.com/authkit-go/authkit/core v0.1.0
 )
 
 require (
@@ -28,10 +28,4 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.59.0 // indirect
-)
-
-replace (
-	github.com/authkit-go/authkit/adapters/sqlxstore => ../../../adapters/sqlxstore
-	github.com/authkit-go/authkit/core => ../../
-	github.com/authkit-go/authkit/store => ../../../store
 )
