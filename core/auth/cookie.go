@@ -1,5 +1,10 @@
 package auth
 
+import (
+	"bytes"
+	"strings"
+)
+
 // maxCookies is net/http's default limit on the number of cookies a
 // request may carry (GODEBUG httpcookiemaxnum); past it net/http reads
 // none.
@@ -18,19 +23,35 @@ const maxCookies = 3000
 // net/http's []string lines or fasthttp's [][]byte alike; a []byte result
 // aliases the framework's buffer and must be copied to be kept.
 func CookieValue[T string | []byte](lines []T, name string) (T, bool) {
-	count := 0
-	for _, line := range lines {
-		count += countByte(line, ';') + 1
+	if tooManyCookies(lines) {
+		var zero T
+		return zero, false
 	}
-	if count <= maxCookies {
-		for _, line := range lines {
-			if v, ok := cookieValue(line, name); ok {
-				return v, true
-			}
+	for _, line := range lines {
+		if v, ok := cookieValue(line, name); ok {
+			return v, true
 		}
 	}
 	var zero T
 	return zero, false
+}
+
+// tooManyCookies reports whether lines hold more cookies than net/http
+// reads. A line holds at most one more cookie than it has bytes, so short
+// headers (all real ones) are not counted.
+func tooManyCookies[T string | []byte](lines []T) bool {
+	size := len(lines)
+	for _, line := range lines {
+		size += len(line)
+	}
+	if size <= maxCookies {
+		return false
+	}
+	count := 0
+	for _, line := range lines {
+		count += countByte(line, ';') + 1
+	}
+	return count > maxCookies
 }
 
 // cookieValue is CookieValue on one line.
@@ -43,6 +64,9 @@ func cookieValue[T string | []byte](line T, name string) (T, bool) {
 			line = line[len(line):]
 		}
 		part = trimSpace(part)
+		if len(part) < len(name) || string(part[:len(name)]) != name {
+			continue // cannot be name=...: the common case, decided cheaply
+		}
 		k, v := part, part[len(part):]
 		if eq := indexByte(part, '='); eq >= 0 {
 			k, v = part[:eq], part[eq+1:]
@@ -74,30 +98,42 @@ func trimSpace[T string | []byte](s T) T {
 
 func isASCIISpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
+// indexByte and countByte use the standard library's vectorised searches
+// on either type (the conversion to any does not escape, so it allocates
+// nothing).
 func indexByte[T string | []byte](s T, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
+	switch v := any(s).(type) {
+	case string:
+		return strings.IndexByte(v, c)
+	case []byte:
+		return bytes.IndexByte(v, c)
 	}
-	return -1
+	panic("unreachable")
 }
 
 func countByte[T string | []byte](s T, c byte) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-		}
+	switch v := any(s).(type) {
+	case string:
+		return strings.Count(v, string(rune(c)))
+	case []byte:
+		return bytes.Count(v, []byte{c})
 	}
-	return n
+	panic("unreachable")
 }
+
+// cookieValueByte holds the bytes net/http accepts in a cookie value.
+var cookieValueByte = func() (t [256]bool) {
+	for b := 0x20; b < 0x7f; b++ {
+		t[b] = b != '"' && b != ';' && b != '\\'
+	}
+	return t
+}()
 
 // validCookieValue reports whether every byte of v is one net/http accepts
 // in a cookie value.
 func validCookieValue[T string | []byte](v T) bool {
 	for i := 0; i < len(v); i++ {
-		if b := v[i]; b < 0x20 || b >= 0x7f || b == '"' || b == ';' || b == '\\' {
+		if !cookieValueByte[v[i]] {
 			return false
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -50,27 +49,19 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 }
 
 // sessionUser is the success path of Authenticate: the user of r's
-// session when it is valid, else nil. It writes nothing (readCookie drops
-// the expiry of a dead cookie; the full path that follows sends it).
+// session when it is valid, else nil. It writes nothing: the full path
+// that follows a failure expires a dead cookie.
 func (s *Service) sessionUser(r Request) *user.User {
 	v, ok := r.Cookie(s.sessions.CookieName())
-	if !ok || v == "" {
+	if !ok {
 		return nil
 	}
-	u, err := s.sessions.Session(readCookie(v)).User(r.Context())
+	u, err := s.sessions.User(r.Context(), v)
 	if err != nil {
 		return nil
 	}
 	return u
 }
-
-// readCookie is a session.CookieBridge holding the one cookie already
-// read; it sets and deletes nothing.
-type readCookie string
-
-func (c readCookie) Get(string) (string, bool)               { return string(c), c != "" }
-func (readCookie) Set(string, string, session.CookieOptions) {}
-func (readCookie) Delete(string, session.CookieOptions)      {}
 
 type userKey struct{}
 

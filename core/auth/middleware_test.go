@@ -260,3 +260,26 @@ func BenchmarkAuthenticate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCookieValue: a browser's Cookie header with a session cookie
+// among others, as RequireUser reads it on every request.
+func BenchmarkCookieValue(b *testing.B) {
+	line := "theme=dark; authkit_session=" + strings.Repeat("AbCdEfGh", 19) + "; _ga=GA1.2.345678901.1700000000; lang=en-GB"
+	for name, lines := range map[string]any{"string": []string{line}, "bytes": [][]byte{[]byte(line)}} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var ok bool
+				switch l := lines.(type) {
+				case []string:
+					_, ok = CookieValue(l, "authkit_session")
+				case [][]byte:
+					_, ok = CookieValue(l, "authkit_session")
+				}
+				if !ok {
+					b.Fatal("not found")
+				}
+			}
+		})
+	}
+}

@@ -44,6 +44,10 @@
 // change the email bump SessionVersion in the store, which ends every
 // older session including those of the same second; [Session.Renew] then
 // re-issues the current request's cookie when that session should go on.
+// [Manager.User] applies the same checks to a cookie value without a
+// Session or a bridge and expires nothing: the read-only path of
+// middleware (core/auth's Authenticate), which falls back to Session.User
+// to answer a request that fails.
 //
 // Because the token is stateless, Logout expires the cookie on this client
 // only; a stolen copy stays valid until it expires or the version is

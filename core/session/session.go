@@ -336,36 +336,70 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 		s.state = anonymous
 		return nil, ErrNotAuthenticated
 	}
-	c, err := s.m.tokens.Verify(raw)
+	u, remember, reason, err := s.m.resolve(ctx, raw)
 	if err != nil {
-		return nil, s.end(err)
+		return nil, err
 	}
-	remember, version, err := parseData(c.Data)
-	if err != nil {
-		return nil, s.end(err)
-	}
-	life := s.m.lifetime
-	if remember {
-		life = s.m.rememberLifetime
-	}
-	if !s.m.now().Before(c.IssuedAt.Add(life)) {
-		return nil, s.end(token.ErrExpired)
-	}
-	u, err := s.m.resolveUser(ctx, c.UserID)
-	if err != nil {
-		return nil, fmt.Errorf("session: resolve user: %w", err)
-	}
-	if u == nil {
-		return nil, s.end(errUserGone)
-	}
-	if !u.PasswordChangedAt.IsZero() && floorDiv(c.IssuedAtMs(), 1000) < floorDiv(u.PasswordChangedAt.UnixMilli(), 1000) {
-		return nil, s.end(errPasswordChanged)
-	}
-	if version < u.SessionVersion {
-		return nil, s.end(errVersion)
+	if reason != nil {
+		return nil, s.end(reason)
 	}
 	s.state, s.user, s.remember = authenticated, u, remember
 	return u, nil
+}
+
+// User returns the user of a session cookie's value, checked exactly as
+// [Session.User] checks it, for middleware that only reads: it needs no
+// [CookieBridge] and makes no Session, and it expires nothing. An invalid
+// session is ErrNotAuthenticated (wrapping the reason); an error from
+// ResolveUser is returned wrapped. A request that fails here and must
+// answer (expiring the dead cookie) goes through Session.User.
+func (m *Manager) User(ctx context.Context, cookieValue string) (*user.User, error) {
+	if cookieValue == "" {
+		return nil, ErrNotAuthenticated
+	}
+	u, _, reason, err := m.resolve(ctx, cookieValue)
+	if err != nil {
+		return nil, err
+	}
+	if reason != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
+	}
+	return u, nil
+}
+
+// resolve checks the session cookie value raw: the user and the remember
+// choice of a valid session; the reason a session is invalid; or an error
+// from ResolveUser, wrapped.
+func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, remember bool, reason, err error) {
+	c, err := m.tokens.Verify(raw)
+	if err != nil {
+		return nil, false, err, nil
+	}
+	remember, version, err := parseData(c.Data)
+	if err != nil {
+		return nil, false, err, nil
+	}
+	life := m.lifetime
+	if remember {
+		life = m.rememberLifetime
+	}
+	if !m.now().Before(c.IssuedAt.Add(life)) {
+		return nil, false, token.ErrExpired, nil
+	}
+	u, err = m.resolveUser(ctx, c.UserID)
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("session: resolve user: %w", err)
+	}
+	if u == nil {
+		return nil, false, errUserGone, nil
+	}
+	if !u.PasswordChangedAt.IsZero() && floorDiv(c.IssuedAtMs(), 1000) < floorDiv(u.PasswordChangedAt.UnixMilli(), 1000) {
+		return nil, false, errPasswordChanged, nil
+	}
+	if version < u.SessionVersion {
+		return nil, false, errVersion, nil
+	}
+	return u, remember, nil, nil
 }
 
 // end expires the session cookie of a request whose session is invalid.

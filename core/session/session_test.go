@@ -138,6 +138,7 @@ func mustHash(t testing.TB, pw string) string {
 }
 
 type fixture struct {
+	t      testing.TB
 	clk    *clock
 	users  *users
 	hasher *countingHasher
@@ -148,6 +149,7 @@ type fixture struct {
 func newFixture(t testing.TB, modify ...func(*Config)) *fixture {
 	t.Helper()
 	f := &fixture{
+		t:      t,
 		clk:    &clock{t0},
 		users:  &users{byID: map[string]*user.User{}},
 		hasher: &countingHasher{},
@@ -182,10 +184,18 @@ func (f *fixture) login(t *testing.T, u *user.User, remember bool) string {
 	return b.lastSet(t)
 }
 
-// user reads the session of a request carrying cookie.
+// user reads the session of a request carrying cookie. Every read is made
+// twice, by Session.User and by Manager.User (the read-only path of
+// middleware), which must agree exactly: the same user, the same error.
 func (f *fixture) user(cookie string) (*user.User, *bridge, error) {
 	b := newBridge(DefaultCookieName, cookie)
 	u, err := f.m.Session(b).User(context.Background())
+	resolved := f.users.resolved
+	u2, err2 := f.m.User(context.Background(), cookie)
+	f.users.resolved = resolved // counted once, as the tests expect
+	if u2 != u || (err == nil) != (err2 == nil) || err != nil && (err.Error() != err2.Error() || errors.Is(err, ErrNotAuthenticated) != errors.Is(err2, ErrNotAuthenticated)) {
+		f.t.Errorf("Manager.User(%q) = %v, %v; Session.User = %v, %v", cookie, u2, err2, u, err)
+	}
 	return u, b, err
 }
 
@@ -559,6 +569,9 @@ func TestResolveUserError(t *testing.T) {
 	}
 	if len(b.deletes) != 0 {
 		t.Errorf("cookie deleted on a backend error")
+	}
+	if u, err := f.m.User(context.Background(), cookie); u != nil || !errors.Is(err, backend) || errors.Is(err, ErrNotAuthenticated) {
+		t.Errorf("Manager.User = %v, %v; want the backend error, not ErrNotAuthenticated", u, err)
 	}
 	// Not cached: the next call tries again.
 	f.users.err = nil
