@@ -59,11 +59,7 @@ func run(args []string) error {
 	if len(args) == 0 {
 		return errors.New("usage: release check | proxy -out DIR | standalone | tidy")
 	}
-	root, err := repoRoot()
-	if err != nil {
-		return err
-	}
-	mods, err := modules(root)
+	root, mods, err := load()
 	if err != nil {
 		return err
 	}

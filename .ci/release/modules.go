@@ -38,6 +38,16 @@ func (m Module) Installable() bool { return slices.Contains(installable, m.Dir) 
 // Tag returns the git tag of m at version: "adapters/sqlxstore/v0.1.0".
 func (m Module) Tag(version string) string { return m.Dir + "/" + version }
 
+// load returns the repository's top directory and its modules.
+func load() (string, []Module, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	mods, err := modules(root)
+	return root, mods, err
+}
+
 // repoRoot returns the repository's top directory.
 func repoRoot() (string, error) {
 	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()

@@ -30,11 +30,7 @@ func TestQuickstart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds three apps and the CLI: not with -short")
 	}
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mods, err := modules(root)
+	root, mods, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,7 @@ import (
 // TestRepository: the repository's go.mod files follow every rule of the
 // package doc.
 func TestRepository(t *testing.T) {
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mods, err := modules(root)
+	root, mods, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}
