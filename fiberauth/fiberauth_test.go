@@ -3,14 +3,11 @@ package fiberauth_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"strings"
 	"testing"
@@ -22,8 +19,6 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/store"
@@ -88,123 +83,11 @@ func TestFlowsUnderPrefix(t *testing.T) {
 	})
 }
 
-// config changes the Config of a unit test's Service.
-type config func(*auth.Config)
-
 // newService returns a Service on a fresh memory store for the unit tests
 // of this package.
-func newService(t testing.TB, opts ...config) (*auth.Service, *mail.Capture) {
+func newService(t testing.TB) (*auth.Service, *mail.Capture) {
 	t.Helper()
-	keyText, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(keyText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mailer := &mail.Capture{}
-	now := time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)
-	cfg := auth.Config{
-		Users:    store.NewMemory(store.MemoryConfig{}),
-		Secrets:  []string{"fiberauth-test-secret-0123456789abcdef"},
-		Keys:     keys,
-		AppURL:   "http://app.test",
-		Mailer:   mailer,
-		Hasher:   password.ForTesting(),
-		Now:      func() time.Time { return now },
-		Logger:   slog.New(slog.DiscardHandler),
-		Insecure: true,
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	svc, err := auth.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := svc.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return svc, mailer
-}
-
-type result struct {
-	status int
-	header http.Header
-	body   string
-	json   map[string]any
-}
-
-func send(t *testing.T, c *http.Client, method, url, body string) result {
-	t.Helper()
-	r, err := fetch(c, method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// fetch is send for goroutines other than the test's.
-func fetch(c *http.Client, method, url, body string) (result, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return result{}, err
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return result{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return result{}, err
-	}
-	r := result{status: resp.StatusCode, header: resp.Header, body: string(b)}
-	_ = json.Unmarshal(b, &r.json)
-	return r, nil
-}
-
-func browser(t *testing.T) *http.Client {
-	t.Helper()
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &http.Client{Jar: jar}
-}
-
-// wantError checks a JSON error with core's headers.
-func wantError(t *testing.T, r result, status int, text string) {
-	t.Helper()
-	if r.status != status || r.json["error"] != text || len(r.json) != 1 {
-		t.Errorf("got %d %s, want %d {\"error\":%q}", r.status, r.body, status, text)
-	}
-	wantCoreHeaders(t, r.header)
-}
-
-// wantCoreHeaders checks that the headers core sets are there exactly once,
-// with nothing of fiber's in their place.
-func wantCoreHeaders(t *testing.T, h http.Header) {
-	t.Helper()
-	for name, want := range map[string]string{
-		"Content-Type":           "application/json; charset=utf-8",
-		"Cache-Control":          "no-store",
-		"X-Content-Type-Options": "nosniff",
-	} {
-		if got := h.Values(name); len(got) != 1 || got[0] != want {
-			t.Errorf("%s %q, want exactly %q", name, got, want)
-		}
-	}
+	return authtest.NewService(t, store.NewMemory(store.MemoryConfig{}))
 }
 
 const register = `{"email":"ada@example.com","password":"correct horse battery staple","name":"Ada"}`
@@ -222,26 +105,16 @@ func TestRequireUser(t *testing.T) {
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
 	app.Get("/private", fiberauth.RequireUser(svc), hello)
-	base := serve(t, app)
-	c := browser(t)
-
-	wantError(t, send(t, c, http.MethodGet, base+"/private", ""), http.StatusUnauthorized, "Not authenticated")
-	if r := send(t, c, http.MethodPost, base+"/api/auth/register", register); r.status != http.StatusOK {
-		t.Fatalf("register: %d %s", r.status, r.body)
-	}
-	r := send(t, c, http.MethodGet, base+"/private", "")
-	if r.status != http.StatusOK || r.body != "hello ada@example.com" {
-		t.Errorf("signed in: got %d %q, want 200 %q", r.status, r.body, "hello ada@example.com")
-	}
+	authtest.CheckRequireUser(t, serve(t, app), "/private", "hello ada@example.com")
 }
 
 func TestCurrentUserOutsideRequireUser(t *testing.T) {
 	svc, _ := newService(t)
 	app := newApp(svc, fiber.Config{})
 	app.Get("/", hello)
-	r := send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/", "")
-	if r.status != http.StatusInternalServerError || r.body != "no user in context" {
-		t.Errorf("got %d %q, want CurrentUser to report no user", r.status, r.body)
+	r := authtest.Send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/", "")
+	if r.Status != http.StatusInternalServerError || r.Body != "no user in context" {
+		t.Errorf("got %d %q, want CurrentUser to report no user", r.Status, r.Body)
 	}
 }
 
@@ -250,30 +123,7 @@ func TestRequireVerifiedEmail(t *testing.T) {
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
 	app.Get("/verified", fiberauth.RequireVerifiedEmail(svc), hello)
-	base := serve(t, app)
-	c := browser(t)
-
-	wantError(t, send(t, c, http.MethodGet, base+"/verified", ""), http.StatusUnauthorized, "Not authenticated")
-	if r := send(t, c, http.MethodPost, base+"/api/auth/register", register); r.status != http.StatusOK {
-		t.Fatalf("register: %d %s", r.status, r.body)
-	}
-	wantError(t, send(t, c, http.MethodGet, base+"/verified", ""), http.StatusForbidden, "Email not verified")
-
-	if err := svc.FlushMail(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m, ok := mailer.Last()
-	if !ok || m.Kind != mail.KindVerifyEmail {
-		t.Fatalf("no verification mail: %+v", m)
-	}
-	tok := strings.TrimPrefix(m.Link, "http://app.test/verify-email/")
-	if r := send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+tok, ""); r.status != http.StatusOK {
-		t.Fatalf("verify: %d %s", r.status, r.body)
-	}
-	r := send(t, c, http.MethodGet, base+"/verified", "")
-	if r.status != http.StatusOK || r.body != "hello ada@example.com" {
-		t.Errorf("verified: got %d %q", r.status, r.body)
-	}
+	authtest.CheckRequireVerifiedEmail(t, svc, mailer, serve(t, app), "/verified", "hello ada@example.com")
 }
 
 func TestRateLimit(t *testing.T) {
@@ -285,32 +135,7 @@ func TestRateLimit(t *testing.T) {
 	t.Cleanup(func() { _ = rl.Close() })
 	app := newApp(svc, fiber.Config{})
 	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
-	base := serve(t, app)
-	c := &http.Client{}
-	for i, want := range []string{"1", "0"} {
-		r := send(t, c, http.MethodGet, base+"/", "")
-		if r.status != http.StatusOK || r.body != "ok" {
-			t.Fatalf("request %d: %d %q, want 200 ok", i+1, r.status, r.body)
-		}
-		if got := r.header.Get("X-RateLimit-Remaining"); got != want {
-			t.Errorf("request %d: X-RateLimit-Remaining %q, want %q", i+1, got, want)
-		}
-		if got := r.header.Get("X-RateLimit-Reset"); got != "2031-03-14T15:10:26.000Z" {
-			t.Errorf("request %d: X-RateLimit-Reset %q, want 2031-03-14T15:10:26.000Z", i+1, got)
-		}
-	}
-	r := send(t, c, http.MethodGet, base+"/", "")
-	if r.status != http.StatusTooManyRequests || r.json["error"] != "Too many requests. Try again later." ||
-		r.json["retryAfter"] != "2031-03-14T15:10:26.000Z" || len(r.json) != 2 {
-		t.Errorf("third request: %d %s, want 429 {error, retryAfter}", r.status, r.body)
-	}
-	wantCoreHeaders(t, r.header)
-	if got := r.header.Get("Retry-After"); got != "60" {
-		t.Errorf("Retry-After %q, want 60", got)
-	}
-	if got := r.header.Get("X-RateLimit-Remaining"); got != "0" {
-		t.Errorf("X-RateLimit-Remaining %q, want 0", got)
-	}
+	authtest.CheckRateLimit(t, serve(t, app)+"/", "ok")
 }
 
 // TestRateLimitKeysOnTheSocketPeer: X-Forwarded-For from an untrusted peer
@@ -349,21 +174,12 @@ func TestRegisterUnderGroup(t *testing.T) {
 	fiberauth.Register(auth, svc)
 	auth.Get("/hello", fiberauth.RequireUser(svc), hello) // the app's own route in the same group
 	base := serve(t, app)
-	c := browser(t)
-	if r := send(t, c, http.MethodPost, base+"/auth/api/auth/register", register); r.status != http.StatusOK {
-		t.Fatalf("register under /auth: %d %s", r.status, r.body)
+	c := authtest.CheckMountedAt(t, base, "/auth")
+	if r := authtest.Send(t, c, http.MethodGet, base+"/auth/hello", ""); r.Status != http.StatusOK || r.Body != "hello ada@example.com" {
+		t.Errorf("the app's route under /auth: %d %q", r.Status, r.Body)
 	}
-	r := send(t, c, http.MethodPost, base+"/auth/api/login", `{"email":"ada@example.com","password":"correct horse battery staple"}`)
-	if r.status != http.StatusOK || r.json["success"] != true {
-		t.Errorf("login under /auth: %d %s, want 200 {success:true}", r.status, r.body)
-	}
-	if r := send(t, c, http.MethodGet, base+"/auth/api/auth/me", ""); r.status != http.StatusOK || r.json["email"] != "ada@example.com" {
-		t.Errorf("me under /auth: %d %s", r.status, r.body)
-	}
-	if r := send(t, c, http.MethodGet, base+"/auth/hello", ""); r.status != http.StatusOK || r.body != "hello ada@example.com" {
-		t.Errorf("the app's route under /auth: %d %q", r.status, r.body)
-	}
-	wantError(t, send(t, c, http.MethodPost, base+"/api/login", `{}`), http.StatusNotFound, "Not found")
+	// fiber's 404 outside the group is core's JSON error.
+	authtest.WantError(t, authtest.Send(t, c, http.MethodPost, base+"/api/login", `{}`), http.StatusNotFound, "Not found")
 }
 
 func TestMethodNotAllowed(t *testing.T) {
@@ -372,7 +188,7 @@ func TestMethodNotAllowed(t *testing.T) {
 	fiberauth.Register(app, svc)
 	app.Post("/app/only-post", func(c *fiber.Ctx) error { return c.SendString("ok") })
 	base := serve(t, app)
-	c := browser(t)
+	c := authtest.Browser(t)
 	for _, tc := range []struct{ method, path, allow string }{
 		{http.MethodGet, "/api/login", "POST"},
 		{http.MethodPut, "/api/auth/me", "GET"},
@@ -381,9 +197,9 @@ func TestMethodNotAllowed(t *testing.T) {
 		{http.MethodOptions, "/api/2fa/setup", "POST"},
 		{http.MethodGet, "/app/only-post", "POST"}, // fiber's own 405 (and Allow), through ErrorHandler
 	} {
-		r := send(t, c, tc.method, base+tc.path, "")
-		wantError(t, r, http.StatusMethodNotAllowed, "Method not allowed")
-		if got := r.header.Get("Allow"); got != tc.allow {
+		r := authtest.Send(t, c, tc.method, base+tc.path, "")
+		authtest.WantError(t, r, http.StatusMethodNotAllowed, "Method not allowed")
+		if got := r.Header.Get("Allow"); got != tc.allow {
 			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
 		}
 	}
@@ -393,11 +209,11 @@ func TestHead(t *testing.T) {
 	svc, _ := newService(t)
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
-	r := send(t, browser(t), http.MethodHead, serve(t, app)+"/api/auth/me", "")
-	if r.status != http.StatusUnauthorized || r.body != "" {
-		t.Errorf("HEAD /api/auth/me: %d %q, want 401 without a body", r.status, r.body)
+	r := authtest.Send(t, authtest.Browser(t), http.MethodHead, serve(t, app)+"/api/auth/me", "")
+	if r.Status != http.StatusUnauthorized || r.Body != "" {
+		t.Errorf("HEAD /api/auth/me: %d %q, want 401 without a body", r.Status, r.Body)
 	}
-	wantCoreHeaders(t, r.header)
+	authtest.WantJSONHeaders(t, r.Header)
 }
 
 func TestNotFound(t *testing.T) {
@@ -405,9 +221,9 @@ func TestNotFound(t *testing.T) {
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
 	base := serve(t, app)
-	c := browser(t)
+	c := authtest.Browser(t)
 	for _, path := range []string{"/", "/api/nope", "/api/auth/verify-email/", "/api/auth/verify-email/a/b"} {
-		wantError(t, send(t, c, http.MethodGet, base+path, ""), http.StatusNotFound, "Not found")
+		authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+path, ""), http.StatusNotFound, "Not found")
 	}
 }
 
@@ -422,9 +238,9 @@ func TestErrorHandler(t *testing.T) {
 	log.SetOutput(&logged)
 	t.Cleanup(func() { log.SetOutput(os.Stderr) })
 	c := &http.Client{}
-	wantError(t, send(t, c, http.MethodGet, base+"/teapot", ""), http.StatusTeapot, "short and stout")
-	wantError(t, send(t, c, http.MethodGet, base+"/bare", ""), http.StatusConflict, "Conflict")
-	wantError(t, send(t, c, http.MethodGet, base+"/plain", ""), http.StatusInternalServerError, "Internal server error")
+	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/teapot", ""), http.StatusTeapot, "short and stout")
+	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/bare", ""), http.StatusConflict, "Conflict")
+	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/plain", ""), http.StatusInternalServerError, "Internal server error")
 	if want := "fiberauth: GET /plain: unexpected EOF"; !strings.Contains(logged.String(), want) {
 		t.Errorf("log %q lacks %q", logged.String(), want)
 	}
@@ -439,9 +255,9 @@ func TestApplyConfigKeepsTheAppsSettings(t *testing.T) {
 	}
 	cfg.DisableStartupMessage = true
 	app := fiber.New(cfg)
-	r := send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/nope", "")
-	if r.status != 599 || r.body != "own" {
-		t.Errorf("the app's ErrorHandler was replaced: %d %q", r.status, r.body)
+	r := authtest.Send(t, &http.Client{}, http.MethodGet, serve(t, app)+"/nope", "")
+	if r.Status != 599 || r.Body != "own" {
+		t.Errorf("the app's ErrorHandler was replaced: %d %q", r.Status, r.Body)
 	}
 	cfg = fiberauth.ApplyConfig(svc, fiber.Config{})
 	if cfg.ReadBufferSize != fiberauth.ReadBufferSize || cfg.ErrorHandler == nil || cfg.BodyLimit != 0 {
@@ -458,12 +274,12 @@ func TestRequestBodyLimit(t *testing.T) {
 	fiberauth.Register(app, svc)
 	base := serve(t, app)
 	body := `{"email":"` + strings.Repeat("a", 16<<10) + `@example.com","password":"x"}`
-	wantError(t, send(t, browser(t), http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
+	authtest.WantError(t, authtest.Send(t, authtest.Browser(t), http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
 }
 
 // rawRequest writes req on a fresh connection to base and reads one
 // response.
-func rawRequest(t *testing.T, base, req string) result {
+func rawRequest(t *testing.T, base, req string) authtest.Reply {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
@@ -485,8 +301,8 @@ func rawRequest(t *testing.T, base, req string) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := result{status: resp.StatusCode, header: resp.Header, body: string(b)}
-	_ = json.Unmarshal(b, &r.json)
+	r := authtest.Reply{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
+	_ = json.Unmarshal(b, &r.JSON)
 	return r
 }
 
@@ -499,7 +315,7 @@ func TestMalformedRequest(t *testing.T) {
 		"GARBAGE\r\n\r\n",
 		"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
 	} {
-		wantError(t, rawRequest(t, base, req), http.StatusBadRequest, "Bad Request")
+		authtest.WantError(t, rawRequest(t, base, req), http.StatusBadRequest, "Bad Request")
 	}
 }
 
@@ -513,13 +329,13 @@ func TestBodyOverFibersLimit(t *testing.T) {
 	// The announced length is over fiber's default 4 MiB; the body itself
 	// is never sent, as a client waiting for 100-continue would.
 	req := "POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
-	wantError(t, rawRequest(t, base, req), http.StatusRequestEntityTooLarge, "Request body too large")
+	authtest.WantError(t, rawRequest(t, base, req), http.StatusRequestEntityTooLarge, "Request body too large")
 
 	// A smaller BodyLimit, with the body sent.
 	app = newApp(svc, fiber.Config{BodyLimit: 1024})
 	fiberauth.Register(app, svc)
 	body := `{"email":"` + strings.Repeat("a", 2048) + `"}`
-	wantError(t, send(t, &http.Client{}, http.MethodPost, serve(t, app)+"/api/login", body),
+	authtest.WantError(t, authtest.Send(t, &http.Client{}, http.MethodPost, serve(t, app)+"/api/login", body),
 		http.StatusRequestEntityTooLarge, "Request body too large")
 }
 
@@ -530,17 +346,17 @@ func TestStreamRequestBody(t *testing.T) {
 	app := newApp(svc, fiber.Config{StreamRequestBody: true, BodyLimit: 1024})
 	fiberauth.Register(app, svc)
 	base := serve(t, app)
-	c := browser(t)
+	c := authtest.Browser(t)
 	reg := `{"email":"ada@example.com","password":"correct horse battery staple","name":"` + strings.Repeat("A", 150) + `"}` +
 		strings.Repeat(" ", 2048) // over BodyLimit, under core's 16 KiB
-	if r := send(t, c, http.MethodPost, base+"/api/auth/register", reg); r.status != http.StatusOK {
-		t.Fatalf("register with a streamed body: %d %s", r.status, r.body)
+	if r := authtest.Send(t, c, http.MethodPost, base+"/api/auth/register", reg); r.Status != http.StatusOK {
+		t.Fatalf("register with a streamed body: %d %s", r.Status, r.Body)
 	}
-	if r := send(t, c, http.MethodGet, base+"/api/auth/me", ""); r.json["name"] != strings.Repeat("A", 150) {
-		t.Errorf("me: %d %s", r.status, r.body)
+	if r := authtest.Send(t, c, http.MethodGet, base+"/api/auth/me", ""); r.JSON["name"] != strings.Repeat("A", 150) {
+		t.Errorf("me: %d %s", r.Status, r.Body)
 	}
 	body := `{"email":"` + strings.Repeat("a", 100<<10) + `@example.com","password":"x"}`
-	wantError(t, send(t, c, http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
+	authtest.WantError(t, authtest.Send(t, c, http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
 }
 
 // TestPathValue: a parameter is unescaped once, as net/http's ServeMux
@@ -561,8 +377,8 @@ func TestPathValue(t *testing.T) {
 				continue // fiber's own unescaping decides
 			}
 			r := rawRequest(t, base, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n") // Go's client refuses %zz
-			if r.status != http.StatusOK || r.body != want {
-				t.Errorf("UnescapePath %v: %s: %d %q, want %q", unescape, path, r.status, r.body, want)
+			if r.Status != http.StatusOK || r.Body != want {
+				t.Errorf("UnescapePath %v: %s: %d %q, want %q", unescape, path, r.Status, r.Body, want)
 			}
 		}
 	}
@@ -575,10 +391,10 @@ func TestLargeHeaders(t *testing.T) {
 	base := serve(t, app)
 	c := &http.Client{}
 	// A 5 KB token in the URL (over fiber's default buffer) reaches core.
-	wantError(t, send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 5000), ""),
+	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 5000), ""),
 		http.StatusBadRequest, "Invalid or expired verification link")
 	// A 100 KB one is over ReadBufferSize: JSON 431, not fasthttp's text.
-	wantError(t, send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 100_000), ""),
+	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 100_000), ""),
 		http.StatusRequestHeaderFieldsTooLarge, "Request Header Fields Too Large")
 }
 
@@ -590,11 +406,11 @@ func TestSetCookieLines(t *testing.T) {
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
 	base := serve(t, app)
-	c := browser(t)
-	r := send(t, c, http.MethodPost, base+"/api/auth/register", register)
-	lines := r.header.Values("Set-Cookie")
-	r2 := send(t, c, http.MethodPost, base+"/api/auth/logout", "")
-	lines = append(lines, r2.header.Values("Set-Cookie")...)
+	c := authtest.Browser(t)
+	r := authtest.Send(t, c, http.MethodPost, base+"/api/auth/register", register)
+	lines := r.Header.Values("Set-Cookie")
+	r2 := authtest.Send(t, c, http.MethodPost, base+"/api/auth/logout", "")
+	lines = append(lines, r2.Header.Values("Set-Cookie")...)
 	if len(lines) != 3 { // the session on register; session and 2fa_pending cleared on logout
 		t.Fatalf("Set-Cookie lines %q, want 3", lines)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -47,8 +48,7 @@ func TestConcurrentRegistrations(t *testing.T) {
 	const n = 200
 	users := &recordingStore{Store: store.NewMemory(store.MemoryConfig{})}
 	big := auth.Limit{Max: 10 * n, Window: time.Hour}
-	svc, mailer := newService(t, func(c *auth.Config) {
-		c.Users = users
+	svc, mailer := authtest.NewService(t, users, func(c *auth.Config) {
 		c.Limits = auth.Limits{Register: big, Resend: big}
 	})
 	app := newApp(svc, fiber.Config{})
@@ -69,15 +69,15 @@ func TestConcurrentRegistrations(t *testing.T) {
 			jar, _ := cookiejar.New(nil)
 			c := &http.Client{Transport: tr, Jar: jar}
 			body := fmt.Sprintf(`{"email":%q,"password":"correct horse battery staple","name":%q}`, email(i), name(i))
-			r, err := fetch(c, http.MethodPost, base+"/api/auth/register", body)
-			if err != nil || r.status != http.StatusOK {
-				errs <- fmt.Errorf("register %d: %d %s %v", i, r.status, r.body, err)
+			r, err := authtest.Fetch(c, http.MethodPost, base+"/api/auth/register", body)
+			if err != nil || r.Status != http.StatusOK {
+				errs <- fmt.Errorf("register %d: %d %s %v", i, r.Status, r.Body, err)
 				return
 			}
 			// The session cookie is this request's user.
-			r, err = fetch(c, http.MethodGet, base+"/api/auth/me", "")
-			if err != nil || r.status != http.StatusOK || r.json["email"] != email(i) || r.json["name"] != name(i) {
-				errs <- fmt.Errorf("me after register %d: %d %s %v", i, r.status, r.body, err)
+			r, err = authtest.Fetch(c, http.MethodGet, base+"/api/auth/me", "")
+			if err != nil || r.Status != http.StatusOK || r.JSON["email"] != email(i) || r.JSON["name"] != name(i) {
+				errs <- fmt.Errorf("me after register %d: %d %s %v", i, r.Status, r.Body, err)
 			}
 		})
 	}
@@ -134,10 +134,10 @@ func TestConcurrentRegistrations(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			link := byTo[email(i)].Link
-			r, err := fetch(&http.Client{Transport: tr}, http.MethodGet,
+			r, err := authtest.Fetch(&http.Client{Transport: tr}, http.MethodGet,
 				base+"/api/auth/verify-email/"+strings.TrimPrefix(link, "http://app.test/verify-email/"), "")
-			if err != nil || r.status != http.StatusOK {
-				errs <- fmt.Errorf("verify %s: %d %s %v", email(i), r.status, r.body, err)
+			if err != nil || r.Status != http.StatusOK {
+				errs <- fmt.Errorf("verify %s: %d %s %v", email(i), r.Status, r.Body, err)
 			}
 		})
 	}

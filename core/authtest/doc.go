@@ -10,14 +10,7 @@
 //	func TestFlows(t *testing.T) {
 //		authtest.Run(t, authtest.Harness{
 //			Start: func(t *testing.T, svc *auth.Service) string {
-//				ln, err := net.Listen("tcp", "127.0.0.1:0")
-//				if err != nil {
-//					t.Fatal(err)
-//				}
-//				srv := &http.Server{Handler: nethttpauth.Handler(svc)}
-//				go srv.Serve(ln)
-//				t.Cleanup(func() { srv.Close() })
-//				return "http://" + ln.Addr().String()
+//				return authtest.Serve(t, nethttpauth.Handler(svc))
 //			},
 //			NewUsers: func(t *testing.T) user.Store {
 //				return store.NewMemory(store.MemoryConfig{})
@@ -42,4 +35,24 @@
 // When Harness.RealTimeLimits is set (a rate-limit store that keeps its own
 // time, such as Redis), the subtests that move the clock past a window are
 // skipped and window end times are checked only for their form.
+//
+// For a module's own unit tests (its middleware, its mounting, its
+// framework's edge cases), the package has helpers too: Serve runs an
+// http.Handler on 127.0.0.1:0 for the test; NewService builds a Service
+// on a given user store with a fixed clock and a capturing mailer; Send
+// (and Fetch, for other goroutines) makes one request and returns the
+// reply read whole as a Reply; Browser is a client with a cookie jar;
+// WantError checks an error reply as core writes it, and WantJSONHeaders
+// the headers core sets on every JSON reply. CheckRequireUser,
+// CheckRequireVerifiedEmail, CheckRateLimit and CheckMountedAt run the same
+// checks on every module's RequireUser, RequireVerifiedEmail and RateLimit
+// middleware and on its routes mounted under a prefix:
+//
+//	func TestRequireUser(t *testing.T) {
+//		svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}))
+//		mux := http.NewServeMux()
+//		nethttpauth.Mount(mux, svc, "")
+//		mux.Handle("GET /private", nethttpauth.RequireUser(svc)(hello)) // hello writes "hello " and the email
+//		authtest.CheckRequireUser(t, authtest.Serve(t, mux), "/private", "hello ada@example.com")
+//	}
 package authtest
