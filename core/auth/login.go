@@ -29,13 +29,18 @@ func (s *Service) currentUser(c *call) (*user.User, *Response) {
 	if err == nil {
 		return u, nil
 	}
-	var r Response
-	if errors.Is(err, session.ErrNotAuthenticated) {
-		r = s.fail(c, http.StatusUnauthorized, msgNotAuthenticated)
-	} else {
-		r = s.internal(c, "session", err)
-	}
+	r := s.sessionFailure(c, err)
 	return nil, &r
+}
+
+// sessionFailure answers a request whose session check failed with err:
+// 401 {"error":"Not authenticated"} for no valid session, 503 (or 500) for
+// a store that failed.
+func (s *Service) sessionFailure(c *call, err error) Response {
+	if errors.Is(err, session.ErrNotAuthenticated) {
+		return s.fail(c, http.StatusUnauthorized, msgNotAuthenticated)
+	}
+	return s.internal(c, "session", err)
 }
 
 // login is route rules 1 and 13 in one handler: rate limits by client

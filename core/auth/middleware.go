@@ -2,9 +2,11 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -16,51 +18,45 @@ import (
 // instead: 401 {"error":"Not authenticated"} (expiring a dead session
 // cookie), or 503 when the store is down. RequireUser in every framework
 // module is this call.
-//
-// A request with a valid session costs the cookie's lookup, its
-// verification and the user store's read, and nothing else: the state a
-// response needs (headers, cookies) is made only for a request that fails,
-// which is then checked again on the full path so that every failure
-// answers exactly as the routes do.
 func (s *Service) Authenticate(r Request) (*user.User, *Response) {
-	if u := s.sessionUser(r); u != nil {
-		return u, nil
-	}
-	return s.currentUser(s.newCall(r))
+	return s.authenticate(r, false)
 }
 
 // AuthenticateVerified is Authenticate plus a verified address: a user
 // whose email is unverified gets 403 {"error":"Email not verified"}.
 // RequireVerifiedEmail in every framework module is this call.
 func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
-	if u := s.sessionUser(r); u != nil && u.EmailVerified() {
+	return s.authenticate(r, true)
+}
+
+// authenticate is both decisions, done once. The session cookie is read
+// and checked without a call (session.Manager.User), so a request with a
+// valid session costs the cookie's lookup, its verification and the user
+// store's read, and nothing else. Only a request that fails makes the call
+// its response needs, from what the check found: a dead cookie is expired
+// as Session.User would have, and the status is the one the routes give
+// (sessionFailure).
+func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response) {
+	v, found := r.Cookie(s.sessions.CookieName())
+	found = found && v != ""
+	var u *user.User
+	err := session.ErrNotAuthenticated
+	if found {
+		u, err = s.sessions.User(r.Context(), v)
+	}
+	if err == nil && (!verified || u.EmailVerified()) {
 		return u, nil
 	}
 	c := s.newCall(r)
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return nil, fail
-	}
-	if !u.EmailVerified() {
+	if err == nil {
 		resp := s.fail(c, http.StatusForbidden, "Email not verified")
 		return nil, &resp
 	}
-	return u, nil
-}
-
-// sessionUser is the success path of Authenticate: the user of r's
-// session when it is valid, else nil. It writes nothing: the full path
-// that follows a failure expires a dead cookie.
-func (s *Service) sessionUser(r Request) *user.User {
-	v, ok := r.Cookie(s.sessions.CookieName())
-	if !ok {
-		return nil
+	if found && errors.Is(err, session.ErrNotAuthenticated) {
+		_ = c.sess.Logout(c.ctx) // expires the dead cookie; never fails
 	}
-	u, err := s.sessions.User(r.Context(), v)
-	if err != nil {
-		return nil
-	}
-	return u
+	resp := s.sessionFailure(c, err)
+	return nil, &resp
 }
 
 type userKey struct{}

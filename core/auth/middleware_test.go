@@ -97,7 +97,7 @@ func TestAuthenticate(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			users.mu.Lock()
-			users.down = tt.down
+			users.down, users.reads = tt.down, 0
 			users.mu.Unlock()
 			r := &fakeRequest{method: http.MethodGet, cookies: tt.cookies}
 			check := s.Authenticate
@@ -105,6 +105,15 @@ func TestAuthenticate(t *testing.T) {
 				check = s.AuthenticateVerified
 			}
 			u, resp := check(r)
+			// A cookie that verifies costs one read of the user, failing
+			// or not; the others none. Nothing is checked twice.
+			wantReads := 0
+			if v := tt.cookies[name]; v == good || v == gone || v == unverifiedCookie {
+				wantReads = 1
+			}
+			if users.reads != wantReads {
+				t.Errorf("%d user reads, want %d", users.reads, wantReads)
+			}
 			if tt.want.id != "" {
 				if resp != nil || u == nil || u.ID != tt.want.id {
 					t.Fatalf("got %v, %+v; want user %s and no response", u, resp, tt.want.id)
@@ -135,7 +144,7 @@ func TestAuthenticate(t *testing.T) {
 
 // TestAuthenticateLeanPath: a request with a valid session reads the user
 // store once and makes none of the state a failure's response needs, so it
-// allocates less than the full path every failure takes.
+// allocates less than the routes' path (a call, then its session).
 func TestAuthenticateLeanPath(t *testing.T) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
 	users := &idUsers{users: map[string]*user.User{"u1": u}}
@@ -240,8 +249,8 @@ func TestCookieValueAllocatesNothing(t *testing.T) {
 }
 
 // BenchmarkAuthenticate: the success path of RequireUser ("lean") against
-// the full path every failure takes ("full", the call and its response
-// state made up front).
+// the routes' path ("full": the call and its response state made up
+// front, then the session).
 func BenchmarkAuthenticate(b *testing.B) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
 	s := testService(b, &idUsers{users: map[string]*user.User{"u1": u}}, false)
