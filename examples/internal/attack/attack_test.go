@@ -14,9 +14,7 @@ package attack
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +22,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -32,33 +29,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-	"github.com/redis/go-redis/v9"
-
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
-
-// need returns the named service URL, skipping (or, with
-// AUTHKIT_REQUIRE_SERVICES=1, failing) when it is unset.
-func need(t *testing.T, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
-		}
-		t.Skipf("set %s to run this test", name)
-	}
-	return v
-}
-
-func randomName() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // The 503 body of every backend failure (core/auth, DESIGN.md).
 const unavailable = "Service temporarily unavailable. Try again later."
@@ -87,53 +60,21 @@ const (
 // Redis and restores it, while the load runs, and checks every answer
 // against the outage it met, then the stored state.
 func TestBackendOutagesUnderLoad(t *testing.T) {
-	pgURL := need(t, "AUTHKIT_TEST_POSTGRES")
-	redisURL := need(t, "AUTHKIT_TEST_REDIS")
-	ctx := context.Background()
+	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
+	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
 
-	// A schema of its own (dropped at the end, after the server stops:
-	// cleanups run last-registered first) reached directly by the test.
-	schema := "authkit_attack_" + randomName()
-	db, err := sql.Open("pgx", pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(2)
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	// A Redis key prefix of its own, deleted at the end.
-	prefix := "authkit:test:attack:" + randomName() + ":"
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() {
-		iter := rdb.Scan(context.Background(), 0, prefix+"*", 100).Iterator()
-		for iter.Next(context.Background()) {
-			rdb.Del(context.Background(), iter.Val())
-		}
-		rdb.Close()
-	})
+	// A schema of its own, reached directly by the test too, and a Redis
+	// key prefix of its own; both cleaned up after the server stops.
+	db, schema, schemaURL := servertest.PostgresSchema(t, pgURL, "attack")
+	prefix := servertest.RedisPrefix(t, redisURL, "attack")
 
 	// The server reaches both through proxies.
-	pgu, err := url.Parse(pgURL)
+	pgu, err := url.Parse(schemaURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pgProxy := startProxy(t, pgu.Host)
 	pgu.Host = pgProxy.addr
-	q := pgu.Query()
-	q.Set("search_path", schema)
-	pgu.RawQuery = q.Encode()
 	ru, err := url.Parse(redisURL)
 	if err != nil {
 		t.Fatal(err)
@@ -141,15 +82,10 @@ func TestBackendOutagesUnderLoad(t *testing.T) {
 	redisProxy := startProxy(t, ru.Host)
 	ru.Host = redisProxy.addr
 
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// TRUST_PROXY=true: each simulated client sends its own address in
 	// X-Forwarded-For, so the per-address limits stay out of the way.
-	srv := servertest.Start(t, "../../nethttp",
-		"SESSION_SECRET="+randomName()+randomName()+randomName(), "ENCRYPTION_KEY="+key,
-		"DATABASE_URL="+pgu.String(), "REDIS_URL="+ru.String(), "REDIS_PREFIX="+prefix, "TRUST_PROXY=true")
+	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t),
+		"DATABASE_URL="+pgu.String(), "REDIS_URL="+ru.String(), "REDIS_PREFIX="+prefix, "TRUST_PROXY=true")...)
 	if !strings.Contains(srv.FirstLine, "users: postgres") || !strings.Contains(srv.FirstLine, "rate limits: redis") {
 		t.Fatalf("first log line %q: want users on postgres and limits on redis", srv.FirstLine)
 	}

@@ -3,29 +3,16 @@
 package scaleout
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-	"github.com/redis/go-redis/v9"
 
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
-
-func randomName() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 type reply struct {
 	status int
@@ -52,55 +39,14 @@ func post(t *testing.T, base, path, body string) reply {
 func TestTwoServersShareLimitsAndLinks(t *testing.T) {
 	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
 	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
-	ctx := context.Background()
 
-	// A schema of its own in the shared database, dropped at the end.
-	schema := "authkit_scaleout_" + randomName()
-	db, err := sql.Open("pgx", pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-
-	// A Redis key prefix of its own, deleted at the end.
-	prefix := "authkit:test:scaleout:" + randomName() + ":"
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() {
-		iter := rdb.Scan(context.Background(), 0, prefix+"*", 100).Iterator()
-		for iter.Next(context.Background()) {
-			rdb.Del(context.Background(), iter.Val())
-		}
-		rdb.Close()
-	})
+	// A schema and a Redis key prefix of its own, cleaned up at the end.
+	_, _, databaseURL := servertest.PostgresSchema(t, pgURL, "scaleout")
+	prefix := servertest.RedisPrefix(t, redisURL, "scaleout")
 
 	// Every process of one service shares the secrets, the database and
 	// the rate-limit store.
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"SESSION_SECRET=" + randomName() + randomName() + randomName(), "ENCRYPTION_KEY=" + key,
-		"DATABASE_URL=" + u.String(), "REDIS_URL=" + redisURL, "REDIS_PREFIX=" + prefix}
+	env := append(servertest.Secrets(t), "DATABASE_URL="+databaseURL, "REDIS_URL="+redisURL, "REDIS_PREFIX="+prefix)
 	a := servertest.Start(t, "../../nethttp", env...)
 	b := servertest.Start(t, "../../nethttp", env...)
 	for _, s := range []*servertest.Server{a, b} {
