@@ -2,7 +2,6 @@ package authtest
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"sync"
 	"testing"
@@ -10,9 +9,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -100,32 +97,15 @@ func (s suite) env(t *testing.T, opts ...option) *env {
 	e := &env{t: t, h: s.h, clock: &Clock{}, mail: &mail.Capture{}, audit: &auditLog{}}
 	e.clock.Set(start)
 	e.users = s.h.NewUsers(t)
-	keyText, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatalf("authtest: encryption key: %v", err)
-	}
-	keys, err := secretbox.ParseKeyring(keyText)
-	if err != nil {
-		t.Fatalf("authtest: encryption key: %v", err)
-	}
-	cfg := auth.Config{
-		Users:    e.users,
-		Secrets:  []string{testSecret},
-		Keys:     keys,
-		AppURL:   appURL,
-		Mailer:   e.mail,
-		Hasher:   password.ForTesting(),
-		Now:      e.clock.Now,
-		Logger:   slog.New(slog.DiscardHandler),
-		Audit:    e.audit.record,
-		Insecure: true, // the cookie jar sends no Secure cookie over http
-	}
+	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
+	cfg.Audit = e.audit.record
 	if s.h.NewLimitStore != nil {
 		cfg.LimitStore = func(name string) ratelimit.Store { return s.h.NewLimitStore(t, e.clock.Now, name) }
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var err error
 	e.svc, err = auth.New(cfg)
 	if err != nil {
 		t.Fatalf("authtest: auth.New: %v", err)

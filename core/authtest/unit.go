@@ -62,26 +62,8 @@ var unitNow = time.Date(2031, time.March, 14, 15, 9, 26, 0, time.UTC)
 // test ends.
 func NewService(t testing.TB, users user.Store, opts ...func(*auth.Config)) (*auth.Service, *mail.Capture) {
 	t.Helper()
-	keyText, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(keyText)
-	if err != nil {
-		t.Fatal(err)
-	}
 	mailer := &mail.Capture{}
-	cfg := auth.Config{
-		Users:    users,
-		Secrets:  []string{testSecret},
-		Keys:     keys,
-		AppURL:   appURL,
-		Mailer:   mailer,
-		Hasher:   password.ForTesting(),
-		Now:      func() time.Time { return unitNow },
-		Logger:   slog.New(slog.DiscardHandler),
-		Insecure: true,
-	}
+	cfg := baseConfig(t, users, mailer, func() time.Time { return unitNow })
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -95,6 +77,34 @@ func NewService(t testing.TB, users user.Store, opts ...func(*auth.Config)) (*au
 		}
 	})
 	return svc, mailer
+}
+
+// baseConfig is the Config every Service of this package starts from, the
+// suite's and NewService's: a fresh encryption key, the test secret,
+// minimum-cost hashing, no log, cookies without Secure (the tests' servers
+// speak plain http, and a cookie jar sends no Secure cookie over it), and
+// mail links to http://app.test.
+func baseConfig(t testing.TB, users user.Store, mailer mail.Mailer, now func() time.Time) auth.Config {
+	t.Helper()
+	keyText, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatalf("authtest: encryption key: %v", err)
+	}
+	keys, err := secretbox.ParseKeyring(keyText)
+	if err != nil {
+		t.Fatalf("authtest: encryption key: %v", err)
+	}
+	return auth.Config{
+		Users:    users,
+		Secrets:  []string{testSecret},
+		Keys:     keys,
+		AppURL:   appURL,
+		Mailer:   mailer,
+		Hasher:   password.ForTesting(),
+		Now:      now,
+		Logger:   slog.New(slog.DiscardHandler),
+		Insecure: true,
+	}
 }
 
 // Reply is one response of Send or Fetch, read whole.
