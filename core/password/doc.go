@@ -50,7 +50,9 @@
 //     in unpadded standard base64.
 //
 // A password longer than 72 bytes never matches a plain bcrypt hash (bcrypt
-// would look only at its first 72 bytes); Verify answers false at once.
+// would look only at its first 72 bytes); Verify answers false after
+// spending one bcrypt comparison at the hash's cost, so that the time of an
+// answer never depends on the password's length.
 //
 // # Bounds on stored hashes
 //

@@ -203,26 +203,30 @@ func (s *Standard) Hash(ctx context.Context, pw string) (string, error) {
 //
 // A password longer than 72 bytes (normalised) never matches a plain bcrypt
 // hash: bcrypt would compare only its first 72 bytes. Verify answers false
-// for it at once, which tells a timing observer only that the stored
-// password is not longer than 72 bytes.
+// for it, but only after a bcrypt comparison at the hash's cost, so that
+// every answer costs one hash whatever the password's length: a login that
+// took no time for a long password would tell an observer that the account
+// exists (SECURITY.md "Timing").
 func (s *Standard) Verify(ctx context.Context, pw, hash string) (bool, error) {
 	p, err := parseHash(hash)
 	if err != nil {
 		return false, err
 	}
 	n := Normalize(pw)
-	if p.kind == kindBcrypt && len(n) > bcryptMaxBytes {
-		return false, nil
-	}
 	if err := s.acquire(ctx); err != nil {
 		return false, err
 	}
 	defer s.release()
-	switch p.kind {
-	case kindArgon2id:
+	switch {
+	case p.kind == kindArgon2id:
 		return p.argon2.verify(n), nil
-	case kindBcryptSHA256:
+	case p.kind == kindBcryptSHA256:
 		return compareBcrypt(p.bcrypt, prehash(n))
+	case len(n) > bcryptMaxBytes:
+		// A plain bcrypt hash and a long password: spend the comparison's
+		// work, throw its answer away, never match.
+		_, err := compareBcrypt(p.bcrypt, prehash(n))
+		return false, err
 	default:
 		return compareBcrypt(p.bcrypt, []byte(n))
 	}

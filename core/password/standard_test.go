@@ -567,3 +567,48 @@ func TestWaitRespectsContext(t *testing.T) {
 		t.Errorf("first Hash: %v", err)
 	}
 }
+
+// TestVerifyCostIndependentOfLength: every Verify against a bcrypt hash
+// spends exactly one bcrypt comparison at the hash's cost, whatever the
+// password's length and whatever the answer. A long password against a plain
+// bcrypt hash once answered false with no work at all, so a login with a
+// 73-byte password took no time on a known account and one hash on an
+// unknown one (whose dummy hash is long-password format): a timing oracle
+// for account existence.
+func TestVerifyCostIndependentOfLength(t *testing.T) {
+	h := ForTesting()
+	plain := mustHash(t, h, strings.Repeat("p", 72))
+	long := mustHash(t, h, strings.Repeat("p", 73))
+	if !strings.HasPrefix(plain, "$2a$") || !strings.HasPrefix(long, "$authkit-bcrypt-sha256$") {
+		t.Fatalf("fixtures: plain %q, long %q", plain, long)
+	}
+	var costs []int
+	orig := bcryptCompare
+	t.Cleanup(func() { bcryptCompare = orig })
+	bcryptCompare = func(hash, pw []byte) error {
+		c, err := bcrypt.Cost(hash)
+		if err != nil {
+			t.Errorf("compared against an unparsable hash %q", hash)
+		}
+		costs = append(costs, c)
+		return orig(hash, pw)
+	}
+	for _, hash := range []string{plain, long} {
+		for _, n := range []int{1, 8, 72, 73, 1024, 4096} {
+			costs = costs[:0]
+			pw := strings.Repeat("p", n)
+			got, err := h.Verify(context.Background(), pw, hash)
+			if err != nil {
+				t.Fatalf("Verify(%d bytes, %.12s…): %v", n, hash, err)
+			}
+			want := (hash == plain && n == 72) || (hash == long && n == 73)
+			if got != want {
+				t.Errorf("Verify(%d bytes, %.12s…) = %v, want %v", n, hash, got, want)
+			}
+			if len(costs) != 1 || costs[0] != bcrypt.MinCost {
+				t.Errorf("Verify(%d bytes, %.12s…) made bcrypt comparisons at costs %v, want exactly one at %d",
+					n, hash, costs, bcrypt.MinCost)
+			}
+		}
+	}
+}
