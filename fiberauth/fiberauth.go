@@ -128,27 +128,21 @@ func setHeaders(c *fiber.Ctx, h http.Header) {
 // that match no route reach fiber's error handler: [ApplyConfig] makes
 // that a JSON 404.
 func Register(r fiber.Router, svc *auth.Service) {
-	var paths []string
-	allow := map[string][]string{}
-	for _, rt := range svc.Routes() {
-		path := rt.ColonPattern()
-		if allow[path] == nil {
-			paths = append(paths, path)
+	for _, p := range svc.Paths() {
+		path := p.ColonPattern()
+		for _, rt := range p.Routes {
+			h := func(c *fiber.Ctx) error {
+				resp := svc.Handle(rt, request{c})
+				return write(c, &resp)
+			}
+			r.Add(rt.Method, path, h)
+			if rt.Method == http.MethodGet {
+				r.Add(http.MethodHead, path, h)
+			}
 		}
-		allow[path] = append(allow[path], rt.Method)
-		h := func(c *fiber.Ctx) error {
-			resp := svc.Handle(rt, request{c})
-			return write(c, &resp)
-		}
-		r.Add(rt.Method, path, h)
-		if rt.Method == http.MethodGet {
-			r.Add(http.MethodHead, path, h)
-		}
-	}
-	for _, path := range paths {
-		allowed := strings.Join(allow[path], ", ")
+		allow := p.Allow // the same table, so the same Allow, as net/http and gin
 		r.All(path, func(c *fiber.Ctx) error {
-			resp := svc.MethodNotAllowed(request{c}, allowed)
+			resp := svc.MethodNotAllowed(request{c}, allow)
 			return write(c, &resp)
 		})
 	}
