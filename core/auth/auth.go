@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -435,7 +436,21 @@ func (s *Service) json(status int, body any) Response {
 }
 
 func (s *Service) fail(c *call, status int, msg string) Response {
-	return s.respond(c, status, map[string]string{"error": msg})
+	r := s.respond(c, status, map[string]string{"error": msg})
+	retryAfterUnavailable(&r)
+	return r
+}
+
+// RetryAfterUnavailable is the Retry-After, in seconds, of every 503
+// authkit answers: a backend (store, limit store) is down, and a client or
+// a load balancer should try again soon, not hammer the instance.
+const RetryAfterUnavailable = 5
+
+// retryAfterUnavailable adds Retry-After to r when it is a 503.
+func retryAfterUnavailable(r *Response) {
+	if r.Status == http.StatusServiceUnavailable && r.Header.Get("Retry-After") == "" {
+		r.Header.Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
+	}
 }
 
 func (s *Service) ok(c *call, msg string) Response {
@@ -446,10 +461,13 @@ func (s *Service) ok(c *call, msg string) Response {
 var errUnavailable = errors.New("backend unavailable")
 
 // internal answers an unexpected error: 503 when a backend failed, 500
-// otherwise. The cause goes to the log, never to the client.
+// otherwise. The cause goes to the log, never to the client. A request its
+// client canceled is logged at debug level only and answered 503 (nobody
+// reads it): a client hanging up is not an error of the server.
 func (s *Service) internal(c *call, op string, err error) Response {
 	if errors.Is(err, context.Canceled) && c.ctx.Err() != nil {
 		s.log.DebugContext(c.ctx, "authkit: request canceled", "op", op)
+		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
 	}
 	if errors.Is(err, errUnavailable) || errors.Is(err, user.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		s.log.ErrorContext(c.ctx, "authkit: backend unavailable", "op", op, "err", err)

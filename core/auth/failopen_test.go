@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,18 +59,83 @@ func testService(t testing.TB, users user.Store, failOpen bool) *Service {
 
 func login(t *testing.T, s *Service) (int, string) {
 	t.Helper()
+	resp := loginWith(t, s, context.Background())
+	var body map[string]string
+	_ = json.Unmarshal(resp.Body, &body)
+	if resp.Status == 503 && resp.Header.Get("Retry-After") != "5" {
+		t.Errorf("503 with Retry-After %q, want \"5\" (RetryAfterUnavailable)", resp.Header.Get("Retry-After"))
+	}
+	if resp.Status != 503 && resp.Header.Get("Retry-After") != "" {
+		t.Errorf("%d with Retry-After %q, want none", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	return resp.Status, body["error"]
+}
+
+func loginWith(t *testing.T, s *Service, ctx context.Context) Response {
+	t.Helper()
 	r := jsonReq(`{"email":"ada@example.com","password":"correct horse"}`)
 	r.remote = "203.0.113.9:5000"
+	r.ctx = ctx
 	for _, rt := range s.Routes() {
 		if rt.Pattern == "/api/login" {
-			resp := s.Handle(rt, r)
-			var body map[string]string
-			_ = json.Unmarshal(resp.Body, &body)
-			return resp.Status, body["error"]
+			return s.Handle(rt, r)
 		}
 	}
 	t.Fatal("no login route")
-	return 0, ""
+	return Response{}
+}
+
+// ctxUsers is a user store that fails the way a database driver does when
+// the request's context ends: with the context's error.
+type ctxUsers struct{ user.Store }
+
+func (ctxUsers) ByEmail(ctx context.Context, _ string) (*user.User, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("test: query: %w", err)
+	}
+	return nil, fmt.Errorf("test: %w", user.ErrNotFound)
+}
+
+// levels records the levels of the records logged.
+type levels struct {
+	mu  sync.Mutex
+	got []slog.Level
+}
+
+func (l *levels) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levels) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, r.Level)
+	return nil
+}
+func (l *levels) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *levels) WithGroup(string) slog.Handler      { return l }
+
+// TestCanceledRequest: a request whose client hung up is logged once, at
+// debug level, never as an error, and answered 503 (which nobody reads).
+func TestCanceledRequest(t *testing.T) {
+	lv := &levels{}
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	s, err := New(Config{Users: ctxUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys,
+		AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(lv), Lockout: Lockout{Max: -1},
+		Limits: Limits{LoginIP: Off, LoginEmail: Off}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	resp := loginWith(t, s, ctx)
+	if resp.Status != 503 || resp.Header.Get("Retry-After") != "5" {
+		t.Errorf("canceled: %d, Retry-After %q; want 503 and 5", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if len(lv.got) != 1 || lv.got[0] != slog.LevelDebug {
+		t.Errorf("canceled: logged at levels %v, want one debug record", lv.got)
+	}
 }
 
 // TestRateLimitStoreDown: by default a limit whose store fails refuses the

@@ -15,9 +15,15 @@ type fakeRequest struct {
 	params               map[string]string
 	cookies              map[string]string
 	body                 []byte
+	ctx                  context.Context // nil: context.Background()
 }
 
-func (f *fakeRequest) Context() context.Context     { return context.Background() }
+func (f *fakeRequest) Context() context.Context {
+	if f.ctx != nil {
+		return f.ctx
+	}
+	return context.Background()
+}
 func (f *fakeRequest) Method() string               { return f.method }
 func (f *fakeRequest) Host() string                 { return f.host }
 func (f *fakeRequest) Header(name string) string    { return f.headers[name] }

@@ -166,5 +166,7 @@ func (s *Service) Error(status int, msg string) Response {
 	case msg == "":
 		msg = http.StatusText(status)
 	}
-	return s.json(status, map[string]string{"error": msg})
+	r := s.json(status, map[string]string{"error": msg})
+	retryAfterUnavailable(&r)
+	return r
 }
