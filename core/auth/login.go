@@ -3,7 +3,9 @@ package auth
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/recovery"
@@ -83,21 +85,29 @@ func (s *Service) login(c *call) Response {
 	}
 	s.rateHeaders(c.header, shown)
 	pw := in.str("password")
-	if u == nil || len(pw) > maxPasswordBytes {
-		// Spend one hash check anyway, so an unknown email takes as long
-		// as a wrong password.
-		s.dummyVerify(c, pw)
-		s.audit(c, Event{Type: EventLoginFailed, Email: email, Detail: "unknown email"})
+	chk, err := s.checkLogin(c, u, pw)
+	if err != nil {
+		return s.internal(c, "login: check password", err)
+	}
+	switch {
+	case chk.noAccount != "":
+		e := Event{Type: EventLoginFailed, Email: email, Detail: chk.noAccount}
+		if u != nil {
+			e.UserID = u.ID
+		}
+		s.audit(c, e)
+		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+	case chk.locked:
+		s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
+		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+	case !chk.ok:
+		s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
+		if chk.lockedUntil.After(s.now()) && !u.LockedUntil.Equal(chk.lockedUntil) {
+			s.audit(c, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(chk.lockedUntil)})
+		}
 		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
 	}
-	ok, err := s.hasher.Verify(c.ctx, pw, u.PasswordHash)
-	if err != nil {
-		return s.internal(c, "login: verify password", err)
-	}
-	if locked := u.LockedUntil.After(s.now()); locked || !ok {
-		return s.loginFailed(c, u, ok, locked)
-	}
-	if u.FailedLogins > 0 || !u.LockedUntil.IsZero() {
+	if chk.counted || u.FailedLogins > 0 || !u.LockedUntil.IsZero() {
 		if err := s.users.ClearLoginFailures(c.ctx, u.ID); err != nil {
 			return s.internal(c, "login: clear failures", err)
 		}
@@ -122,25 +132,76 @@ func (s *Service) login(c *call) Response {
 	return s.respond(c, http.StatusOK, map[string]bool{"success": true})
 }
 
-// loginFailed counts a failed password check towards the lock-out and
-// answers the same 401 whether the password was wrong or the account is
-// locked.
-func (s *Service) loginFailed(c *call, u *user.User, passwordOK, locked bool) Response {
-	if locked {
-		s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
-		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+// loginCheck is the outcome of the password step of a login.
+type loginCheck struct {
+	noAccount   string    // why no account's password was checked (the dummy hash was): "unknown email", "no password", ...
+	locked      bool      // the account is locked (Config.Lockout); its password was checked all the same
+	ok          bool      // the password matched
+	counted     bool      // a failure was recorded before the answer was known
+	lockedUntil time.Time // the account's LockedUntil after that failure
+}
+
+// checkLogin is the password step of a login, made so that a failure costs
+// the same whether or not the account exists (SECURITY.md "Timing").
+//
+// Every login checks exactly one hash: the account's, or for an unknown
+// email, a malformed one, an account without a password or a password too
+// long to check, the dummy hash New made. An account that can fail (it has
+// a password and is not locked) also counts the failure towards the
+// lock-out, and it counts it while the hash is being checked, not after: the
+// answer waits for max(hash, write), which is the hash (bcrypt at cost 12 is
+// about 250 ms, a store write a few), so the write that an unknown email
+// never makes is not on the path an observer times. When the password turns
+// out right, login clears the count (it always clears on success); a
+// failure recorded for a correct password is never seen as one.
+func (s *Service) checkLogin(c *call, u *user.User, pw string) (loginCheck, error) {
+	switch {
+	case u == nil:
+		s.dummyVerify(c, pw)
+		return loginCheck{noAccount: "unknown email"}, nil
+	case u.PasswordHash == "": // a custom store's NULL hash: an account that cannot log in with a password
+		s.dummyVerify(c, pw)
+		return loginCheck{noAccount: "no password"}, nil
+	case len(pw) > maxPasswordBytes:
+		s.dummyVerify(c, pw)
+		return loginCheck{noAccount: "password too long"}, nil
 	}
-	s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
-	if s.cfg.Lockout.Max > 0 {
-		_, until, err := s.users.RecordLoginFailure(c.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
-		if err != nil {
-			return s.internal(c, "login: record failure", err)
-		}
-		if until.After(s.now()) && !u.LockedUntil.Equal(until) {
-			s.audit(c, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(until)})
-		}
+	chk := loginCheck{locked: u.LockedUntil.After(s.now())}
+	count := s.cfg.Lockout.Max > 0 && !chk.locked
+	var recErr error
+	done := make(chan struct{})
+	if count {
+		go func() {
+			defer close(done)
+			defer func() { // a custom store's panic must not end the process
+				if p := recover(); p != nil {
+					recErr = fmt.Errorf("RecordLoginFailure panicked: %v", p)
+				}
+			}()
+			_, chk.lockedUntil, recErr = s.users.RecordLoginFailure(c.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
+		}()
+	} else {
+		close(done)
 	}
-	return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+	ok, err := s.hasher.Verify(c.ctx, pw, u.PasswordHash)
+	<-done
+	if err != nil {
+		return loginCheck{}, fmt.Errorf("verify password: %w", err)
+	}
+	chk.ok = ok
+	switch {
+	case errors.Is(recErr, user.ErrNotFound):
+		return loginCheck{noAccount: "account deleted"}, nil
+	case recErr != nil && !ok:
+		return loginCheck{}, fmt.Errorf("record failure: %w", recErr)
+	case recErr != nil:
+		// The password is right and nothing was counted: login goes on
+		// (and clears the count, which fails too if the store is down).
+		s.log.WarnContext(c.ctx, "authkit: login failure count not recorded", "user", u.ID, "err", recErr)
+	default:
+		chk.counted = count
+	}
+	return chk, nil
 }
 
 // upgradeHash stores a fresh hash when u's was made with older settings.
@@ -238,14 +299,27 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 
 // finishPending ends a 2FA login: the pending cookie goes, the session
 // starts. remember comes from this request when it says, else from login.
-func (s *Service) finishPending(c *call, u *user.User, claims token.Claims, in input) error {
+// u is the user as last read from the store: every path that turns a
+// pending login into a session goes through here, and here a pending login
+// older than u's session version (a password reset or change, 2FA disable,
+// email change or logout-everywhere since the password step) is refused,
+// whatever the path did before.
+func (s *Service) finishPending(c *call, op string, u *user.User, claims token.Claims, in input) *Response {
+	if !pendingCurrent(claims, u) {
+		r := s.fail(c, http.StatusUnauthorized, msg2FAExpired)
+		return &r
+	}
 	remember, _, _ := parsePendingData(claims.Data)
 	if _, said := in.bools["remember"]; said {
 		remember = in.flag("remember")
 	}
 	s.clearPending(c)
 	s.resetLimit(c, s.twoFactor, u.ID)
-	return c.sess.Login(c.ctx, u, remember)
+	if err := c.sess.Login(c.ctx, u, remember); err != nil {
+		r := s.internal(c, op+": session", err)
+		return &r
+	}
+	return nil
 }
 
 // verify2FA is route rule 4, with replay protection (DESIGN.md "TOTP
@@ -289,8 +363,8 @@ func (s *Service) verify2FA(c *call) Response {
 		}
 		return s.internal(c, "2fa verify: accept step", err)
 	}
-	if err := s.finishPending(c, u, claims, in); err != nil {
-		return s.internal(c, "2fa verify: session", err)
+	if r := s.finishPending(c, "2fa verify", u, claims, in); r != nil {
+		return *r
 	}
 	s.audit(c, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
 	return s.respond(c, http.StatusOK, map[string]bool{"success": true})
@@ -344,9 +418,14 @@ func (s *Service) recover2FA(c *call) Response {
 			}
 			return s.internal(c, "2fa recover: reload", err)
 		}
+		// The account changed under this login: check the pending login
+		// again before spending a code of the fresh list.
+		if !pendingCurrent(claims, u) {
+			return s.fail(c, http.StatusUnauthorized, msg2FAExpired)
+		}
 	}
-	if err := s.finishPending(c, u, claims, in); err != nil {
-		return s.internal(c, "2fa recover: session", err)
+	if r := s.finishPending(c, "2fa recover", u, claims, in); r != nil {
+		return *r
 	}
 	s.audit(c, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
 	return s.respond(c, http.StatusOK, map[string]any{"success": true, "remainingCodes": len(remaining)})

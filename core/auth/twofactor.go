@@ -179,6 +179,12 @@ func (s *Service) checkPassword(c *call, u *user.User, pw string) *Response {
 		r := s.fail(c, http.StatusUnauthorized, msgInvalidPassword)
 		return &r
 	}
+	if u.PasswordHash == "" { // a custom store's NULL hash: no password can match
+		s.dummyVerify(c, pw)
+		s.audit(c, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
+		r := s.fail(c, http.StatusUnauthorized, msgInvalidPassword)
+		return &r
+	}
 	ok, err := s.hasher.Verify(c.ctx, pw, u.PasswordHash)
 	if err != nil {
 		r := s.internal(c, "password check", err)

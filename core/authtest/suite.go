@@ -55,6 +55,7 @@ func Run(t *testing.T, h Harness) {
 		{"AttackRaces", s.attackRaces},             // issue 7: the races at full size
 		{"AccountSafety", s.accountSafety},         // issue 7: lock-out defaults, sessions in a reset's second
 		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
+		{"Hardening", s.hardening},                 // issue 13: 405s, side-channel parity, interleaving
 	} {
 		t.Run(g.name, g.run)
 	}

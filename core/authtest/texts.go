@@ -23,6 +23,7 @@ const (
 	errInvalidSession     = "Invalid session"
 	errInvalidPassword    = "Invalid password"
 	errNotAuthenticated   = "Not authenticated"
+	errMethodNotAllowed   = "Method not allowed"
 )
 
 // Texts of authkit's own replies (core/auth/messages.go).
