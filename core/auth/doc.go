@@ -38,15 +38,26 @@
 //     and 2FA (rule 1). A malformed email answers 401 "Invalid credentials"
 //     like an unknown one, after the same password-hash work.
 //   - A locked account (Config.Lockout) answers the same 401 as a wrong
-//     password.
+//     password, and so does an account whose store holds no password hash
+//     (a custom store's NULL column): an account that cannot log in with a
+//     password is indistinguishable from no account.
+//   - Every failed login costs the same work, with or without an account
+//     (SECURITY.md "Timing"): one hash check (the dummy hash New makes for
+//     unknown emails), and for an account that can fail, the lock-out's
+//     failure count, written while the hash is checked so the answer never
+//     waits for a write an unknown email does not make. A right password
+//     then clears the count, so every successful login writes the store
+//     once (ClearLoginFailures) while the lock-out is on.
 //   - The 2FA verify and recover routes share one limit per user
 //     (Limits.TwoFactor); the password re-entry of disable, change-email and
 //     change-password has its own (Limits.Password).
 //   - The remember flag of a 2FA login is the one sent to verify or
 //     recover, else the one sent to login.
 //   - Backend failures (a store or a limiter store down) answer 503
-//     {"error":"Service temporarily unavailable. Try again later."} and
-//     rate limiting fails closed unless Config.RateLimitFailOpen is set.
+//     {"error":"Service temporarily unavailable. Try again later."} with
+//     Retry-After: 5 ([RetryAfterUnavailable]), and rate limiting fails
+//     closed unless Config.RateLimitFailOpen is set. A request whose client
+//     hung up is logged at debug level only.
 //   - Email change to the address the account already has answers 400
 //     "Email already in use"; the new address is checked only after the
 //     password, so a stolen session cannot probe addresses.

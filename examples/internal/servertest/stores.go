@@ -29,7 +29,7 @@ func RandomName() string {
 // server's DATABASE_URL). The schema is dropped, and the pool closed, when
 // the test ends: after a server started later has stopped, as cleanups run
 // last-registered first.
-func PostgresSchema(t *testing.T, pgURL, name string) (*sql.DB, string, string) {
+func PostgresSchema(t testing.TB, pgURL, name string) (*sql.DB, string, string) {
 	t.Helper()
 	u, err := url.Parse(pgURL)
 	if err != nil {
