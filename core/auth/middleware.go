@@ -103,7 +103,9 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	if msg == "" {
 		msg = msgTooManyRequests
 	}
-	lim, err := newLimiter("app:"+name, msg, l, s.cfg.LimitStore, s.now)
+	// The spec's rule at capacity (new keys limited): the key is the app's
+	// choice, by default the client address.
+	lim, err := newLimiter(limitSpec{name: "app:" + name, msg: msg, limit: l}, &s.cfg)
 	if err != nil {
 		return nil, err
 	}

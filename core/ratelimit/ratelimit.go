@@ -227,4 +227,3 @@ func (l *Limiter) Refund(ctx context.Context, key string, r Result) error {
 	}
 	return nil
 }
-
