@@ -36,7 +36,9 @@
 // the milliseconds left in the window. The first call on a server that does
 // not know the script gets NOSCRIPT and is followed by one EVAL, which loads
 // it. The script touches one key, so Cluster routes it like any single-key
-// command. [Store.Reset] is one DEL. Redis 5 or later is required.
+// command. [Store.Reset] is one DEL, and [Store.Refund] (the optional
+// [ratelimit.Refunder]) one EVALSHA that recognises the window by its TTL,
+// within [RefundTolerance]. Redis 5 or later is required.
 //
 // # Clock
 //

@@ -105,6 +105,15 @@ type Config struct {
 	// in-memory store per limit, closed by Service.Close.
 	LimitStore func(name string) ratelimit.Store
 
+	// LimitCapacity is how many keys each default in-memory limit store
+	// holds (ratelimit.MemoryConfig.Capacity); every limit has its own
+	// store. Ignored when LimitStore is set. At capacity, a new client
+	// address or user id is limited, while a new email address is let
+	// through uncounted (see the package documentation). Raise it for
+	// more concurrent clients than the default serves; memory is about
+	// 200 bytes per key. Default: 10,000 (spec section 8).
+	LimitCapacity int
+
 	// RateLimitFailOpen lets requests through when a limit's store fails.
 	// Default: false: they get 503 (fail closed).
 	RateLimitFailOpen bool
@@ -306,21 +315,20 @@ func New(cfg Config) (*Service, error) {
 	}
 	lim := cfg.Limits
 	for _, l := range []struct {
-		dst   **limiter
-		name  string
-		msg   string
-		limit Limit
+		dst **limiter
+		limitSpec
 	}{
-		{&s.loginIP, "login:ip", msgTooManyLogins, lim.LoginIP},
-		{&s.loginEmail, "login:email", msgTooManyLogins, lim.LoginEmail},
-		{&s.register, "register:ip", msgTooManyRegistrations, lim.Register},
-		{&s.resetIP, "reset:ip", msgTooManyResets, lim.ResetIP},
-		{&s.resetEmail, "reset:email", msgTooManyResets, lim.ResetEmail},
-		{&s.resend, "resend", msgTooManyResends, lim.Resend},
-		{&s.twoFactor, "2fa", msgTooMany2FA, lim.TwoFactor},
-		{&s.passwordLimit, "password", msgTooManyPasswords, lim.Password},
+		{&s.loginIP, limitSpec{"login:ip", msgTooManyLogins, lim.LoginIP, false}},
+		{&s.loginEmail, limitSpec{"login:email", msgTooManyLogins, lim.LoginEmail, true}},
+		{&s.register, limitSpec{"register:ip", msgTooManyRegistrations, lim.Register, false}},
+		{&s.resetIP, limitSpec{"reset:ip", msgTooManyResets, lim.ResetIP, false}},
+		{&s.resetEmail, limitSpec{"reset:email", msgTooManyResets, lim.ResetEmail, true}},
+		{&s.resend, limitSpec{"resend", msgTooManyResends, lim.Resend, false}},
+		{&s.twoFactor, limitSpec{"2fa", msgTooMany2FA, lim.TwoFactor, false}},
+		{&s.passwordLimit, limitSpec{"password", msgTooManyPasswords, lim.Password, false}},
 	} {
-		if *l.dst, err = newLimiter(l.name, l.msg, l.limit, cfg.LimitStore, cfg.Now); err != nil {
+		if *l.dst, err = newLimiter(l.limitSpec, &cfg); err != nil {
+			s.closeLimiters()
 			return nil, err
 		}
 	}
@@ -330,7 +338,12 @@ func New(cfg Config) (*Service, error) {
 // Close drains the mail queue (bounded by ctx) and stops the background
 // work of the default stores. Call it on shutdown.
 func (s *Service) Close(ctx context.Context) error {
-	err := s.sender.Close(ctx)
+	return errors.Join(s.sender.Close(ctx), s.closeLimiters())
+}
+
+// closeLimiters stops the background work of the default limit stores.
+func (s *Service) closeLimiters() error {
+	var err error
 	for _, l := range s.limiters() {
 		if l != nil && l.closer != nil {
 			err = errors.Join(err, l.closer.Close())

@@ -115,6 +115,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
+	if limitStore == nil && a.Production {
+		a.Warnings = append(a.Warnings, "REDIS_URL is unset: rate limits are kept in this process's memory, "+
+			"10,000 keys per limit; production with more than one process, or under attack, wants REDIS_URL "+
+			"(one shared limit store without that capacity)")
+	}
 
 	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
 	if err != nil {

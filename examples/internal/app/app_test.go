@@ -46,8 +46,25 @@ func TestProductionStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close(t.Context())
-	if !a.Production || len(a.Warnings) != 0 {
-		t.Fatalf("production app: production=%v warnings=%v", a.Production, a.Warnings)
+	// The one warning: in-memory rate limits (no REDIS_URL).
+	if !a.Production || len(a.Warnings) != 1 || !strings.HasPrefix(a.Warnings[0], "REDIS_URL is unset: rate limits are kept in this process's memory") ||
+		!strings.Contains(a.Warnings[0], "production with more than one process, or under attack, wants REDIS_URL") {
+		t.Fatalf("production app: production=%v warnings=%q", a.Production, a.Warnings)
+	}
+	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
+	if redisURL == "" {
+		return
+	}
+	b, err := Load(env(map[string]string{
+		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
+		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "REDIS_URL": redisURL,
+	}), io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(t.Context())
+	if len(b.Warnings) != 0 {
+		t.Fatalf("production app on Redis: warnings %q, want none", b.Warnings)
 	}
 	if !strings.Contains(a.Description, "mail: smtp smtp://mail.example.com:587") || !strings.Contains(a.Description, "env: production") {
 		t.Fatalf("description %q", a.Description)
