@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -66,8 +67,9 @@ func get(env Env, key, def string) string {
 }
 
 // Load builds the App from the environment. In production it refuses to
-// start without SESSION_SECRET, ENCRYPTION_KEY and SMTP_URL, naming every
-// one that is missing.
+// start without SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL and APP_URL,
+// naming every one that is missing. Settings that work but are unsafe
+// (an APP_URL that is not https://, TRUST_PROXY=true) add to Warnings.
 func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	a := &App{Addr: get(env, "ADDR", ":8080")}
 	appEnv := get(env, "APP_ENV", "development")
@@ -80,7 +82,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	if a.Production {
 		var missing []string
-		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL"} {
+		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL", "APP_URL"} {
 			if get(env, k, "") == "" {
 				missing = append(missing, k)
 			}
@@ -102,6 +104,15 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	proxies, err := clientip.Parse(get(env, "TRUST_PROXY", ""))
 	if err != nil {
 		return nil, fmt.Errorf("TRUST_PROXY: %w", err)
+	}
+	if proxies.String() == "all" {
+		a.Warnings = append(a.Warnings, "TRUST_PROXY=true believes the leftmost X-Forwarded-For entry from any peer: "+
+			"behind a proxy that appends to the header (nginx's $proxy_add_x_forwarded_for) every client chooses its own "+
+			"rate-limit key; set TRUST_PROXY to the proxy's addresses (e.g. TRUST_PROXY=10.0.0.0/8) unless the proxy overwrites it")
+	}
+	appURL := get(env, "APP_URL", "http://localhost:8080")
+	if w := appURLWarning(appURL); w != "" {
+		a.Warnings = append(a.Warnings, w)
 	}
 
 	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
@@ -125,7 +136,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Users:      users,
 		Secrets:    splitList(secrets),
 		Keys:       keyring,
-		AppURL:     get(env, "APP_URL", "http://localhost:8080"),
+		AppURL:     appURL,
 		AppName:    get(env, "APP_NAME", "authkit"),
 		Mailer:     mailer,
 		Proxies:    proxies,
@@ -147,6 +158,31 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, env: %s",
 		usersDesc, limitsDesc, mailDesc, proxies, appEnv)
 	return a, nil
+}
+
+// appURLWarning says what is wrong with APP_URL for links mailed to
+// people: anything but https://, except on a loopback host (development),
+// where links work only on the machine itself anyway.
+func appURLWarning(appURL string) string {
+	u, err := url.Parse(appURL)
+	if err == nil && u.Scheme == "https" && u.Host != "" {
+		return ""
+	}
+	if err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
+		return ""
+	}
+	return "APP_URL=" + appURL + " is not an https:// URL: the links in mails (email verification, password reset) " +
+		"carry their tokens over plain HTTP and lead to pages where the Secure sign-in cookie is not kept"
+}
+
+// isLoopback reports whether host names this machine: localhost (and its
+// subdomains) or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func splitList(s string) []string {
