@@ -34,6 +34,11 @@ func main() {
 		fiberauth.Register(f, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
+		// A load balancer's probes: liveness and readiness.
+		health := adaptor.HTTPHandler(a.Health())
+		for _, p := range app.HealthPaths {
+			f.Get(p, health)
+		}
 		// The shared pages (net/http handlers, through fiber's adaptor).
 		pagesHandler := adaptor.HTTPHandler(a.Pages)
 		for _, p := range pages.Paths() {

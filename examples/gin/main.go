@@ -34,6 +34,11 @@ func main() {
 			}
 			c.String(http.StatusNotFound, "404 page not found")
 		})
+		// A load balancer's probes: liveness and readiness.
+		health := gin.WrapH(a.Health())
+		for _, p := range app.HealthPaths {
+			r.GET(p, health)
+		}
 		// The shared pages.
 		for _, p := range pages.Paths() {
 			r.GET(pages.ColonPath(p), gin.WrapH(a.Pages))

@@ -24,6 +24,10 @@ func main() {
 			resp := a.Service.NotFound(nethttpauth.Request(r))
 			resp.Write(w)
 		})
+		// A load balancer's probes: liveness and readiness.
+		for _, p := range app.HealthPaths {
+			mux.Handle("GET "+p, a.Health())
+		}
 		// The shared pages.
 		for _, p := range pages.Paths() {
 			if p == "/" {

@@ -47,7 +47,9 @@ type App struct {
 	Description string       // stores and mailer, for the first log line
 	Warnings    []string
 
-	closers []func(context.Context) error
+	closers    []func(context.Context) error
+	logger     *slog.Logger
+	pingLimits func(context.Context) error // nil: in-memory limits, never down
 }
 
 // Close stops the service (draining mail) and closes the stores.
@@ -71,7 +73,10 @@ func get(env Env, key, def string) string {
 // naming every one that is missing. Settings that work but are unsafe
 // (an APP_URL that is not https://, TRUST_PROXY=true) add to Warnings.
 func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
-	a := &App{Addr: get(env, "ADDR", ":8080")}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Addr: get(env, "ADDR", ":8080"), logger: logger}
 	appEnv := get(env, "APP_ENV", "development")
 	switch appEnv {
 	case "production":
@@ -244,6 +249,9 @@ func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store,
 	// then get their 503 (fail closed) at once instead of piling up.
 	opts.MaxRetries = 1
 	opts.DialerRetries = 1
+	// go-redis logs its own troubles ("connection pool: failed to dial")
+	// through one process-wide logger: make it the app's.
+	redis.SetLogger(redisstore.NewLogger(a.logger))
 	client := redis.NewClient(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -253,6 +261,7 @@ func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store,
 	}
 	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
 	rs := redisstore.New(client, redisstore.Config{Prefix: prefix})
+	a.pingLimits = rs.Ping
 	// One store for every limit: their keys carry the limit's name.
 	return func(string) ratelimit.Store { return rs }, "redis " + opts.Addr, nil
 }

@@ -43,7 +43,8 @@ func (s *Server) WaitFor(t *testing.T, re *regexp.Regexp) string {
 
 // CheckContract proves the runtime contract of an example server started
 // on its defaults (DESIGN.md "Example servers"): the first log line says
-// where it listens and on what; the pages are served; unknown API paths
+// where it listens and on what; the liveness and readiness probes answer;
+// the pages are served; unknown API paths
 // answer JSON; the app's own GET /api/hello is behind RequireUser; the
 // flows run with mail on the console; SIGTERM shuts it down cleanly.
 func (s *Server) CheckContract(t *testing.T, framework string) {
@@ -77,6 +78,8 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 		return resp.StatusCode, string(b)
 	}
 	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "/healthz", "", "200 {\"status\":\"ok\"}\n"},
+		{"GET", "/readyz", "", "200 {\"status\":\"ready\"}\n"},
 		{"GET", "/api/hello", "", `401 {"error":"Not authenticated"}`},
 		{"GET", "/api/nope", "", `404 {"error":"Not found"}`},
 		{"POST", "/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
