@@ -7,6 +7,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -44,6 +45,15 @@ func main() {
 		for _, p := range pages.Paths() {
 			f.Get(pages.ColonPath(p), pagesHandler)
 		}
+		// Any other path: an HTML 404 page; unknown API paths go on to
+		// fiber's 404, which fiberauth.ErrorHandler answers with JSON.
+		notFound := adaptor.HTTPHandlerFunc(a.Pages.NotFound)
+		f.Use(func(c *fiber.Ctx) error {
+			if strings.HasPrefix(c.Path(), "/api/") {
+				return c.Next()
+			}
+			return notFound(c)
+		})
 		return server{f}, nil
 	}))
 }

@@ -35,6 +35,8 @@ func main() {
 			}
 			mux.Handle("GET "+p, a.Pages)
 		}
+		// Any other path: an HTML 404 page.
+		mux.HandleFunc("/", a.Pages.NotFound)
 		return app.HTTPServer(mux), nil
 	}))
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -43,8 +42,8 @@ type App struct {
 	Production  bool
 	Service     *auth.Service
 	Users       user.Store
-	Pages       http.Handler // the shared HTML pages (package pages)
-	Description string       // stores and mailer, for the first log line
+	Pages       *pages.Handler // the shared HTML pages; Pages.NotFound answers other paths
+	Description string         // stores and mailer, for the first log line
 	Warnings    []string
 
 	closers    []func(context.Context) error
@@ -157,7 +156,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	if a.Pages, err = pages.New(get(env, "APP_NAME", "authkit")); err != nil {
+	if a.Pages, err = pages.New(pages.Config{AppName: get(env, "APP_NAME", "authkit"), SecureCookies: a.Production}); err != nil {
 		return nil, err
 	}
 	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, env: %s",
