@@ -25,8 +25,9 @@ func main() {
 			resp.Write(w)
 		})
 		// A load balancer's probes: liveness and readiness.
+		health := a.Health()
 		for _, p := range app.HealthPaths {
-			mux.Handle("GET "+p, a.Health())
+			mux.Handle("GET "+p, health)
 		}
 		// The shared pages.
 		for _, p := range pages.Paths() {
