@@ -61,4 +61,8 @@
 // closed unless auth.Config.RateLimitFailOpen is set. A command retried by
 // the client after its reply was lost may count an attempt twice, which errs
 // towards limiting.
+//
+// [Store.Ping] checks that Redis answers, for a readiness check. go-redis
+// logs its own troubles through a process-wide logger; [NewLogger] routes
+// them to a [log/slog.Logger] (redis.SetLogger(redisstore.NewLogger(l))).
 package redisstore

@@ -221,6 +221,20 @@ func (s *Store) Reset(ctx context.Context, key string) error {
 	return nil
 }
 
+// Ping checks that Redis answers (one PING), for a readiness check: nil
+// when it does, else the client's error wrapped with the prefix
+// "redisstore: ping: ". ctx bounds the wait when the client's
+// ContextTimeoutEnabled is set; the client's own timeouts bound it always.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.client == nil {
+		return fmt.Errorf("redisstore: ping: %w", errNilClient)
+	}
+	if err := s.client.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redisstore: ping: %w", err)
+	}
+	return nil
+}
+
 // redisKey returns the Redis key of limiter key: the prefix and the key as
 // it is, or the prefix, "sha256:" and the hex SHA-256 of the key when it is
 // longer than MaxKeyLen or begins with "sha256:".
