@@ -1,18 +1,15 @@
 package auth
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -308,19 +305,19 @@ func New(cfg Config) (*Service, error) {
 	for _, l := range []struct {
 		dst   **limiter
 		name  string
-		msg   string
+		err   *Error
 		limit Limit
 	}{
-		{&s.loginIP, "login:ip", msgTooManyLogins, lim.LoginIP},
-		{&s.loginEmail, "login:email", msgTooManyLogins, lim.LoginEmail},
-		{&s.register, "register:ip", msgTooManyRegistrations, lim.Register},
-		{&s.resetIP, "reset:ip", msgTooManyResets, lim.ResetIP},
-		{&s.resetEmail, "reset:email", msgTooManyResets, lim.ResetEmail},
-		{&s.resend, "resend", msgTooManyResends, lim.Resend},
-		{&s.twoFactor, "2fa", msgTooMany2FA, lim.TwoFactor},
-		{&s.passwordLimit, "password", msgTooManyPasswords, lim.Password},
+		{&s.loginIP, "login:ip", ErrTooManyLogins, lim.LoginIP},
+		{&s.loginEmail, "login:email", ErrTooManyLogins, lim.LoginEmail},
+		{&s.register, "register:ip", ErrTooManyRegistrations, lim.Register},
+		{&s.resetIP, "reset:ip", ErrTooManyResets, lim.ResetIP},
+		{&s.resetEmail, "reset:email", ErrTooManyResets, lim.ResetEmail},
+		{&s.resend, "resend", ErrTooManyResends, lim.Resend},
+		{&s.twoFactor, "2fa", ErrTooManyTwoFactor, lim.TwoFactor},
+		{&s.passwordLimit, "password", ErrTooManyPasswordEntries, lim.Password},
 	} {
-		if *l.dst, err = newLimiter(l.name, l.msg, l.limit, cfg.LimitStore, cfg.Now); err != nil {
+		if *l.dst, err = newLimiter(l.name, l.err, l.limit, cfg.LimitStore, cfg.Now); err != nil {
 			return nil, err
 		}
 	}
@@ -358,123 +355,6 @@ func (s *Service) resolveUser(ctx context.Context, id string) (*user.User, error
 		return nil, nil
 	}
 	return u, err
-}
-
-// call is one request on its way through a flow.
-type call struct {
-	req     Request
-	ctx     context.Context
-	cookies []*http.Cookie
-	sess    *session.Session
-	header  http.Header
-}
-
-func (s *Service) newCall(r Request) *call {
-	c := &call{req: r, ctx: r.Context(), header: http.Header{}}
-	c.sess = s.sessions.Session(bridge{c})
-	return c
-}
-
-// bridge is the session.CookieBridge over a neutral request and the
-// cookies its response will set.
-type bridge struct{ c *call }
-
-func (b bridge) Get(name string) (string, bool) { return b.c.req.Cookie(name) }
-
-func (b bridge) Set(name, value string, o session.CookieOptions) {
-	b.c.setCookie(&http.Cookie{Name: name, Value: value, Path: o.Path, Domain: o.Domain, MaxAge: o.MaxAge,
-		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
-}
-
-func (b bridge) Delete(name string, o session.CookieOptions) {
-	b.c.setCookie(&http.Cookie{Name: name, Value: "", Path: o.Path, Domain: o.Domain, MaxAge: -1,
-		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
-}
-
-// setCookie records a cookie for the response; a later cookie of the same
-// name replaces an earlier one, so a response never carries two.
-func (c *call) setCookie(ck *http.Cookie) {
-	for i, old := range c.cookies {
-		if old.Name == ck.Name && old.Path == ck.Path && old.Domain == ck.Domain {
-			c.cookies[i] = ck
-			return
-		}
-	}
-	c.cookies = append(c.cookies, ck)
-}
-
-// respond builds the response of a call: JSON body, Cache-Control:
-// no-store, the call's headers and cookies.
-func (s *Service) respond(c *call, status int, body any) Response {
-	r := s.json(status, body)
-	for k, v := range c.header {
-		r.Header[k] = v
-	}
-	r.Cookies = c.cookies
-	return r
-}
-
-func (s *Service) json(status int, body any) Response {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)                 // URIs keep their '&'; the body is JSON, never HTML
-	if err := enc.Encode(body); err != nil { // only authkit's own values are encoded
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":"Internal server error"}`)
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return Response{
-		Status: status,
-		Header: http.Header{
-			"Content-Type":           {"application/json; charset=utf-8"},
-			"Cache-Control":          {"no-store"},
-			"X-Content-Type-Options": {"nosniff"},
-		},
-		Body: b,
-	}
-}
-
-func (s *Service) fail(c *call, status int, msg string) Response {
-	r := s.respond(c, status, map[string]string{"error": msg})
-	retryAfterUnavailable(&r)
-	return r
-}
-
-// RetryAfterUnavailable is the Retry-After, in seconds, of every 503
-// authkit answers: a backend (store, limit store) is down, and a client or
-// a load balancer should try again soon, not hammer the instance.
-const RetryAfterUnavailable = 5
-
-// retryAfterUnavailable adds Retry-After to r when it is a 503.
-func retryAfterUnavailable(r *Response) {
-	if r.Status == http.StatusServiceUnavailable && r.Header.Get("Retry-After") == "" {
-		r.Header.Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
-	}
-}
-
-func (s *Service) ok(c *call, msg string) Response {
-	return s.respond(c, http.StatusOK, map[string]string{"message": msg})
-}
-
-// errUnavailable marks failures of a backend (store, limiter): 503.
-var errUnavailable = errors.New("backend unavailable")
-
-// internal answers an unexpected error: 503 when a backend failed, 500
-// otherwise. The cause goes to the log, never to the client. A request its
-// client canceled is logged at debug level only and answered 503 (nobody
-// reads it): a client hanging up is not an error of the server.
-func (s *Service) internal(c *call, op string, err error) Response {
-	if errors.Is(err, context.Canceled) && c.ctx.Err() != nil {
-		s.log.DebugContext(c.ctx, "authkit: request canceled", "op", op)
-		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
-	}
-	if errors.Is(err, errUnavailable) || errors.Is(err, user.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		s.log.ErrorContext(c.ctx, "authkit: backend unavailable", "op", op, "err", err)
-		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
-	}
-	s.log.ErrorContext(c.ctx, "authkit: internal error", "op", op, "err", err)
-	return s.fail(c, http.StatusInternalServerError, msgInternal)
 }
 
 // clientKey is the client's address as a rate-limit key part.

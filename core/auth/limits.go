@@ -64,11 +64,11 @@ func (l Limits) withDefaults() Limits {
 type limiter struct {
 	name   string // key prefix, e.g. "login:ip"
 	l      *ratelimit.Limiter
-	msg    string // 429 text
+	err    *Error // the 429
 	closer io.Closer
 }
 
-func newLimiter(name, msg string, lim Limit, newStore func(name string) ratelimit.Store, now func() time.Time) (*limiter, error) {
+func newLimiter(name string, tooMany *Error, lim Limit, newStore func(name string) ratelimit.Store, now func() time.Time) (*limiter, error) {
 	if lim.Max < 0 {
 		return nil, nil
 	}
@@ -84,7 +84,7 @@ func newLimiter(name, msg string, lim Limit, newStore func(name string) ratelimi
 	if err != nil {
 		return nil, fmt.Errorf("auth: limit %s: %w", name, err)
 	}
-	return &limiter{name: name, l: l, msg: msg, closer: closer}, nil
+	return &limiter{name: name, l: l, err: tooMany, closer: closer}, nil
 }
 
 // maxKeyPart is the longest key part used as it is; longer ones are hashed
@@ -106,55 +106,67 @@ type verdict struct {
 	checked bool
 }
 
-// attempt counts one attempt for key. A store failure fails closed (the
-// attempt is refused with 503) unless FailOpen is set.
-func (s *Service) attempt(c *call, lm *limiter, part string) (verdict, error) {
+// attempt counts one attempt for key. A store failure fails closed (an
+// error wrapping errBackend: 503) unless RateLimitFailOpen is set.
+func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
 	if lm == nil {
 		return verdict{}, nil
 	}
-	res, err := lm.l.Attempt(c.ctx, lm.key(part))
+	res, err := lm.l.Attempt(v.ctx, lm.key(part))
 	if err != nil {
 		if s.cfg.RateLimitFailOpen {
-			s.log.WarnContext(c.ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
+			s.log.WarnContext(v.ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
 			return verdict{}, nil
 		}
-		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errUnavailable, err))
+		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errBackend, err))
 	}
 	return verdict{res: res, limited: !res.Allowed, checked: true}, nil
 }
 
-func (s *Service) resetLimit(c *call, lm *limiter, part string) {
+// check counts one attempt for key and returns the limit's 429 when the
+// key is over it. A checked attempt's headers go on the visit.
+func (s *Service) check(v *Visit, lm *limiter, part string) (verdict, error) {
+	vd, err := s.attempt(v, lm, part)
+	if err != nil {
+		return vd, err
+	}
+	if vd.limited {
+		return vd, s.tooMany(v, lm, vd)
+	}
+	return vd, nil
+}
+
+func (s *Service) resetLimit(v *Visit, lm *limiter, part string) {
 	if lm == nil {
 		return
 	}
-	if err := lm.l.Reset(c.ctx, lm.key(part)); err != nil {
-		s.log.WarnContext(c.ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
+	if err := lm.l.Reset(v.ctx, lm.key(part)); err != nil {
+		s.log.WarnContext(v.ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
 	}
 }
 
-// rateHeaders sets the optional headers of spec section 7 from v.
-func (s *Service) rateHeaders(h http.Header, v verdict) {
-	if !v.checked {
+// rateHeaders sets the optional headers of spec section 7 from vd.
+func (s *Service) rateHeaders(h http.Header, vd verdict) {
+	if !vd.checked {
 		return
 	}
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(v.res.Remaining))
-	h.Set("X-RateLimit-Reset", isoTime(v.res.ResetAt))
-	if v.limited {
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(vd.res.Remaining))
+	h.Set("X-RateLimit-Reset", isoTime(vd.res.ResetAt))
+	if vd.limited {
 		// At least one second: a refused request never says "retry now",
 		// even when the store's clock (Redis) runs ahead of this server's.
-		secs := max(int64(v.res.RetryAfter(s.now())/time.Second), 1)
+		secs := max(int64(vd.res.RetryAfter(s.now())/time.Second), 1)
 		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 }
 
-// tooMany is the 429 answer: {error, retryAfter} with retryAfter the
-// window's reset time in ISO 8601 (spec rule 13).
-func (s *Service) tooMany(c *call, lm *limiter, v verdict) Response {
-	s.audit(c, Event{Type: EventRateLimited, Detail: lm.name})
-	r := s.json(http.StatusTooManyRequests, map[string]any{
-		"error":      lm.msg,
-		"retryAfter": isoTime(v.res.ResetAt),
-	})
-	s.rateHeaders(r.Header, v)
-	return r
+// tooMany is the 429 of lm for verdict vd: the limit's error with the
+// window's end as RetryAfter (spec rule 13) and its headers.
+func (s *Service) tooMany(v *Visit, lm *limiter, vd verdict) *Error {
+	s.audit(v, Event{Type: EventRateLimited, Detail: lm.name})
+	e := *lm.err
+	e.RetryAfter = vd.res.ResetAt
+	e.limit = http.Header{}
+	s.rateHeaders(e.limit, vd)
+	return &e
 }

@@ -13,7 +13,7 @@ type Route struct {
 	// Pattern is the path in net/http ServeMux form, with parameters as
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
-	handle  func(s *Service, c *call) Response
+	handle  func(s *Service, v *Visit) Response
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -35,25 +35,25 @@ func (r Route) ColonPattern() string {
 
 var routes = []Route{
 	// Spec section 4.
-	{http.MethodPost, "/api/2fa/setup", (*Service).setup2FA},
-	{http.MethodPost, "/api/2fa/confirm", (*Service).confirm2FA},
-	{http.MethodPost, "/api/login", (*Service).login},
-	{http.MethodPost, "/api/auth/login", (*Service).login},
-	{http.MethodPost, "/api/2fa/verify", (*Service).verify2FA},
-	{http.MethodPost, "/api/2fa/recover", (*Service).recover2FA},
-	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodes},
-	{http.MethodPost, "/api/2fa/disable", (*Service).disable2FA},
-	{http.MethodPost, "/api/auth/register", (*Service).registerUser},
-	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmail},
-	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerification},
-	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmail},
-	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPassword},
-	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPassword},
+	{http.MethodPost, "/api/2fa/setup", (*Service).setupTwoFactorRoute},
+	{http.MethodPost, "/api/2fa/confirm", (*Service).confirmTwoFactorRoute},
+	{http.MethodPost, "/api/login", (*Service).loginRoute},
+	{http.MethodPost, "/api/auth/login", (*Service).loginRoute},
+	{http.MethodPost, "/api/2fa/verify", (*Service).verifyTwoFactorRoute},
+	{http.MethodPost, "/api/2fa/recover", (*Service).recoverTwoFactorRoute},
+	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodesRoute},
+	{http.MethodPost, "/api/2fa/disable", (*Service).disableTwoFactorRoute},
+	{http.MethodPost, "/api/auth/register", (*Service).registerRoute},
+	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmailRoute},
+	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerificationRoute},
+	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmailRoute},
+	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPasswordRoute},
+	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPasswordRoute},
 	// authkit's own (DESIGN.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", (*Service).logout},
-	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAll},
-	{http.MethodGet, "/api/auth/me", (*Service).me},
-	{http.MethodPost, "/api/auth/change-password", (*Service).changePassword},
+	{http.MethodPost, "/api/auth/logout", (*Service).logoutRoute},
+	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAllRoute},
+	{http.MethodGet, "/api/auth/me", (*Service).meRoute},
+	{http.MethodPost, "/api/auth/change-password", (*Service).changePasswordRoute},
 }
 
 // Routes lists every endpoint. The slice is the caller's.
@@ -100,19 +100,19 @@ func (s *Service) Paths() []Path {
 // Handle runs route rt for r. It never panics: a panic in a flow is logged
 // and answered 500.
 func (s *Service) Handle(rt Route, r Request) (resp Response) {
-	c := s.newCall(r)
+	v := s.Visit(r)
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.ErrorContext(c.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
-			resp = s.fail(&call{}, http.StatusInternalServerError, msgInternal)
+			s.log.ErrorContext(v.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
+			resp = s.respond(&Visit{ctx: v.ctx}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
 		}
 	}()
 	if !safeMethod(r.Method()) {
 		if err := s.checkOrigin(r); err != nil {
-			return s.fail(c, http.StatusForbidden, msgCrossOrigin)
+			return s.failure(v, "origin", ErrCrossOrigin)
 		}
 	}
-	return rt.handle(s, c)
+	return rt.handle(s, v)
 }
 
 func safeMethod(m string) bool {
@@ -134,39 +134,49 @@ func (s *Service) checkOrigin(r Request) error {
 
 // NotFound answers an unknown path under authkit's prefix as JSON.
 func (s *Service) NotFound(r Request) Response {
-	return s.json(http.StatusNotFound, map[string]string{"error": msgNotFound})
+	return s.errorResponse(ErrNotFound)
 }
 
 // MethodNotAllowed answers a known path with the wrong method as JSON.
 func (s *Service) MethodNotAllowed(r Request, allow string) Response {
-	resp := s.json(http.StatusMethodNotAllowed, map[string]string{"error": msgMethodNotAllowed})
+	resp := s.errorResponse(ErrMethodNotAllowed)
 	if allow != "" {
 		resp.Header.Set("Allow", allow)
 	}
 	return resp
 }
 
-// Error is an authkit error response, {"error": ...} with the headers of
-// every authkit answer, for the errors a framework raises before a route
-// runs (fiber's body limit, a malformed request). Statuses authkit answers
-// itself keep its own texts whatever msg says: 404 "Not found", 405
-// "Method not allowed", 413 "Request body too large", and every 5xx
-// "Internal server error" (a framework's text for a server error is never
-// sent). An empty msg gives the status text.
+// Error is an authkit error response, {"error": ..., "code": ...} with the
+// headers of every authkit answer, for the errors a framework raises before
+// a route runs (fiber's body limit, a malformed request). Statuses authkit
+// answers itself keep its own texts and codes whatever msg says: 404 "Not
+// found", 405 "Method not allowed", 413 "Request body too large", and every
+// 5xx "Internal server error" (a framework's text for a server error is
+// never sent). Any other status has the code "request_rejected" and msg, or
+// the status text when msg is empty.
 func (s *Service) Error(status int, msg string) Response {
 	switch {
 	case status == http.StatusNotFound:
-		msg = msgNotFound
+		return s.errorResponse(ErrNotFound)
 	case status == http.StatusMethodNotAllowed:
-		msg = msgMethodNotAllowed
+		return s.errorResponse(ErrMethodNotAllowed)
 	case status == http.StatusRequestEntityTooLarge:
-		msg = msgBodyTooLarge
+		return s.errorResponse(ErrBodyTooLarge)
 	case status >= 500:
-		msg = msgInternal
+		e := *ErrInternal
+		e.Status = status
+		return s.errorResponse(&e)
 	case msg == "":
 		msg = http.StatusText(status)
 	}
-	r := s.json(status, map[string]string{"error": msg})
+	e := ErrRequestRejected.with(msg)
+	e.Status = status
+	return s.errorResponse(e)
+}
+
+// errorResponse is e as an answer of its own: no visit, no cookies.
+func (s *Service) errorResponse(e *Error) Response {
+	r := s.json(e.Status, errorBody{Error: e.Message, Code: e.Code})
 	retryAfterUnavailable(&r)
 	return r
 }

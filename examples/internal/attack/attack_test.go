@@ -454,7 +454,7 @@ func (l *load) check(t *testing.T) {
 			outcome = "error"
 			t.Errorf("%s %s (%s): %v", c.step.name, c.user, phase, c.err)
 		case c.normal:
-		case c.status == http.StatusServiceUnavailable && c.body == `{"error":"`+unavailable+`"}`:
+		case c.status == http.StatusServiceUnavailable && c.body == `{"error":"`+unavailable+`","code":"service_unavailable"}`:
 			outcome = "503"
 		default:
 			outcome = fmt.Sprintf("%d", c.status)
