@@ -22,7 +22,10 @@ import (
 type RegisterInput struct {
 	Email    string
 	Password string
-	Name     string
+	Name     string // required unless Config.NameOptional
+	// Fields are the extra fields of Config.RegisterFields, handed to the
+	// register hooks; others are ignored.
+	Fields map[string]string
 }
 
 // Register creates an account (route rules 8 and 14): limited per client
@@ -31,6 +34,9 @@ type RegisterInput struct {
 // in on v.
 func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*user.User, error) {
 	v.use(ctx)
+	if err := s.enabled(FeatureRegistration); err != nil {
+		return nil, err
+	}
 	vd, err := s.check(v, s.register, v.ip)
 	if err != nil {
 		return nil, err
@@ -41,7 +47,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)
-	if name == "" {
+	if name == "" && !s.cfg.NameOptional {
 		return nil, ErrNameRequired
 	}
 	if utf8.RuneCountInString(name) > maxNameRunes {
@@ -56,6 +62,15 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, fmt.Errorf("register: lookup: %w", err)
 	}
+	reg := &Registration{Email: email, Name: name, Fields: map[string]string{}}
+	for _, f := range s.cfg.RegisterFields {
+		reg.Fields[f] = in.Fields[f]
+	}
+	if h := s.cfg.Hooks.BeforeRegister; h != nil {
+		if err := s.runHook(v, "BeforeRegister", func() error { return h(v.ctx, reg) }); err != nil {
+			return nil, err
+		}
+	}
 	hash, err := s.hasher.Hash(v.ctx, in.Password)
 	if err != nil {
 		return nil, fmt.Errorf("register: hash: %w", err)
@@ -66,6 +81,15 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 			return nil, ErrEmailRegistered
 		}
 		return nil, fmt.Errorf("register: create: %w", err)
+	}
+	if h := s.cfg.Hooks.AfterRegister; h != nil {
+		if err := s.runHook(v, "AfterRegister", func() error { return h(v.ctx, u.Clone(), reg) }); err != nil {
+			// Undo: no account, no mail, no session is left by a failed hook.
+			if derr := s.users.Delete(context.WithoutCancel(v.ctx), u.ID); derr != nil {
+				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
+			}
+			return nil, err
+		}
 	}
 	if err := s.sendVerification(v, u, u.Email); err != nil {
 		return nil, fmt.Errorf("register: verification token: %w", err)
@@ -180,6 +204,9 @@ type ChangeEmailInput struct {
 // before the new address, so a stolen session cannot probe which addresses
 // exist.
 func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput) error {
+	if err := s.enabled(FeatureEmailChange); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
@@ -214,6 +241,9 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 	}
 	s.send(v, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
 	s.audit(v, Event{Type: EventEmailChanged, UserID: u.ID})
+	if h := s.cfg.Hooks.AfterEmailChange; h != nil {
+		s.notify(v, "AfterEmailChange", func() { h(v.ctx, u, newEmail) })
+	}
 	return nil
 }
 
@@ -226,6 +256,9 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 // path.
 func (s *Service) ForgotPassword(ctx context.Context, v *Visit, email string) error {
 	v.use(ctx)
+	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
 	vd, err := s.check(v, s.resetIP, v.ip)
 	if err != nil {
 		return err
@@ -278,6 +311,9 @@ type ResetPasswordInput struct {
 // requests race with it. Every session of the account ends.
 func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) error {
 	v.use(ctx)
+	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
 	if in.Password != in.ConfirmPassword {
 		return ErrPasswordsDiffer
 	}
@@ -314,6 +350,9 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 	}
 	s.audit(v, Event{Type: EventPasswordReset, UserID: u.ID})
 	s.send(v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
+	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
+		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordReset) })
+	}
 	return nil
 }
 
@@ -326,6 +365,9 @@ type ChangePasswordInput struct {
 // ChangePassword replaces the signed-in user's password. Every other
 // session ends; this one is renewed; a notice is mailed.
 func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) error {
+	if err := s.enabled(FeaturePasswordChange); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
@@ -352,6 +394,9 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	}
 	s.audit(v, Event{Type: EventPasswordChanged, UserID: u.ID})
 	s.send(v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
+	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
+		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordChanged) })
+	}
 	return nil
 }
 
@@ -388,9 +433,13 @@ func (s *Service) queue(v *Visit, msg mail.Message) {
 // The routes of the group.
 
 func (s *Service) registerRoute(v *Visit) Response {
-	in, err := decode(v.req, s.maxBody, str("email"), str("password"), str("name"))
+	in, err := decode(v.req, s.maxBody, s.registerFields...)
 	if err == nil {
-		_, err = s.Register(v.ctx, v, RegisterInput{Email: in.str("email"), Password: in.str("password"), Name: in.str("name")})
+		ri := RegisterInput{Email: in.str("email"), Password: in.str("password"), Name: in.str("name"), Fields: map[string]string{}}
+		for _, f := range s.cfg.RegisterFields {
+			ri.Fields[f] = in.str(f)
+		}
+		_, err = s.Register(v.ctx, v, ri)
 	}
 	return s.answer(v, "register", messageBody{msgRegistered}, err)
 }

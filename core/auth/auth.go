@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,6 +141,26 @@ type Config struct {
 	// Audit receives security events. Default: logged with Logger.
 	Audit func(ctx context.Context, e Event)
 
+	// Disable switches features off (see [Feature]): their routes are not
+	// registered and their methods fail with ErrFeatureDisabled.
+	// Default: every feature on.
+	Disable []Feature
+
+	// NameOptional lets registration go without a name (an empty or absent
+	// "name" is then stored as ""); a name that is given is still checked
+	// (at most 200 characters). Default: false, the spec's rule: a name is
+	// required.
+	NameOptional bool
+
+	// RegisterFields names extra fields of the registration body (strings,
+	// decoded like the others) that are handed to Hooks.BeforeRegister and
+	// Hooks.AfterRegister in Registration.Fields: an invitation code, a
+	// company name, a tenant. authkit stores none of them.
+	RegisterFields []string
+
+	// Hooks let the app veto or extend flows. Default: none.
+	Hooks Hooks
+
 	// Logger logs failures. Default: slog.Default().
 	Logger *slog.Logger
 
@@ -181,6 +202,8 @@ type Service struct {
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, passwordLimit *limiter
 
 	dummyHash string // for timing-equal failures on unknown emails
+
+	registerFields []field // the registration body: email, password, name and Config.RegisterFields
 }
 
 // New checks cfg and returns a Service.
@@ -194,7 +217,16 @@ func New(cfg Config) (*Service, error) {
 	if cfg.AppURL == "" {
 		return nil, errors.New("auth: Config.AppURL is required")
 	}
+	if err := checkFeatures(cfg.Disable); err != nil {
+		return nil, err
+	}
+	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
+		return nil, err
+	}
+
 	cfg.AppURL = strings.TrimRight(cfg.AppURL, "/")
+	cfg.Disable = slices.Clone(cfg.Disable) // the caller's slice stays the caller's
+	cfg.RegisterFields = slices.Clone(cfg.RegisterFields)
 	if cfg.VerifyEmailPath == "" {
 		cfg.VerifyEmailPath = "/verify-email/"
 	}
@@ -225,6 +257,10 @@ func New(cfg Config) (*Service, error) {
 	cfg.Limits = cfg.Limits.withDefaults()
 
 	s := &Service{cfg: cfg, users: cfg.Users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	s.registerFields = []field{str("email"), str("password"), str("name")}
+	for _, f := range cfg.RegisterFields {
+		s.registerFields = append(s.registerFields, str(f))
+	}
 	var err error
 	s.hasher = cfg.Hasher
 	if s.hasher == nil {

@@ -107,6 +107,9 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 		s.audit(v, Event{Type: EventLoginPending, UserID: u.ID})
 		return LoginResult{User: u, RequiresTwoFactor: true}, nil
 	}
+	if err := s.afterLogin(v, u, LoginPassword); err != nil {
+		return LoginResult{}, err
+	}
 	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
 		return LoginResult{}, fmt.Errorf("login: session: %w", err)
 	}
@@ -283,9 +286,12 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 // older than u's session version (a password reset or change, 2FA disable,
 // email change or logout-everywhere since the password step) is refused,
 // whatever the path did before.
-func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, remember *bool) error {
+func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how LoginMethod, remember *bool) error {
 	if !pendingCurrent(claims, u) {
 		return ErrTwoFactorExpired
+	}
+	if err := s.afterLogin(v, u, how); err != nil {
+		return err
 	}
 	keep, _, _ := parsePendingData(claims.Data)
 	if remember != nil {
@@ -345,7 +351,7 @@ func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in SecondStep) 
 		}
 		return nil, fmt.Errorf("2fa verify: accept step: %w", err)
 	}
-	if err := s.finishPending(v, u, claims, in.Remember); err != nil {
+	if err := s.finishPending(v, u, claims, LoginTOTP, in.Remember); err != nil {
 		return nil, err
 	}
 	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
@@ -410,7 +416,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in SecondStep)
 			return RecoverResult{}, ErrTwoFactorExpired
 		}
 	}
-	if err := s.finishPending(v, u, claims, in.Remember); err != nil {
+	if err := s.finishPending(v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
 		return RecoverResult{}, err
 	}
 	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})

@@ -14,6 +14,7 @@ type Route struct {
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
 	handle  func(s *Service, v *Visit) Response
+	feature Feature // the feature the route belongs to; "" for the always-on ones
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -35,29 +36,39 @@ func (r Route) ColonPattern() string {
 
 var routes = []Route{
 	// Spec section 4.
-	{http.MethodPost, "/api/2fa/setup", (*Service).setupTwoFactorRoute},
-	{http.MethodPost, "/api/2fa/confirm", (*Service).confirmTwoFactorRoute},
-	{http.MethodPost, "/api/login", (*Service).loginRoute},
-	{http.MethodPost, "/api/auth/login", (*Service).loginRoute},
-	{http.MethodPost, "/api/2fa/verify", (*Service).verifyTwoFactorRoute},
-	{http.MethodPost, "/api/2fa/recover", (*Service).recoverTwoFactorRoute},
-	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodesRoute},
-	{http.MethodPost, "/api/2fa/disable", (*Service).disableTwoFactorRoute},
-	{http.MethodPost, "/api/auth/register", (*Service).registerRoute},
-	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmailRoute},
-	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerificationRoute},
-	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmailRoute},
-	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPasswordRoute},
-	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPasswordRoute},
-	// authkit's own (DESIGN.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", (*Service).logoutRoute},
-	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAllRoute},
-	{http.MethodGet, "/api/auth/me", (*Service).meRoute},
-	{http.MethodPost, "/api/auth/change-password", (*Service).changePasswordRoute},
+	{http.MethodPost, "/api/2fa/setup", (*Service).setupTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/confirm", (*Service).confirmTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/login", (*Service).loginRoute, ""},
+	{http.MethodPost, "/api/auth/login", (*Service).loginRoute, ""},
+	{http.MethodPost, "/api/2fa/verify", (*Service).verifyTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/recover", (*Service).recoverTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodesRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/disable", (*Service).disableTwoFactorRoute, ""},
+	{http.MethodPost, "/api/auth/register", (*Service).registerRoute, FeatureRegistration},
+	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmailRoute, ""},
+	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerificationRoute, ""},
+	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmailRoute, FeatureEmailChange},
+	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPasswordRoute, FeaturePasswordReset},
+	// authkit's own (docs/api.md "Routes beyond the spec").
+	{http.MethodPost, "/api/auth/logout", (*Service).logoutRoute, ""},
+	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAllRoute, ""},
+	{http.MethodGet, "/api/auth/me", (*Service).meRoute, ""},
+	{http.MethodPost, "/api/auth/change-password", (*Service).changePasswordRoute, FeaturePasswordChange},
 }
 
-// Routes lists every endpoint. The slice is the caller's.
-func (s *Service) Routes() []Route { return append([]Route(nil), routes...) }
+// Routes lists every endpoint of the features the Service has on
+// (Config.Disable): a switched-off route is not listed, so no framework
+// module registers it and it answers 404. The slice is the caller's.
+func (s *Service) Routes() []Route {
+	var out []Route
+	for _, rt := range routes {
+		if s.enabled(rt.feature) == nil {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
 
 // Path is one route path with every route on it and the Allow header value
 // a 405 on that path carries.
@@ -75,7 +86,7 @@ func (p Path) ColonPattern() string { return Route{Pattern: p.Pattern}.ColonPatt
 func (s *Service) Paths() []Path {
 	var out []Path
 	index := map[string]int{}
-	for _, rt := range routes {
+	for _, rt := range s.Routes() {
 		i, ok := index[rt.Pattern]
 		if !ok {
 			i = len(out)

@@ -46,6 +46,9 @@ type TwoFactorSetup struct {
 // [ErrTwoFactorAlreadyEnabled] (SECURITY.md deviation 5): a second setup
 // would otherwise leave a pending secret beside the live one.
 func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup, error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return TwoFactorSetup{}, err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return TwoFactorSetup{}, err
@@ -80,6 +83,9 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup,
 // confirming code's step is recorded as used, so the same code cannot then
 // log in.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, code string) (recoveryCodes []string, err error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return nil, err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return nil, err
@@ -119,6 +125,9 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, code string) (
 // RegenerateRecoveryCodes is route rule 6: a new set of recovery codes
 // replaces every earlier one.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return nil, err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return nil, err

@@ -56,6 +56,7 @@ func Run(t *testing.T, h Harness) {
 		{"AccountSafety", s.accountSafety},         // issue 7: lock-out defaults, sessions in a reset's second
 		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
 		{"Hardening", s.hardening},                 // issue 13: 405s, side-channel parity, interleaving
+		{"Extending", s.extending},                 // issue 14: features off, optional name, hooks
 	} {
 		t.Run(g.name, g.run)
 	}
