@@ -22,3 +22,11 @@ func TestMemoryLimitStoreConformance(t *testing.T) {
 		return s
 	}, storetest.LimitOptions{})
 }
+
+func TestMemoryLimitRefunderConformance(t *testing.T) {
+	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+		s := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}, storetest.LimitOptions{})
+}

@@ -36,7 +36,9 @@
 // the milliseconds left in the window. The first call on a server that does
 // not know the script gets NOSCRIPT and is followed by one EVAL, which loads
 // it. The script touches one key, so Cluster routes it like any single-key
-// command. [Store.Reset] is one DEL. Redis 5 or later is required.
+// command. [Store.Reset] is one DEL, and [Store.Refund] (the optional
+// [ratelimit.Refunder]) one EVALSHA that recognises the window by its TTL,
+// within [RefundTolerance]. Redis 5 or later is required.
 //
 // # Clock
 //
@@ -59,4 +61,8 @@
 // closed unless auth.Config.RateLimitFailOpen is set. A command retried by
 // the client after its reply was lost may count an attempt twice, which errs
 // towards limiting.
+//
+// [Store.Ping] checks that Redis answers, for a readiness check. go-redis
+// logs its own troubles through a process-wide logger; [NewLogger] routes
+// them to a [log/slog.Logger] (redis.SetLogger(redisstore.NewLogger(l))).
 package redisstore

@@ -54,7 +54,19 @@ type Store struct {
 	now    func() time.Time // the application's clock, for resetAt
 }
 
-var _ ratelimit.Store = (*Store)(nil)
+var (
+	_ ratelimit.Store    = (*Store)(nil)
+	_ ratelimit.Refunder = (*Store)(nil)
+)
+
+// RefundTolerance is how far the time left in a counter's window may be from
+// the time left until the resetAt given to [Store.Refund] for the refund to
+// apply. The two differ by about one round trip (the reply that carried
+// resetAt and the refund's request); a newer window of the key has about a
+// whole window more left, so windows longer than RefundTolerance plus the
+// round trip are never mistaken for each other. A refund that misses it
+// (a round trip slower than this) is skipped: the attempt stays counted.
+const RefundTolerance = 250 * time.Millisecond
 
 // New returns a Store that keeps its counters in client: a single node
 // (*redis.Client), a Cluster (*redis.ClusterClient), a Sentinel-managed
@@ -125,6 +137,60 @@ func (s *Store) Increment(ctx context.Context, key string, window time.Duration)
 	return res[0], addMillis(s.now(), res[1]).UTC(), nil
 }
 
+// refundScript gives back one attempt on the counter KEYS[1] if its window
+// is the one the caller counted in: the time left in it (PTTL) must be
+// within ARGV[2] milliseconds of ARGV[1], the time the caller expects to be
+// left. The counter keeps no other trace of its window, and the script
+// reads no clock, so the TTL is the window's identity. A counter that is
+// missing, has no TTL, is not a positive integer, or is in another window is
+// left alone. A counter refunded to zero is deleted (as if never counted),
+// since its next INCR would start a new window anyway. Returns 1 when it
+// refunded, else 0.
+var refundScript = redis.NewScript(`
+local key = KEYS[1]
+local v = redis.pcall('GET', key)
+if type(v) ~= 'string' then
+  return 0
+end
+local n = tonumber(v)
+if not n or n < 1 then
+  return 0
+end
+local ttl = redis.call('PTTL', key)
+if ttl < 0 or math.abs(ttl - tonumber(ARGV[1])) > tonumber(ARGV[2]) then
+  return 0
+end
+if n == 1 then
+  redis.call('DEL', key)
+else
+  redis.call('DECR', key)
+end
+return 1
+`)
+
+// Refund implements [ratelimit.Refunder]: one EVALSHA of a script that
+// subtracts one from key's counter when its window is the one that ends at
+// resetAt. A counter keeps nothing but its count and its TTL, so the window
+// is recognised by its TTL: the time left must be within [RefundTolerance]
+// of resetAt minus the application's clock now. A resetAt already past on
+// that clock is left alone without a round trip. Refunding to zero deletes
+// the counter. Errors are wrapped with the prefix "redisstore: refund: ".
+func (s *Store) Refund(ctx context.Context, key string, resetAt time.Time) error {
+	if s.client == nil {
+		return fmt.Errorf("redisstore: refund: %w", errNilClient)
+	}
+	left := resetAt.Sub(s.now()).Milliseconds()
+	if left <= 0 {
+		return nil
+	}
+	err := refundScript.Run(ctx, s.client, []string{s.redisKey(key)},
+		strconv.FormatInt(left, 10), strconv.FormatInt(RefundTolerance.Milliseconds(), 10)).Err()
+	if err != nil {
+		return fmt.Errorf("redisstore: refund: %w", err)
+	}
+	return nil
+}
+
 // windowMillis returns window in milliseconds, rounded up.
 func windowMillis(window time.Duration) int64 {
 	ms := window.Milliseconds()
@@ -151,6 +217,20 @@ func (s *Store) Reset(ctx context.Context, key string) error {
 	}
 	if err := s.client.Del(ctx, s.redisKey(key)).Err(); err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that Redis answers (one PING), for a readiness check: nil
+// when it does, else the client's error wrapped with the prefix
+// "redisstore: ping: ". ctx bounds the wait when the client's
+// ContextTimeoutEnabled is set; the client's own timeouts bound it always.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.client == nil {
+		return fmt.Errorf("redisstore: ping: %w", errNilClient)
+	}
+	if err := s.client.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redisstore: ping: %w", err)
 	}
 	return nil
 }

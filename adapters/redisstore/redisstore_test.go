@@ -39,6 +39,31 @@ func TestConformanceMiniredis(t *testing.T) {
 	}, storetest.LimitOptions{})
 }
 
+// TestRefunderMiniredis runs the Refunder suite on miniredis, on the
+// suite's clock.
+func TestRefunderMiniredis(t *testing.T) {
+	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+		m := miniredis.RunT(t)
+		m.SetTime(clock.Now())
+		m.ClockTTL(true)
+		c := newClient(t, &redis.Options{Addr: m.Addr()})
+		c.AddHook(clockHook{m: m, clock: clock})
+		s := New(c, Config{})
+		s.now = clock.Now
+		return s
+	}, storetest.LimitOptions{})
+}
+
+// TestRefunderRedis runs the Refunder suite on the real Redis, in real time.
+func TestRefunderRedis(t *testing.T) {
+	c := newClient(t, realRedisOptions(t))
+	storetest.RunLimitRefunder(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
+		prefix := randomPrefix()
+		cleanupPrefix(t, c, prefix)
+		return New(c, Config{Prefix: prefix})
+	}, storetest.LimitOptions{RealTime: true})
+}
+
 // TestConformanceRedis runs the storetest suite on the real Redis, in real
 // time with short windows, each subtest under a key prefix of its own. The
 // suite then keeps time by the wall clock, the store's default clock.
@@ -101,6 +126,22 @@ func TestOneRoundTrip(t *testing.T) {
 			}
 			if got := writes.Load() - before; got != 1 {
 				t.Fatalf("Reset took %d writes, want 1", got)
+			}
+
+			_, reset := incr(t, s, "b", time.Minute)
+			if err := s.Refund(t.Context(), "warm-up", reset); err != nil { // loads the script
+				t.Fatal(err)
+			}
+			log.take()
+			before = writes.Load()
+			if err := s.Refund(t.Context(), "b", reset); err != nil {
+				t.Fatal(err)
+			}
+			if got := log.take(); !slices.Equal(got, []string{"evalsha"}) {
+				t.Fatalf("Refund sent %q, want [evalsha]", got)
+			}
+			if got := writes.Load() - before; got != 1 {
+				t.Fatalf("Refund took %d writes, want 1", got)
 			}
 		})
 	}
@@ -617,6 +658,46 @@ func TestUnreachable(t *testing.T) {
 			checkReset(t, b.real, again, testNow, 60_000, time.Since(start)) // the same window
 			if res, err := l.Attempt(ctx, "k"); err != nil || !res.Allowed || res.Remaining != 1 {
 				t.Fatalf("Attempt after Restore = %+v, %v; want allowed, 1 remaining", res, err)
+			}
+		})
+	}
+}
+
+// TestRefundForeignValues: a refund leaves alone what it did not count: the
+// hash of earlier versions, a non-integer string, a counter without a TTL.
+func TestRefundForeignValues(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			opts, prefix := b.options(t)
+			c := newClient(t, opts)
+			cleanupPrefix(t, c, prefix)
+			s := New(c, Config{Prefix: prefix})
+			ctx := t.Context()
+			reset := time.Now().Add(time.Minute)
+			tests := []struct {
+				key  string
+				seed func(rk string) error
+				read func(rk string) (string, error)
+				want string
+			}{
+				{"hash", func(rk string) error { return c.HSet(ctx, rk, "count", 4).Err() },
+					func(rk string) (string, error) { return c.HGet(ctx, rk, "count").Result() }, "4"},
+				{"text", func(rk string) error { return c.Set(ctx, rk, "x", time.Minute).Err() },
+					func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "x"},
+				{"persist", func(rk string) error { return c.Set(ctx, rk, 3, 0).Err() },
+					func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "3"},
+			}
+			for _, tt := range tests {
+				rk := s.redisKey(tt.key)
+				if err := tt.seed(rk); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Refund(ctx, tt.key, reset); err != nil {
+					t.Fatalf("Refund of a %s key: %v", tt.key, err)
+				}
+				if got, err := tt.read(rk); err != nil || got != tt.want {
+					t.Fatalf("%s key after Refund = %q, %v; want %q", tt.key, got, err, tt.want)
+				}
 			}
 		})
 	}

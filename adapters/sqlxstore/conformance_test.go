@@ -25,6 +25,11 @@ func TestConformance(t *testing.T) {
 					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
 				}, storetest.LimitOptions{})
 			})
+			t.Run("LimitRefunder", func(t *testing.T) {
+				storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
+				}, storetest.LimitOptions{})
+			})
 		})
 	}
 }
@@ -44,6 +49,9 @@ func TestSQLiteMemory(t *testing.T) {
 		return freshDB(t, pool, sqlxstore.Config{}).Users()
 	})
 	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+		return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
+	}, storetest.LimitOptions{})
+	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
 		return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
 	}, storetest.LimitOptions{})
 }

@@ -45,16 +45,19 @@ var errInvalidWindow = errors.New("sqlxstore: rate-limit window must be at least
 // Errors are returned wrapped, never as ratelimit.ErrStoreFull: the
 // limiter then fails closed (the auth flows answer 503).
 type LimitStore struct {
-	db             *DB
-	incr, sel, del string
-	sweep          string
+	db                     *DB
+	incr, sel, del, refund string
+	sweep                  string
 
 	stop      context.CancelFunc // nil without background cleanup
 	done      chan struct{}      // closed when the cleanup goroutine returns
 	closeOnce sync.Once
 }
 
-var _ ratelimit.Store = (*LimitStore)(nil)
+var (
+	_ ratelimit.Store    = (*LimitStore)(nil)
+	_ ratelimit.Refunder = (*LimitStore)(nil)
+)
 
 func newLimitStore(db *DB, background bool) *LimitStore {
 	s := &LimitStore{db: db}
@@ -75,6 +78,8 @@ func newLimitStore(db *DB, background bool) *LimitStore {
 			RETURNING hits, reset_at`)
 	}
 	s.del = db.query(`DELETE FROM {{prefix}}rate_limits WHERE limit_key = ?`)
+	s.refund = db.query(`UPDATE {{prefix}}rate_limits SET hits = hits - 1
+		WHERE limit_key = ? AND reset_at = ? AND reset_at > ? AND hits > 0`)
 	s.sweep = db.query(`DELETE FROM {{prefix}}rate_limits WHERE reset_at <= ?`)
 	if background && db.cleanup > 0 {
 		ctx, stop := context.WithCancel(context.Background())
@@ -143,6 +148,24 @@ func (s *LimitStore) Reset(ctx context.Context, key string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("sqlxstore: rate limit reset: %w", err)
+	}
+	return nil
+}
+
+// Refund implements [ratelimit.Refunder] with one conditional UPDATE, atomic
+// on every dialect: the count goes down by one only while the row's window
+// end is resetAt (to the millisecond, as Increment returned it), that window
+// has not ended and the count is above zero. A row refunded to zero stays
+// until its window ends (the next Increment in the window counts 1) or
+// Cleanup deletes it.
+func (s *LimitStore) Refund(ctx context.Context, key string, resetAt time.Time) error {
+	k := storageKey(key)
+	err := s.db.retry(ctx, func() error {
+		_, err := s.db.x.ExecContext(ctx, s.refund, k, resetAt.UnixMilli(), s.db.now().UnixMilli())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlxstore: rate limit refund: %w", err)
 	}
 	return nil
 }

@@ -30,6 +30,14 @@ const (
 	EventEmailChanged             EventType = "email_changed"
 	EventLoggedOutEverywhere      EventType = "logged_out_everywhere"
 	EventRateLimited              EventType = "rate_limited"
+
+	// EventLimitStoreFull: a limit's in-memory store was full when a new
+	// key came (Detail: the limit's name, e.g. "login:email"). Reported at
+	// most once per limit per minute, however many keys it refuses, so an
+	// attacker who keeps a store full cannot flood the log. For a client
+	// address or user id limit, new keys are limited meanwhile; for an
+	// email limit they are let through uncounted. See the package docs.
+	EventLimitStoreFull EventType = "limit_store_full"
 )
 
 // Event is one security event. It never carries a password, a code, a
@@ -52,7 +60,8 @@ func (s *Service) audit(v *Visit, e Event) {
 	}
 	level := slog.LevelInfo
 	switch e.Type {
-	case EventLoginFailed, EventAccountLocked, EventTwoFactorFailed, EventPasswordCheckFailed, EventRateLimited:
+	case EventLoginFailed, EventAccountLocked, EventTwoFactorFailed, EventPasswordCheckFailed, EventRateLimited,
+		EventLimitStoreFull:
 		level = slog.LevelWarn
 	}
 	s.log.Log(v.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)

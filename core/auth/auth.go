@@ -103,6 +103,15 @@ type Config struct {
 	// in-memory store per limit, closed by Service.Close.
 	LimitStore func(name string) ratelimit.Store
 
+	// LimitCapacity is how many keys each default in-memory limit store
+	// holds (ratelimit.MemoryConfig.Capacity); every limit has its own
+	// store. Ignored when LimitStore is set. At capacity, a new client
+	// address or user id is limited, while a new email address is let
+	// through uncounted (see the package documentation). Raise it for
+	// more concurrent clients than the default serves; memory is about
+	// 200 bytes per key. Default: 10,000 (spec section 8).
+	LimitCapacity int
+
 	// RateLimitFailOpen lets requests through when a limit's store fails.
 	// Default: false: they get 503 (fail closed).
 	RateLimitFailOpen bool
@@ -339,21 +348,20 @@ func New(cfg Config) (*Service, error) {
 	}
 	lim := cfg.Limits
 	for _, l := range []struct {
-		dst   **limiter
-		name  string
-		err   *Error
-		limit Limit
+		dst **limiter
+		limitSpec
 	}{
-		{&s.loginIP, "login:ip", ErrTooManyLogins, lim.LoginIP},
-		{&s.loginEmail, "login:email", ErrTooManyLogins, lim.LoginEmail},
-		{&s.register, "register:ip", ErrTooManyRegistrations, lim.Register},
-		{&s.resetIP, "reset:ip", ErrTooManyResets, lim.ResetIP},
-		{&s.resetEmail, "reset:email", ErrTooManyResets, lim.ResetEmail},
-		{&s.resend, "resend", ErrTooManyResends, lim.Resend},
-		{&s.twoFactor, "2fa", ErrTooManyTwoFactor, lim.TwoFactor},
-		{&s.passwordLimit, "password", ErrTooManyPasswordEntries, lim.Password},
+		{&s.loginIP, limitSpec{"login:ip", ErrTooManyLogins, lim.LoginIP, false}},
+		{&s.loginEmail, limitSpec{"login:email", ErrTooManyLogins, lim.LoginEmail, true}},
+		{&s.register, limitSpec{"register:ip", ErrTooManyRegistrations, lim.Register, false}},
+		{&s.resetIP, limitSpec{"reset:ip", ErrTooManyResets, lim.ResetIP, false}},
+		{&s.resetEmail, limitSpec{"reset:email", ErrTooManyResets, lim.ResetEmail, true}},
+		{&s.resend, limitSpec{"resend", ErrTooManyResends, lim.Resend, false}},
+		{&s.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
+		{&s.passwordLimit, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
 	} {
-		if *l.dst, err = newLimiter(l.name, l.err, l.limit, cfg.LimitStore, cfg.Now); err != nil {
+		if *l.dst, err = newLimiter(l.limitSpec, &cfg); err != nil {
+			s.closeLimiters()
 			return nil, err
 		}
 	}
@@ -363,7 +371,12 @@ func New(cfg Config) (*Service, error) {
 // Close drains the mail queue (bounded by ctx) and stops the background
 // work of the default stores. Call it on shutdown.
 func (s *Service) Close(ctx context.Context) error {
-	err := s.sender.Close(ctx)
+	return errors.Join(s.sender.Close(ctx), s.closeLimiters())
+}
+
+// closeLimiters stops the background work of the default limit stores.
+func (s *Service) closeLimiters() error {
+	var err error
 	for _, l := range s.limiters() {
 		if l != nil && l.closer != nil {
 			err = errors.Join(err, l.closer.Close())

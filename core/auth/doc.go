@@ -58,6 +58,35 @@
 //     Retry-After: 5 ([RetryAfterUnavailable]), and rate limiting fails
 //     closed unless Config.RateLimitFailOpen is set. A request whose client
 //     hung up is logged at debug level only.
+//   - A login's attempt on the address key (login:ip) is counted before
+//     the password check, so concurrent guesses never pass Limits.LoginIP,
+//     and a correct password (also one a second factor follows) refunds
+//     that one attempt (ratelimit.Refunder); the key is never reset
+//     (SECURITY.md deviation 4). Correct logins from one address, an office
+//     or a carrier's NAT, are never limited; failures are, however many
+//     successes come between them. With a limit store that does not
+//     implement ratelimit.Refunder every login counts, as the spec has it.
+//   - Registration (register:ip) is not refunded: a registration is a
+//     success, and refunding it would switch the limit off. An office or a
+//     school that registers many people from one address raises it:
+//     Config.Limits.Register = auth.Limit{Max: 50, Window: time.Hour}.
+//     Limits.LoginIP is raised the same way, for many failed logins from
+//     one address (a shared computer room). The example servers have no
+//     environment variable for either: set them in code.
+//   - A full in-memory limit store (Config.LimitCapacity keys, default
+//     10,000) treats a new key by its kind (SECURITY.md deviation 10). A
+//     client address (login:ip, register:ip, reset:ip) or a user id
+//     (resend, 2fa, password, and NewRateLimit's keys) is limited, the
+//     spec's rule: each costs an attacker an address or an account. An
+//     email address (login:email, reset:email) is let through uncounted:
+//     anyone can invent 10,000 addresses in a second, and refusing new
+//     ones would lock every user out of login and silence every
+//     forgot-password mail. The address limit and Config.Lockout still
+//     bound guessing. Each full store is reported as EventLimitStoreFull
+//     (Detail: the limit's name), at most once per limit per minute. A
+//     process under attack, or more than one process, wants a shared
+//     store (Config.LimitStore: redisstore, or sqlxstore's Limits), which
+//     has no such capacity.
 //   - Email change to the address the account already has answers 400
 //     "Email already in use"; the new address is checked only after the
 //     password, so a stolen session cannot probe addresses.

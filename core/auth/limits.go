@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/authkit-go/authkit/core/ratelimit"
@@ -62,29 +63,56 @@ func (l Limits) withDefaults() Limits {
 
 // limiter is one configured limit. A nil *limiter never limits.
 type limiter struct {
-	name   string // key prefix, e.g. "login:ip"
-	l      *ratelimit.Limiter
-	err    *Error // the 429
-	closer io.Closer
+	name    string // key prefix, e.g. "login:ip"
+	l       *ratelimit.Limiter
+	err     *Error // the 429
+	closer  io.Closer
+	refunds bool // the store implements ratelimit.Refunder
+
+	// fullAt is when the last limit_store_full event of this limit was
+	// reported (Unix nanoseconds, 0 for never): at most one a minute.
+	fullAt atomic.Int64
 }
 
-func newLimiter(name string, tooMany *Error, lim Limit, newStore func(name string) ratelimit.Store, now func() time.Time) (*limiter, error) {
-	if lim.Max < 0 {
+// fullEventInterval is the least time between two limit_store_full events
+// of one limit, so that an attacker who keeps a store full cannot flood
+// the audit log with them.
+const fullEventInterval = time.Minute
+
+// limitSpec is one row of the limit table of New.
+type limitSpec struct {
+	name  string
+	err   *Error // the 429
+	limit Limit
+	// allowWhenFull: a new key that a full store refuses is let through
+	// uncounted rather than limited. Set for keys an attacker invents for
+	// free (email addresses), whose store anyone can fill; see doc.go.
+	allowWhenFull bool
+}
+
+func newLimiter(ls limitSpec, cfg *Config) (*limiter, error) {
+	if ls.limit.Max < 0 {
 		return nil, nil
 	}
 	var store ratelimit.Store
 	var closer io.Closer
-	if newStore != nil {
-		store = newStore(name)
+	if cfg.LimitStore != nil {
+		store = cfg.LimitStore(ls.name)
 	} else {
-		ms := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: now})
+		ms := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Capacity: cfg.LimitCapacity, Now: cfg.Now})
 		store, closer = ms, ms
 	}
-	l, err := ratelimit.New(ratelimit.Config{MaxAttempts: lim.Max, Window: lim.Window, Store: store, Now: now})
+	l, err := ratelimit.New(ratelimit.Config{
+		MaxAttempts: ls.limit.Max, Window: ls.limit.Window, Store: store, Now: cfg.Now, AllowWhenFull: ls.allowWhenFull,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("auth: limit %s: %w", name, err)
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, fmt.Errorf("auth: limit %s: %w", ls.name, err)
 	}
-	return &limiter{name: name, l: l, err: tooMany, closer: closer}, nil
+	_, refunds := store.(ratelimit.Refunder)
+	return &limiter{name: ls.name, l: l, err: ls.err, closer: closer, refunds: refunds}, nil
 }
 
 // maxKeyPart is the longest key part used as it is; longer ones are hashed
@@ -103,11 +131,13 @@ func (lm *limiter) key(part string) string {
 type verdict struct {
 	res     ratelimit.Result
 	limited bool
-	checked bool
+	checked bool // the attempt was counted, or refused: res may go in headers
 }
 
 // attempt counts one attempt for key. A store failure fails closed (an
-// error wrapping errBackend: 503) unless RateLimitFailOpen is set.
+// error wrapping errBackend: 503) unless RateLimitFailOpen is set. A full
+// store is reported (EventLimitStoreFull); whether its refusal limits is
+// the limit's rule (limitSpec.allowWhenFull).
 func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
 	if lm == nil {
 		return verdict{}, nil
@@ -120,7 +150,41 @@ func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
 		}
 		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errBackend, err))
 	}
+	if res.StoreFull {
+		s.storeFull(v, lm)
+		if res.Allowed {
+			return verdict{res: res}, nil // not counted: nothing to show
+		}
+	}
 	return verdict{res: res, limited: !res.Allowed, checked: true}, nil
+}
+
+// storeFull reports that lm's store is full: an EventLimitStoreFull, at
+// most one per limit per fullEventInterval.
+func (s *Service) storeFull(v *Visit, lm *limiter) {
+	now := s.now().UnixNano()
+	last := lm.fullAt.Load()
+	if last != 0 && now-last < int64(fullEventInterval) {
+		return
+	}
+	if !lm.fullAt.CompareAndSwap(last, now) {
+		return // another request reports it
+	}
+	s.audit(v, Event{Type: EventLimitStoreFull, Detail: lm.name})
+}
+
+// refundLimit gives back the attempt vd counted for key part (see
+// ratelimit.Refunder), and reports whether the store took it back. A store
+// error is logged: the attempt then stays counted.
+func (s *Service) refundLimit(v *Visit, lm *limiter, part string, vd verdict) bool {
+	if lm == nil || !vd.checked || !lm.refunds {
+		return false
+	}
+	if err := lm.l.Refund(v.ctx, lm.key(part), vd.res); err != nil {
+		s.log.WarnContext(v.ctx, "authkit: rate-limit refund failed", "limit", lm.name, "err", err)
+		return false
+	}
+	return true
 }
 
 // check counts one attempt for key and returns the limit's 429 when the

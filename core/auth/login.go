@@ -46,6 +46,9 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	if in.Email == "" || in.Password == "" {
 		return LoginResult{}, ErrEmailPasswordRequired
 	}
+	// The address's attempt is counted before the password check, so
+	// concurrent guesses can never pass the limit; a correct password gives
+	// it back below.
 	ipv, err := s.check(v, s.loginIP, v.ip)
 	if err != nil {
 		return LoginResult{}, err
@@ -94,8 +97,18 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 			return LoginResult{}, fmt.Errorf("login: clear failures: %w", err)
 		}
 	}
-	// SECURITY.md deviation 4: only the email key is reset on success.
+	// SECURITY.md deviation 4: the email key is reset on success; the
+	// address key never is (an attacker would clear it by logging into an
+	// account of their own between guesses). It gets back this attempt
+	// only, so correct logins never count against it while failures do,
+	// however many successes come between them. Also when the second
+	// factor follows: the password was right.
 	s.resetLimit(v, s.loginEmail, email)
+	if s.refundLimit(v, s.loginIP, v.ip, ipv) && shown == ipv {
+		// The headers showed the address key: it has one more left now.
+		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
+		s.rateHeaders(v.header, ipv)
+	}
 	s.upgradeHash(v, u, in.Password)
 
 	if u.TwoFactorEnabled {

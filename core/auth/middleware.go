@@ -96,7 +96,10 @@ type RateLimit struct {
 // distinct from authkit's: "login:ip", "register:ip", ...) of l, keyed by
 // key (default: the client address). msg is the 429 text; default "Too
 // many requests. Try again later." Its 429 has the code
-// "too_many_requests".
+// "too_many_requests". With the default in-memory store
+// (Config.LimitCapacity keys), a new key is limited while the store is
+// full, the spec's rule, and the full store is reported as
+// EventLimitStoreFull; key with something that costs a client to vary.
 func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*RateLimit, error) {
 	if name == "" {
 		return nil, fmt.Errorf("auth: rate limit needs a name")
@@ -108,7 +111,9 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	if msg != "" {
 		tooMany = tooMany.with(msg)
 	}
-	lim, err := newLimiter("app:"+name, tooMany, l, s.cfg.LimitStore, s.now)
+	// The spec's rule at capacity (new keys limited): the key is the app's
+	// choice, by default the client address.
+	lim, err := newLimiter(limitSpec{name: "app:" + name, err: tooMany, limit: l}, &s.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,8 @@ func (e *env) waitOut(t *testing.T, r *reply) {
 }
 
 // rateLimits covers spec sections 3.5, 7 (the 429 body and headers) and 8
-// (each recommended limit), and deviation 4.
+// (each recommended limit), and deviation 4 with its refund: a correct
+// password gives back its own attempt on the address key.
 func (s suite) rateLimits(t *testing.T) {
 	t.Parallel()
 
@@ -88,8 +89,8 @@ func (s suite) rateLimits(t *testing.T) {
 		mustLogin(t, e.clientFrom("203.0.113.100"), "ada@example.com", goodPassword)
 	})
 
-	t.Run("login success resets the email key, not the address key", func(t *testing.T) {
-		// DESIGN.md deviation 4.
+	t.Run("login success resets the email key and refunds only its own attempt on the address key", func(t *testing.T) {
+		// SECURITY.md deviation 4.
 		t.Parallel()
 		e := s.env(t, trustAll)
 		e.seed(t, "ada@example.com")
@@ -97,18 +98,77 @@ func (s suite) rateLimits(t *testing.T) {
 		for range 4 {
 			mustStatus(t, attacker.login("ada@example.com", wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
 		}
-		mustLogin(t, attacker, "ada@example.com", goodPassword) // address count 5
+		mustLogin(t, attacker, "ada@example.com", goodPassword) // address count 5, refunded to 4
 		// The email key starts afresh: 5 more failures from elsewhere pass.
 		for i := range 5 {
 			c := e.clientFrom(fmt.Sprintf("203.0.113.%d", i+1))
 			mustStatus(t, c.login("ada@example.com", wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
 		}
-		// The address key kept counting: 5 more attempts, then 429.
-		for i := range 5 {
+		// The address key kept its 4 failures: 6 more attempts, then 429.
+		for i := range 6 {
 			mustStatus(t, attacker.login(fmt.Sprintf("other%d@example.com", i), wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
 		}
 		r := attacker.login("bob@example.com", wrongPassword)
 		e.mustLimited(t, r, msgTooManyLogins, start.Add(15*time.Minute))
+	})
+
+	t.Run("login: correct passwords never count against the address", func(t *testing.T) {
+		// An office behind one address: any number of correct logins.
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "ada@example.com")
+		e.seed(t, "bob@example.com")
+		begin := e.clock.Now()
+		for i := range 15 {
+			c := e.client()
+			r := c.login([]string{"ada@example.com", "bob@example.com"}[i%2], goodPassword)
+			mustBody(t, r, obj{"success": true})
+			if r.setCookie(sessionCookie) == nil {
+				t.Fatalf("%s: correct login %d sets no session cookie", r, i+1)
+			}
+		}
+		// Failures still count in full: 10 wrong, then a correct one is 429.
+		c := e.client()
+		for i := range 10 {
+			mustStatus(t, c.login(fmt.Sprintf("user%d@example.com", i), wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
+		}
+		r := c.login("ada@example.com", goodPassword)
+		e.mustLimited(t, r, msgTooManyLogins, begin.Add(15*time.Minute))
+		mustBeSignedOut(t, c)
+	})
+
+	t.Run("login: the password step of a 2FA login is refunded too", func(t *testing.T) {
+		t.Parallel()
+		e := s.env(t)
+		e.twoFactorUser(t)
+		begin := e.clock.Now()
+		for range 12 {
+			pendingLogin(t, e.client(), "ada@example.com")
+		}
+		c := e.client()
+		for i := range 10 {
+			mustStatus(t, c.login(fmt.Sprintf("user%d@example.com", i), wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
+		}
+		e.mustLimited(t, c.login("ada@example.com", goodPassword), msgTooManyLogins, begin.Add(15*time.Minute))
+	})
+
+	t.Run("login: an attacker's own logins buy no guesses", func(t *testing.T) {
+		// Each success gives back its own attempt only: 10 guesses, with a
+		// login to the attacker's own account after each, and the 11th
+		// guess is 429, as without the logins.
+		t.Parallel()
+		e := s.env(t)
+		e.seed(t, "mallory@example.com")
+		begin := e.clock.Now()
+		c := e.client()
+		for i := range 10 {
+			mustStatus(t, c.login(fmt.Sprintf("victim%d@example.com", i), wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
+			if i < 9 {
+				mustLogin(t, c, "mallory@example.com", goodPassword)
+			}
+		}
+		e.mustLimited(t, c.login("victim10@example.com", wrongPassword), msgTooManyLogins, begin.Add(15*time.Minute))
+		e.mustLimited(t, c.login("mallory@example.com", goodPassword), msgTooManyLogins, begin.Add(15*time.Minute))
 	})
 
 	t.Run("register: 3 per hour per address", func(t *testing.T) {

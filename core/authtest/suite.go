@@ -42,6 +42,7 @@ func Run(t *testing.T, h Harness) {
 		{"ChangeEmail", s.changeEmail},             // spec 3.3, route rule 10
 		{"PasswordReset", s.passwordReset},         // spec 3.4
 		{"RateLimits", s.rateLimits},               // spec 3.5, 7, 8
+		{"FullLimitStores", s.fullLimitStores},     // spec 8, deviation 10
 		{"ClientIP", s.clientIP},                   // spec 5.6, deviation 3
 		{"PurposeBinding", s.purposeBinding},       // DESIGN.md "Tokens"
 		{"SpecErrors", s.specErrors},               // spec 7 table

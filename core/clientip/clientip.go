@@ -59,9 +59,19 @@ func New(trusted ...netip.Prefix) *Resolver {
 
 // TrustAll returns a Resolver that trusts every peer and every hop, as
 // TRUST_PROXY=true does: the client is the first (leftmost) X-Forwarded-For
-// entry, which is the spec's rule. Use it only when every request reaches
-// the server through a proxy that overwrites or appends to the header;
-// otherwise any client can choose its own rate-limit key.
+// entry, which is the spec's rule. Prefer [New] or [Parse] with the
+// proxy's own addresses (TRUST_PROXY=10.0.0.0/8), which is right behind
+// any proxy.
+//
+// TrustAll is safe only when every request reaches the server through a
+// proxy that OVERWRITES X-Forwarded-For with the address it received the
+// request from (nginx: proxy_set_header X-Forwarded-For $remote_addr).
+// Behind a proxy that appends (nginx's $proxy_add_x_forwarded_for, most
+// load balancers' default), the leftmost entry is whatever the client sent
+// in its own header: every request can name a new address, so the per-IP
+// rate limits stop limiting anything and each fake address costs a
+// counter in the store. A client that reaches the server directly can do
+// the same.
 func TrustAll() *Resolver {
 	return &Resolver{all: true}
 }

@@ -29,7 +29,10 @@
 // client wrote itself whenever the client sends its own header through a
 // proxy that appends. TRUST_PROXY=true ([TrustAll]) keeps the spec's rule
 // for those who ask for it: every peer and hop is trusted, so the walk ends
-// at the leftmost entry.
+// at the leftmost entry. That is safe only behind a proxy that overwrites
+// X-Forwarded-For; behind one that appends (nginx's usual
+// $proxy_add_x_forwarded_for), every client chooses its own rate-limit key.
+// Name the proxies instead (TRUST_PROXY=10.0.0.0/8, or the proxy's address).
 //
 // An entry that cannot be parsed stops the walk, and the result is the last
 // trusted address seen (the entry to its right, or the peer): such an entry
@@ -47,10 +50,11 @@
 //
 // # TRUST_PROXY
 //
-// [Parse] reads the TRUST_PROXY environment variable: empty or "false"
-// trusts nobody, "true" trusts everybody, and anything else is a
-// comma-separated list of CIDR prefixes, bare addresses and the named sets
+// [Parse] reads the TRUST_PROXY environment variable: a comma-separated
+// list of the proxies' CIDR prefixes, bare addresses and the named sets
 // "loopback" and "private", for example "10.0.0.0/8, 192.168.1.5" or
-// "loopback,private". [Resolver.String] gives the setting back for a startup
-// log.
+// "loopback,private" (the recommended form); empty or "false" trusts
+// nobody; "true" trusts everybody, which is safe only behind a proxy that
+// overwrites X-Forwarded-For (see [TrustAll]). [Resolver.String] gives the
+// setting back for a startup log.
 package clientip

@@ -50,7 +50,7 @@ func ExampleKey() {
 }
 
 func ExampleParse() {
-	for _, setting := range []string{"", "true", " 10.0.0.0/8 , 192.168.1.5", "loopback", "10.0.0.0/33"} {
+	for _, setting := range []string{" 10.0.0.0/8 , 192.168.1.5", "loopback", "", "true", "10.0.0.0/33"} {
 		r, err := clientip.Parse(setting)
 		if err != nil {
 			fmt.Println("error:", err)
@@ -59,9 +59,9 @@ func ExampleParse() {
 		fmt.Printf("%q: trusted proxies: %s\n", setting, r)
 	}
 	// Output:
-	// "": trusted proxies: none
-	// "true": trusted proxies: all
 	// " 10.0.0.0/8 , 192.168.1.5": trusted proxies: 10.0.0.0/8,192.168.1.5/32
 	// "loopback": trusted proxies: 127.0.0.0/8,::1/128
+	// "": trusted proxies: none
+	// "true": trusted proxies: all
 	// error: clientip: invalid TRUST_PROXY setting: item "10.0.0.0/33": netip.ParsePrefix("10.0.0.0/33"): prefix length out of range
 }

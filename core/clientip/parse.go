@@ -27,13 +27,15 @@ var namedSets = map[string][]netip.Prefix{
 
 // Parse reads a TRUST_PROXY setting:
 //
+//   - a comma-separated list of items, each a CIDR prefix ("10.0.0.0/8",
+//     "fd00::/8"), a bare address (a /32 or /128), or one of the named sets
+//     "loopback" (127.0.0.0/8, ::1) and "private" (the RFC 1918 ranges
+//     10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, and the unique local IPv6
+//     range fc00::/7): trust exactly those proxies, the recommended form;
 //   - "" or "false": trust no proxy ([New] without prefixes);
-//   - "true": trust every peer and hop ([TrustAll]);
-//   - otherwise a comma-separated list of items, each a CIDR prefix
-//     ("10.0.0.0/8", "fd00::/8"), a bare address (a /32 or /128), or one of
-//     the named sets "loopback" (127.0.0.0/8, ::1) and "private" (the RFC
-//     1918 ranges 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, and the unique
-//     local IPv6 range fc00::/7).
+//   - "true": trust every peer and hop ([TrustAll]), safe only behind a
+//     proxy that overwrites X-Forwarded-For: behind one that appends, every
+//     client chooses its own rate-limit key.
 //
 // Items are trimmed of spaces and tabs, and keywords are case-insensitive.
 // Prefixes are normalised as by [New], so host bits may be set

@@ -35,6 +35,28 @@
 // CleanupInterval (default 60 seconds) by a background goroutine, stopped by
 // [MemoryStore.Close], and also on demand when a full store meets a new key.
 //
+// A store may also implement [Refunder], an optional interface discovered by
+// type assertion: [Limiter.Refund] then gives back one counted attempt of the
+// current window, for an attempt that turned out legitimate. The authkit
+// flows count a login against the client's address before the password check
+// (so concurrent guesses never exceed the limit) and refund it when the
+// password was correct: a success never resets the address's key, so failures
+// stay counted however many successes come between them. [MemoryStore] and
+// the sqlxstore and redisstore stores implement it; with a store that does
+// not, Refund does nothing and every attempt counts.
+//
+// # A full store
+//
+// What a full store's refusal means is the limiter's choice
+// (Config.AllowWhenFull). By default (spec section 8) the attempt is not
+// allowed, which protects for keys that cost an attacker something each: a
+// client address, a user id. For keys an attacker invents for free (the email
+// typed into a login form) that rule hands the attacker everyone else's new
+// keys: about 10,000 made-up addresses refuse every legitimate one. With
+// AllowWhenFull such an attempt is allowed uncounted, and Result.StoreFull
+// says so either way, so the caller can report it. The limits that bound
+// such attempts are then the caller's others (per address, per account).
+//
 // # Lock-out risk of a shared store
 //
 // Capacity belongs to a store, not to a limiter. An attacker who fills a

@@ -116,7 +116,10 @@ type MemoryStore struct {
 	shards [numShards]shard
 }
 
-var _ Store = (*MemoryStore)(nil)
+var (
+	_ Store    = (*MemoryStore)(nil)
+	_ Refunder = (*MemoryStore)(nil)
+)
 
 // NewMemoryStore returns an empty store for cfg and, unless
 // cfg.CleanupInterval is negative, starts its cleanup goroutine; call
@@ -262,6 +265,30 @@ func (s *MemoryStore) Reset(_ context.Context, key string) error {
 		s.live.Add(-1)
 	}
 	sh.mu.Unlock()
+	return nil
+}
+
+// Refund implements [Refunder]: it subtracts one from key's count when the
+// key's window ends exactly at resetAt, has not ended yet, and the count is
+// above zero. An entry whose count reaches zero is removed, which frees its
+// room. ctx is not used.
+func (s *MemoryStore) Refund(_ context.Context, key string, resetAt time.Time) error {
+	now := s.nowNanos()
+	want := resetAt.UnixNano()
+	sh := s.shardFor(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e, ok := sh.m[key]
+	if !ok || e.resetAt != want || now >= e.resetAt || e.count <= 0 {
+		return nil
+	}
+	if e.count == 1 {
+		delete(sh.m, key)
+		s.live.Add(-1)
+		return nil
+	}
+	e.count--
+	sh.m[key] = e
 	return nil
 }
 

@@ -164,7 +164,7 @@ func TestMemoryStoreCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Attempt at capacity: %v", err)
 	}
-	if want := (Result{ResetAt: t0.Add(time.Minute), Limit: 3}); !resultEqual(res, want) {
+	if want := (Result{ResetAt: t0.Add(time.Minute), Limit: 3, StoreFull: true}); !resultEqual(res, want) {
 		t.Fatalf("Attempt at capacity = %+v, want %+v", res, want)
 	}
 	count, resetAt, err := s.Increment(ctx, "new", time.Minute)
@@ -198,7 +198,7 @@ func TestMemoryStoreCapacity(t *testing.T) {
 	}
 	// Full again; the earliest expiry is now key2's and key3's.
 	res, _ = l.Attempt(ctx, "new3")
-	if want := (Result{ResetAt: t0.Add(90 * time.Second), Limit: 3}); !resultEqual(res, want) {
+	if want := (Result{ResetAt: t0.Add(90 * time.Second), Limit: 3, StoreFull: true}); !resultEqual(res, want) {
 		t.Fatalf("Attempt when full again = %+v, want %+v", res, want)
 	}
 

@@ -29,11 +29,28 @@ type Store interface {
 	Reset(ctx context.Context, key string) error
 }
 
+// Refunder is implemented by a [Store] that can give back one counted
+// attempt. It is optional: [Limiter.Refund] uses it when the store has it and
+// does nothing otherwise. It exists so that an attempt that turned out to be
+// legitimate (a correct password) stops counting against a key that is never
+// reset (the client's address), without letting anyone clear that key.
+type Refunder interface {
+	// Refund atomically subtracts one from key's counter, if the key's
+	// current window is the one that ends at resetAt (the resetAt its
+	// Increment returned) and its count is above zero. A missing key, a key
+	// whose window has ended, and a key in a newer window are left alone;
+	// none of these is an error. Refund never moves the window's end. When
+	// the count reaches zero the store may keep the key at zero until its
+	// window ends or remove it; either way the next Increment returns 1.
+	Refund(ctx context.Context, key string, resetAt time.Time) error
+}
+
 // ErrStoreFull is returned by a Store at capacity that refuses a key it does
 // not hold yet. The store may return a non-zero resetAt hint (when it expects
 // room) with it. [Limiter.Attempt] reports such an attempt as not allowed,
 // never as an error (spec section 8: at capacity, new keys are limited
-// immediately until expired entries are evicted).
+// immediately until expired entries are evicted), unless the limiter's
+// Config.AllowWhenFull says otherwise.
 var ErrStoreFull = errors.New("ratelimit: store full")
 
 // ErrInvalidConfig is wrapped by the error [New] returns for an unusable
@@ -65,15 +82,31 @@ type Config struct {
 	// the store is full and gives no hint, and as the clock of the default
 	// store. Default: time.Now.
 	Now func() time.Time
+
+	// AllowWhenFull decides what an attempt gets when the store is full and
+	// refuses its key ([ErrStoreFull]). False (the default, spec section 8):
+	// the attempt is not allowed. True: it is allowed without being counted.
+	// Either way Result.StoreFull is set.
+	//
+	// Set it for keys an attacker can invent for free (an email address
+	// typed into a login or forgot-password form): otherwise filling the
+	// store with made-up keys refuses every legitimate new key, locking
+	// users out or silencing their mail. Keep the default for keys that
+	// cost an attacker something each (a client address, a user id), where
+	// refusing new keys at capacity is what protects. An attempt allowed
+	// this way is bounded only by the caller's other limits.
+	AllowWhenFull bool
 }
 
 // Limiter counts attempts per key in a fixed window and reports whether each
 // attempt is allowed. It is safe for concurrent use.
 type Limiter struct {
-	max    int
-	window time.Duration
-	store  Store
-	now    func() time.Time
+	max           int
+	window        time.Duration
+	store         Store
+	refunder      Refunder // store's Refunder, nil when it has none
+	now           func() time.Time
+	allowWhenFull bool
 }
 
 // New returns a Limiter for cfg. It returns an error wrapping
@@ -86,13 +119,14 @@ func New(cfg Config) (*Limiter, error) {
 	if cfg.Window <= 0 {
 		return nil, fmt.Errorf("%w: Window must be > 0, got %v", ErrInvalidConfig, cfg.Window)
 	}
-	l := &Limiter{max: cfg.MaxAttempts, window: cfg.Window, store: cfg.Store, now: cfg.Now}
+	l := &Limiter{max: cfg.MaxAttempts, window: cfg.Window, store: cfg.Store, now: cfg.Now, allowWhenFull: cfg.AllowWhenFull}
 	if l.now == nil {
 		l.now = time.Now
 	}
 	if l.store == nil {
 		l.store = NewMemoryStore(MemoryConfig{Now: cfg.Now})
 	}
+	l.refunder, _ = l.store.(Refunder)
 	return l, nil
 }
 
@@ -110,6 +144,11 @@ type Result struct {
 
 	// Limit is the limiter's MaxAttempts, handy for response headers.
 	Limit int
+
+	// StoreFull reports that the store was full and did not count this
+	// attempt. Allowed is then Config.AllowWhenFull, Remaining is 0 and
+	// ResetAt is the store's hint, or the time of the attempt plus Window.
+	StoreFull bool
 }
 
 // RetryAfter returns the time from now until ResetAt, rounded up to whole
@@ -133,8 +172,9 @@ func (r Result) RetryAfter(now time.Time) time.Duration {
 // n-th attempt of a window is allowed while n <= MaxAttempts. Attempts that
 // are not allowed still count, but never extend the window.
 //
-// When the store is full ([ErrStoreFull]) the attempt is not allowed and the
-// error is nil; ResetAt is the store's hint, or now plus Window without one.
+// When the store is full ([ErrStoreFull]) the attempt is not counted,
+// Result.StoreFull is set, Allowed is Config.AllowWhenFull, and the error is
+// nil; ResetAt is the store's hint, or now plus Window without one.
 // Any other store error is returned wrapped, with Allowed false: callers fail
 // closed unless they decide otherwise. key is passed to the store as given.
 func (l *Limiter) Attempt(ctx context.Context, key string) (Result, error) {
@@ -144,7 +184,7 @@ func (l *Limiter) Attempt(ctx context.Context, key string) (Result, error) {
 			if resetAt.IsZero() {
 				resetAt = l.now().Add(l.window)
 			}
-			return Result{ResetAt: resetAt, Limit: l.max}, nil
+			return Result{Allowed: l.allowWhenFull, ResetAt: resetAt, Limit: l.max, StoreFull: true}, nil
 		}
 		return Result{Limit: l.max}, fmt.Errorf("ratelimit: increment: %w", err)
 	}
@@ -167,6 +207,23 @@ func (l *Limiter) Attempt(ctx context.Context, key string) (Result, error) {
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if err := l.store.Reset(ctx, key); err != nil {
 		return fmt.Errorf("ratelimit: reset: %w", err)
+	}
+	return nil
+}
+
+// Refund gives back the attempt that r reports for key, when the store
+// implements [Refunder]: key's count goes down by one if it is still in the
+// window r counted in (r.ResetAt). It does nothing for a store without
+// Refunder, and for an attempt that was not counted (r.StoreFull, or a zero
+// Result). It never resets key, so refunding only the attempts that turned
+// out legitimate leaves every other attempt of the window counted. A store
+// error is returned wrapped.
+func (l *Limiter) Refund(ctx context.Context, key string, r Result) error {
+	if l.refunder == nil || r.StoreFull || r.ResetAt.IsZero() {
+		return nil
+	}
+	if err := l.refunder.Refund(ctx, key, r.ResetAt); err != nil {
+		return fmt.Errorf("ratelimit: refund: %w", err)
 	}
 	return nil
 }

@@ -298,12 +298,12 @@ func TestAttemptStoreAnswers(t *testing.T) {
 		{
 			name:  "store full with hint",
 			store: stubStore{resetAt: hint, err: ErrStoreFull},
-			want:  Result{ResetAt: hint, Limit: 5},
+			want:  Result{ResetAt: hint, Limit: 5, StoreFull: true},
 		},
 		{
 			name:  "wrapped store full without hint",
 			store: stubStore{err: fmt.Errorf("redis: %w", ErrStoreFull)},
-			want:  Result{ResetAt: clock.Now().Add(time.Minute), Limit: 5},
+			want:  Result{ResetAt: clock.Now().Add(time.Minute), Limit: 5, StoreFull: true},
 		},
 		{
 			name:    "store error",
@@ -364,5 +364,6 @@ func TestResetStoreError(t *testing.T) {
 }
 
 func resultEqual(a, b Result) bool {
-	return a.Allowed == b.Allowed && a.Remaining == b.Remaining && a.Limit == b.Limit && a.ResetAt.Equal(b.ResetAt)
+	return a.Allowed == b.Allowed && a.Remaining == b.Remaining && a.Limit == b.Limit && a.ResetAt.Equal(b.ResetAt) &&
+		a.StoreFull == b.StoreFull
 }

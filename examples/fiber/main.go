@@ -7,6 +7,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -34,11 +35,25 @@ func main() {
 		fiberauth.Register(f, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
+		// A load balancer's probes: liveness and readiness.
+		health := adaptor.HTTPHandler(a.Health())
+		for _, p := range app.HealthPaths {
+			f.Get(p, health)
+		}
 		// The shared pages (net/http handlers, through fiber's adaptor).
 		pagesHandler := adaptor.HTTPHandler(a.Pages)
 		for _, p := range pages.Paths() {
 			f.Get(pages.ColonPath(p), pagesHandler)
 		}
+		// Any other path: an HTML 404 page; unknown API paths go on to
+		// fiber's 404, which fiberauth.ErrorHandler answers with JSON.
+		notFound := adaptor.HTTPHandlerFunc(a.Pages.NotFound)
+		f.Use(func(c *fiber.Ctx) error {
+			if strings.HasPrefix(c.Path(), "/api/") {
+				return c.Next()
+			}
+			return notFound(c)
+		})
 		return server{f}, nil
 	}))
 }

@@ -32,8 +32,14 @@ func main() {
 				resp.Write(c.Writer)
 				return
 			}
-			c.String(http.StatusNotFound, "404 page not found")
+			a.Pages.NotFound(c.Writer, c.Request)
 		})
+		// A load balancer's probes: liveness and readiness.
+		health := gin.WrapH(a.Health())
+		for _, p := range app.HealthPaths {
+			r.GET(p, health)
+			r.HEAD(p, health) // as net/http and fiber do
+		}
 		// The shared pages.
 		for _, p := range pages.Paths() {
 			r.GET(pages.ColonPath(p), gin.WrapH(a.Pages))

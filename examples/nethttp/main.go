@@ -24,6 +24,11 @@ func main() {
 			resp := a.Service.NotFound(nethttpauth.Request(r))
 			resp.Write(w)
 		})
+		// A load balancer's probes: liveness and readiness.
+		health := a.Health()
+		for _, p := range app.HealthPaths {
+			mux.Handle("GET "+p, health)
+		}
 		// The shared pages.
 		for _, p := range pages.Paths() {
 			if p == "/" {
@@ -31,6 +36,8 @@ func main() {
 			}
 			mux.Handle("GET "+p, a.Pages)
 		}
+		// Any other path: an HTML 404 page.
+		mux.HandleFunc("/", a.Pages.NotFound)
 		return app.HTTPServer(mux), nil
 	}))
 }

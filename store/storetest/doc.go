@@ -14,6 +14,8 @@
 // a half-applied change). [RunLimitStore] does the same for ratelimit.Store:
 // the window starts at the first increment, does not slide, restarts after
 // it elapses, and concurrent increments each see a distinct count.
+// [RunLimitRefunder] proves the optional ratelimit.Refunder of a store that
+// has one: a refund gives back exactly one attempt of the window it names.
 //
 // The constructor is called once per subtest and must return an empty store;
 // tests that share a database should give each call its own schema or table

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,11 +42,13 @@ type App struct {
 	Production  bool
 	Service     *auth.Service
 	Users       user.Store
-	Pages       http.Handler // the shared HTML pages (package pages)
-	Description string       // stores and mailer, for the first log line
+	Pages       *pages.Handler // the shared HTML pages; Pages.NotFound answers other paths
+	Description string         // stores and mailer, for the first log line
 	Warnings    []string
 
-	closers []func(context.Context) error
+	closers    []func(context.Context) error
+	logger     *slog.Logger
+	pingLimits func(context.Context) error // nil: in-memory limits, never down
 }
 
 // Close stops the service (draining mail) and closes the stores.
@@ -66,10 +68,14 @@ func get(env Env, key, def string) string {
 }
 
 // Load builds the App from the environment. In production it refuses to
-// start without SESSION_SECRET, ENCRYPTION_KEY and SMTP_URL, naming every
-// one that is missing.
+// start without SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL and APP_URL,
+// naming every one that is missing. Settings that work but are unsafe
+// (an APP_URL that is not https://, TRUST_PROXY=true) add to Warnings.
 func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
-	a := &App{Addr: get(env, "ADDR", ":8080")}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Addr: get(env, "ADDR", ":8080"), logger: logger}
 	appEnv := get(env, "APP_ENV", "development")
 	switch appEnv {
 	case "production":
@@ -80,7 +86,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	if a.Production {
 		var missing []string
-		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL"} {
+		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL", "APP_URL"} {
 			if get(env, k, "") == "" {
 				missing = append(missing, k)
 			}
@@ -103,6 +109,15 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TRUST_PROXY: %w", err)
 	}
+	if proxies.String() == "all" {
+		a.Warnings = append(a.Warnings, "TRUST_PROXY=true believes the leftmost X-Forwarded-For entry from any peer: "+
+			"behind a proxy that appends to the header (nginx's $proxy_add_x_forwarded_for) every client chooses its own "+
+			"rate-limit key; set TRUST_PROXY to the proxy's addresses (e.g. TRUST_PROXY=10.0.0.0/8) unless the proxy overwrites it")
+	}
+	appURL := get(env, "APP_URL", "http://localhost:8080")
+	if w := appURLWarning(appURL); w != "" {
+		a.Warnings = append(a.Warnings, w)
+	}
 
 	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
 	users, usersDesc, err := a.openUsers(dbURL, dataDir)
@@ -115,6 +130,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
+	if limitStore == nil && a.Production {
+		a.Warnings = append(a.Warnings, "REDIS_URL is unset: rate limits are kept in this process's memory, "+
+			"10,000 keys per limit; production with more than one process, or under attack, wants REDIS_URL "+
+			"(one shared limit store without that capacity)")
+	}
 
 	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
 	if err != nil {
@@ -125,7 +145,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Users:      users,
 		Secrets:    splitList(secrets),
 		Keys:       keyring,
-		AppURL:     get(env, "APP_URL", "http://localhost:8080"),
+		AppURL:     appURL,
 		AppName:    get(env, "APP_NAME", "authkit"),
 		Mailer:     mailer,
 		Proxies:    proxies,
@@ -141,12 +161,37 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	if a.Pages, err = pages.New(get(env, "APP_NAME", "authkit")); err != nil {
+	if a.Pages, err = pages.New(pages.Config{AppName: get(env, "APP_NAME", "authkit"), SecureCookies: a.Production}); err != nil {
 		return nil, err
 	}
 	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, env: %s",
 		usersDesc, limitsDesc, mailDesc, proxies, appEnv)
 	return a, nil
+}
+
+// appURLWarning says what is wrong with APP_URL for links mailed to
+// people: anything but https://, except on a loopback host (development),
+// where links work only on the machine itself anyway.
+func appURLWarning(appURL string) string {
+	u, err := url.Parse(appURL)
+	if err == nil && u.Scheme == "https" && u.Host != "" {
+		return ""
+	}
+	if err == nil && u.Scheme == "http" && isLoopback(u.Hostname()) {
+		return ""
+	}
+	return "APP_URL=" + appURL + " is not an https:// URL: the links in mails (email verification, password reset) " +
+		"carry their tokens over plain HTTP and lead to pages where the Secure sign-in cookie is not kept"
+}
+
+// isLoopback reports whether host names this machine: localhost (and its
+// subdomains) or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func splitList(s string) []string {
@@ -208,6 +253,9 @@ func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store,
 	// then get their 503 (fail closed) at once instead of piling up.
 	opts.MaxRetries = 1
 	opts.DialerRetries = 1
+	// go-redis logs its own troubles ("connection pool: failed to dial")
+	// through one process-wide logger: make it the app's.
+	redis.SetLogger(redisstore.NewLogger(a.logger))
 	client := redis.NewClient(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -217,6 +265,7 @@ func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store,
 	}
 	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
 	rs := redisstore.New(client, redisstore.Config{Prefix: prefix})
+	a.pingLimits = rs.Ping
 	// One store for every limit: their keys carry the limit's name.
 	return func(string) ratelimit.Store { return rs }, "redis " + opts.Addr, nil
 }

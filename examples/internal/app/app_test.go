@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +25,12 @@ func TestProductionRefusesWithoutSecrets(t *testing.T) {
 		vars map[string]string
 		want string
 	}{
-		{map[string]string{"APP_ENV": "production"}, "APP_ENV=production requires SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL"},
-		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32)}, "requires ENCRYPTION_KEY, SMTP_URL"},
-		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": "x"}, "requires SMTP_URL"},
+		{map[string]string{"APP_ENV": "production"}, "APP_ENV=production requires SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL, APP_URL"},
+		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32)}, "requires ENCRYPTION_KEY, SMTP_URL, APP_URL"},
+		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": "x"}, "requires SMTP_URL, APP_URL"},
+		// Without APP_URL the mailed links would point at http://localhost:8080.
+		{map[string]string{"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": "x",
+			"SMTP_URL": "smtp://mail.example.com:587"}, "APP_ENV=production requires APP_URL"},
 		{map[string]string{"APP_ENV": "staging"}, `APP_ENV must be development or production, not "staging"`},
 	}
 	for _, tt := range tests {
@@ -40,14 +45,31 @@ func TestProductionStarts(t *testing.T) {
 	key, _ := secretbox.GenerateKey()
 	a, err := Load(env(map[string]string{
 		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
-		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(),
+		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "APP_URL": "https://app.example.com",
 	}), io.Discard, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close(t.Context())
-	if !a.Production || len(a.Warnings) != 0 {
-		t.Fatalf("production app: production=%v warnings=%v", a.Production, a.Warnings)
+	// The one warning: in-memory rate limits (no REDIS_URL).
+	if !a.Production || len(a.Warnings) != 1 || !strings.HasPrefix(a.Warnings[0], "REDIS_URL is unset: rate limits are kept in this process's memory") ||
+		!strings.Contains(a.Warnings[0], "production with more than one process, or under attack, wants REDIS_URL") {
+		t.Fatalf("production app: production=%v warnings=%q", a.Production, a.Warnings)
+	}
+	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
+	if redisURL == "" {
+		return
+	}
+	b, err := Load(env(map[string]string{
+		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
+		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "REDIS_URL": redisURL,
+	}), io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(t.Context())
+	if len(b.Warnings) != 0 {
+		t.Fatalf("production app on Redis: warnings %q, want none", b.Warnings)
 	}
 	if !strings.Contains(a.Description, "mail: smtp smtp://mail.example.com:587") || !strings.Contains(a.Description, "env: production") {
 		t.Fatalf("description %q", a.Description)
@@ -130,5 +152,71 @@ func TestDefaultIsSQLite(t *testing.T) {
 	defer b.Close(t.Context())
 	if _, err := b.Users.ByEmail(t.Context(), "kept@example.com"); err != nil {
 		t.Fatalf("user lost across a restart: %v", err)
+	}
+}
+
+// production is the environment of a production server that starts
+// without warnings; tests add or replace variables.
+func production(t *testing.T, extra map[string]string) Env {
+	key, _ := secretbox.GenerateKey()
+	m := map[string]string{
+		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
+		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "APP_URL": "https://app.example.com",
+		"DATABASE_URL": "memory",
+	}
+	maps.Copy(m, extra)
+	return env(m)
+}
+
+// TestStartupWarnings: settings that work but are unsafe start the server
+// with a warning that says what is wrong and what to do; safe ones start
+// it with none.
+func TestStartupWarnings(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		vars map[string]string
+		want []string // each must appear in the one warning; nil: no warning
+	}{
+		{"safe", map[string]string{"TRUST_PROXY": "10.0.0.0/8"}, nil},
+		{"http APP_URL", map[string]string{"APP_URL": "http://app.example.com"},
+			[]string{"APP_URL=http://app.example.com is not an https:// URL"}},
+		{"TRUST_PROXY=true", map[string]string{"TRUST_PROXY": "true"},
+			[]string{"TRUST_PROXY=true believes the leftmost X-Forwarded-For entry", "every client chooses its own rate-limit key",
+				"TRUST_PROXY=10.0.0.0/8"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, err := Load(production(t, tt.vars), io.Discard, quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(context.Background())
+			if tt.want == nil && len(a.Warnings) != 0 {
+				t.Fatalf("warnings %q, want none", a.Warnings)
+			}
+			if tt.want != nil && len(a.Warnings) != 1 {
+				t.Fatalf("warnings %q, want one", a.Warnings)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(a.Warnings[0], w) {
+					t.Errorf("warning %q lacks %q", a.Warnings[0], w)
+				}
+			}
+		})
+	}
+}
+
+// TestAppURLWarning: only an https:// APP_URL, or plain HTTP on this
+// machine (development), is taken without a warning.
+func TestAppURLWarning(t *testing.T) {
+	for url, warn := range map[string]bool{
+		"https://app.example.com": false, "https://app.example.com:8443/base": false,
+		"http://localhost:8080": false, "http://127.0.0.1:8080": false, "http://[::1]:8080": false, "http://app.localhost": false,
+		"http://app.example.com": true, "app.example.com": true, "http://10.0.0.5": true, "https://": true, "ftp://app.example.com": true,
+	} {
+		got := appURLWarning(url)
+		if (got != "") != warn || warn && !strings.HasPrefix(got, "APP_URL="+url+" is not an https:// URL") {
+			t.Errorf("APP_URL=%s: warning %q, want one: %v", url, got, warn)
+		}
 	}
 }

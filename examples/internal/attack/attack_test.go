@@ -7,6 +7,10 @@
 // as the outage at that moment allows; the service must recover once the
 // path is restored; and the stored 2FA state must be whole afterwards.
 //
+// It also fills the server's in-memory rate-limit stores from many real
+// source addresses and checks what a user who is not under attack still
+// gets (exhaustion_test.go).
+//
 // The races and the hostile-input corpus run in core/authtest, on every
 // framework and store (examples/internal/matrix).
 package attack

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -65,8 +68,9 @@ type Browser struct {
 // New starts Chromium for the test (headless, no sandbox, no GPU, no
 // background traffic, a profile in t.TempDir()) and stops it at the end.
 // name is the folder of its screenshots under artifacts/screenshots/; the
-// folder is emptied first so it shows only this run.
-func New(t *testing.T, name string) *Browser {
+// folder is emptied first so it shows only this run. extra adds flags,
+// such as [MapHost].
+func New(t *testing.T, name string, extra ...chromedp.ExecAllocatorOption) *Browser {
 	t.Helper()
 	bin := Chromium(t)
 	b := &Browser{t: t, shotDir: filepath.Join(ArtifactsDir(t), "screenshots", name), downloads: t.TempDir(),
@@ -90,6 +94,7 @@ func New(t *testing.T, name string) *Browser {
 		chromedp.Flag("disable-quic", true),
 		chromedp.WindowSize(1280, 900),
 	)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	t.Cleanup(func() {
@@ -222,6 +227,46 @@ func (b *Browser) location() string {
 func (b *Browser) Open(u string) {
 	b.t.Helper()
 	b.do("open "+u, chromedp.Navigate(u))
+}
+
+// MapHost is a flag for [New] that makes Chromium resolve host to
+// 127.0.0.1, so that a test can open a server on a name that is not a
+// loopback address (where Secure cookies are dropped over plain HTTP).
+// It also turns off Chromium's automatic upgrades of http:// URLs to
+// https://.
+func MapHost(host string) chromedp.ExecAllocatorOption {
+	return func(a *chromedp.ExecAllocator) {
+		chromedp.Flag("host-resolver-rules", "MAP "+host+" 127.0.0.1")(a)
+		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable")(a)
+	}
+}
+
+// DisableScripts turns the pages' JavaScript off, or back on, for the
+// pages opened from now on, as a person who disabled it would have it.
+// The test's own Eval still runs.
+func (b *Browser) DisableScripts(off bool) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off}); err != nil {
+		b.t.Fatalf("script execution disabled: %v: %v", off, err)
+	}
+}
+
+// History returns the URLs of the tab's history entries, oldest first.
+func (b *Browser) History() []string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		b.t.Fatalf("navigation history: %v", err)
+	}
+	var urls []string
+	for _, e := range res.Entries {
+		urls = append(urls, e.URL)
+	}
+	return urls
 }
 
 // Location returns the tab's URL.

@@ -71,6 +71,7 @@ func (f *flow) run() {
 	f.changeEmailAndDisable()
 	f.verifyLoggedOut()
 	f.phone()
+	f.notFound()
 	f.cspIsEnforced()
 }
 
@@ -260,13 +261,29 @@ func (f *flow) loginWithRecoveryCode() {
 	b.Shot("dashboard-recovery-used")
 }
 
+// regenerateCodes replaces the recovery codes, which takes a confirmation:
+// the settings page's button leads to a page that says what will happen,
+// where Cancel changes nothing.
 func (f *flow) regenerateCodes() {
 	b := f.b
 	b.Open(f.page("/settings/security"))
 	b.WaitPage("security", "/settings/security")
 	b.WaitText("twofa-state", "Recovery codes left: 7")
 	b.Click("regenerate")
-	b.WaitText("twofa-state", "Recovery codes left: 8")
+	b.WaitPage("codes", "/settings/recovery-codes")
+	b.WaitText("codes-left", "Recovery codes left: 7.")
+	if b.Visible("codes-box") {
+		f.t.Error("recovery codes: new codes shown before the person confirmed")
+	}
+	b.Shot("codes-confirm")
+	b.Click("regenerate-cancel")
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "Recovery codes left: 7")
+
+	b.Click("regenerate")
+	b.WaitPage("codes", "/settings/recovery-codes")
+	b.WaitText("codes-left", "Recovery codes left: 7.")
+	b.Submit("regenerate-form")
 	old := f.codes
 	f.codes = f.shownCodes()
 	for _, c := range f.codes {
@@ -274,13 +291,31 @@ func (f *flow) regenerateCodes() {
 			f.t.Errorf("regenerated recovery code %s was already an old one", c)
 		}
 	}
-	b.Shot("security-regenerated")
+	if b.Visible("regenerate-form") {
+		f.t.Error("recovery codes: the Replace button is still offered after replacing them")
+	}
+	b.Shot("codes-regenerated")
+	b.Click("codes-back-link")
+	b.WaitPage("security", "/settings/security")
+	b.WaitText("twofa-state", "Recovery codes left: 8")
 }
 
 func (f *flow) resetPassword() {
 	b := f.b
 	f.logout()
-	b.Click("forgot-link")
+	// A link that is not a token: the page says so and offers a new link.
+	b.Open(f.page("/reset-password/not-a-token"))
+	b.WaitPage("reset", "/reset-password/not-a-token")
+	if b.Visible("reset-new-link") {
+		f.t.Error("reset: a new link is offered before the page knows the link is bad")
+	}
+	b.Fill("password", password2)
+	b.Fill("confirmPassword", password2)
+	b.Submit("reset-form")
+	b.WaitText("reset-error", "Invalid or expired reset link")
+	b.WaitText("reset-new-link", "Request a new reset link")
+	b.Shot("reset-invalid")
+	b.Click("reset-forgot-link")
 	b.WaitPage("forgot", "/forgot-password")
 	b.Fill("email", email)
 	b.Submit("forgot-form")
@@ -302,15 +337,27 @@ func (f *flow) resetPassword() {
 	b.Submit("reset-form")
 	b.WaitText("reset-done", "Password has been reset")
 	b.WaitText("reset-login", "Log in")
-	if b.Visible("reset-form") {
-		f.t.Error("reset: the form is still offered after the reset succeeded")
+	if b.Visible("reset-form") || b.Visible("reset-new-link") {
+		f.t.Error("reset: the form or a new link is still offered after the reset succeeded")
 	}
 	b.Shot("reset-done")
+	b.Click("reset-login-link")
+	b.WaitPage("login", "/login")
+
+	// The same link again: used, and the page offers a new one.
+	b.Open(link)
+	b.WaitPage("reset", strings.TrimPrefix(link, f.s.URL))
+	b.Fill("password", password2)
+	b.Fill("confirmPassword", password2)
+	b.Submit("reset-form")
+	b.WaitText("reset-error", "This reset link has already been used")
+	b.WaitText("reset-new-link", "Request a new reset link")
+	b.Shot("reset-used")
 }
 
 func (f *flow) wrongCodeThenRecovery() {
 	b := f.b
-	b.Click("reset-login-link")
+	b.Open(f.page("/login"))
 	b.WaitPage("login", "/login")
 	f.login(email, password) // the old password no longer works
 	b.WaitText("login-error", "Invalid credentials")
@@ -403,6 +450,31 @@ func (f *flow) phone() {
 	b.WaitPage("twofactor", "/2fa")
 	b.Shot("phone-2fa")
 	b.Viewport(1280, 900)
+}
+
+// notFound opens an address where there is no page: a page in the
+// layout says so, with status 404, and leads home.
+func (f *flow) notFound() {
+	b := f.b
+	b.Open(f.page("/no/such-page"))
+	b.WaitPage("notfound", "/no/such-page")
+	b.WaitText("notfound-text", "There is no page at this address")
+	if title := Eval[string](b, `document.title`); title != "Page not found · authkit" {
+		f.t.Errorf("404 page title %q", title)
+	}
+	if status := Eval[int](b, `performance.getEntriesByType("navigation")[0].responseStatus`); status != 404 {
+		f.t.Errorf("404 page answered %d", status)
+	}
+	// The browser logs the page's own 404, as it should: that one only.
+	for _, p := range b.Problems() {
+		if !strings.HasSuffix(p, "/no/such-page): Failed to load resource: the server responded with a status of 404 (Not Found)") {
+			f.t.Errorf("page problem: %s", p)
+		}
+	}
+	b.Shot("not-found")
+	b.Click("notfound-home")
+	// Signed out (phone logged out): the dashboard sends on to /login.
+	b.WaitPage("login", "/login")
 }
 
 // cspIsEnforced proves that the problem check can fail: an image from

@@ -43,8 +43,9 @@ func (s *Server) WaitFor(t *testing.T, re *regexp.Regexp) string {
 
 // CheckContract proves the runtime contract of an example server started
 // on its defaults (DESIGN.md "Example servers"): the first log line says
-// where it listens and on what; the pages are served; unknown API paths
-// answer JSON; the app's own GET /api/hello is behind RequireUser; the
+// where it listens and on what; the liveness and readiness probes answer;
+// the pages are served; unknown pages answer an HTML 404 page and unknown
+// API paths JSON; the app's own GET /api/hello is behind RequireUser; the
 // flows run with mail on the console; SIGTERM shuts it down cleanly.
 func (s *Server) CheckContract(t *testing.T, framework string) {
 	t.Helper()
@@ -77,6 +78,8 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 		return resp.StatusCode, string(b)
 	}
 	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "/healthz", "", "200 {\"status\":\"ok\"}\n"},
+		{"GET", "/readyz", "", "200 {\"status\":\"ready\"}\n"},
 		{"GET", "/api/hello", "", `401 {"error":"Not authenticated"}`},
 		{"GET", "/api/nope", "", `404 {"error":"Not found"}`},
 		{"POST", "/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
@@ -86,6 +89,20 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 		status, body := do(tc.method, tc.path, tc.body)
 		if got := fmt.Sprintf("%d %s", status, body); got != tc.want {
 			t.Fatalf("%s %s: %q, want %q", tc.method, tc.path, got, tc.want)
+		}
+	}
+	// An unknown page is an HTML page in the layout, linking home; an
+	// unknown API path stays JSON (above).
+	for _, path := range []string{"/nope", "/settings/nope", "/verify-email/a/b"} {
+		resp, err := c.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 404 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+			!strings.Contains(string(b), "<title>Page not found · authkit</title>") || !strings.Contains(string(b), `href="/dashboard"`) {
+			t.Errorf("GET %s: %d %q\n%s", path, resp.StatusCode, resp.Header.Get("Content-Type"), b)
 		}
 	}
 	tok := s.WaitFor(t, regexp.MustCompile(`http://localhost:8080/verify-email/([A-Za-z0-9_-]+)`))

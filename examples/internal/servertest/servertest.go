@@ -25,6 +25,7 @@ type Server struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
 	stdout bytes.Buffer // the console mailer writes here
+	stderr bytes.Buffer // the log, from its second line on
 	done   chan error
 }
 
@@ -65,7 +66,12 @@ func Start(t *testing.T, dir string, env ...string) *Server {
 			if first {
 				lines <- sc.Text()
 				first = false
+				continue
 			}
+			s.mu.Lock()
+			s.stderr.Write(sc.Bytes())
+			s.stderr.WriteByte('\n')
+			s.mu.Unlock()
 		}
 		close(lines)
 		_, _ = io.Copy(io.Discard, stderr)
@@ -100,6 +106,14 @@ func (s *Server) Stdout() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stdout.String()
+}
+
+// Log returns what the server logged on standard error so far, after its
+// first line (FirstLine).
+func (s *Server) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
 }
 
 // Stop sends SIGTERM and returns the exit error (nil for exit code 0).

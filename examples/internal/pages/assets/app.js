@@ -59,12 +59,16 @@ function checkFields(form) {
   return name + ": " + first.validationMessage;
 }
 
-// bind posts a form to its data-api route (or path) and calls done on
-// success. Errors show in errorId, a live region beside the form: the
-// browser's field checks first, then the API's answer.
-function bind(formId, errorId, done, path) {
+// bind posts a form to its action, the JSON route (as JSON, with fetch),
+// and calls done on success. Errors show in errorId, a live region beside
+// the form: the browser's field checks first, then the API's answer, which
+// fail, if given, also sees. Without this script the browser posts the form
+// there itself (method="post"), so nothing typed ever lands in a URL.
+function bind(formId, errorId, done, fail) {
   const form = $(formId);
   if (!form) return;
+  // The script shows the field errors in the live region itself.
+  form.noValidate = true;
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     show(errorId, "");
@@ -77,10 +81,11 @@ function bind(formId, errorId, done, path) {
     }
     const button = form.querySelector("button[type=submit]");
     if (button) button.disabled = true;
-    const r = await api(path || form.dataset.api, fields(form));
+    const r = await api(form.getAttribute("action"), fields(form));
     if (button) button.disabled = false;
     if (!r.ok) {
       show(errorId, r.body.error || "Something went wrong.");
+      if (fail) fail(r);
       // A form with one field (a code, an email) had that field wrong:
       // mark it and select it for another try.
       const inputs = form.querySelectorAll("input");
@@ -93,6 +98,33 @@ function bind(formId, errorId, done, path) {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
     done(r.body, form);
   });
+}
+
+// showCodes lists freshly issued recovery codes in the codes box, with
+// Copy and Download.
+function showCodes(codes) {
+  const list = $("recovery-codes");
+  list.replaceChildren(...codes.map((c) => { const li = document.createElement("li"); li.textContent = c; return li; }));
+  const text = codes.join("\n") + "\n";
+  const link = $("codes-download");
+  if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+  link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+  $("codes-copy").onclick = async () => {
+    try { await navigator.clipboard.writeText(text); show("codes-copied", "Copied."); }
+    catch (e) { show("codes-copied", "Copy failed: select the codes and copy them by hand."); }
+  };
+  $("codes-box").hidden = false;
+}
+
+// warnPlainHTTP shows the layout's HTTPS warning (rendered only when the
+// sign-in cookie is Secure) on a page opened over plain HTTP: the browser
+// drops a Secure cookie there, except on this machine's own addresses.
+function warnPlainHTTP() {
+  const warning = $("https-warning");
+  if (!warning || location.protocol !== "http:") return;
+  const host = location.hostname;
+  const loopback = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
+  if (!loopback) warning.hidden = false;
 }
 
 function tokenFromPath() {
@@ -164,14 +196,18 @@ const pages = {
   },
 
   reset() {
-    const path = "/api/auth/reset-password/" + encodeURIComponent(tokenFromPath());
     bind("reset-form", "reset-error", (body, form) => {
       show("reset-done", body.message);
       form.reset();
       form.hidden = true;
+      $("reset-new-link").hidden = true;
       $("reset-login").hidden = false;
       $("reset-login-link").focus();
-    }, path);
+    }, (r) => {
+      // "Invalid or expired reset link", "This reset link has already been
+      // used": this link is done for, offer a new one.
+      $("reset-new-link").hidden = !/\blink\b/.test(r.body.error || "");
+    });
   },
 
   async dashboard() {
@@ -198,19 +234,6 @@ const pages = {
       $("twofa-off").hidden = u.twoFactorEnabled;
       $("twofa-on").hidden = !u.twoFactorEnabled;
     };
-    const showCodes = (codes) => {
-      const list = $("recovery-codes");
-      list.replaceChildren(...codes.map((c) => { const li = document.createElement("li"); li.textContent = c; return li; }));
-      const text = codes.join("\n") + "\n";
-      const link = $("codes-download");
-      if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
-      link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-      $("codes-copy").onclick = async () => {
-        try { await navigator.clipboard.writeText(text); show("codes-copied", "Copied."); }
-        catch (e) { show("codes-copied", "Copy failed: select the codes and copy them by hand."); }
-      };
-      $("codes-box").hidden = false;
-    };
     let u = await me();
     if (!u) return;
     render(u);
@@ -234,14 +257,6 @@ const pages = {
       u = await me();
       if (u) render(u);
     });
-    $("regenerate").addEventListener("click", async () => {
-      show("regenerate-error", "");
-      const r = await api("/api/2fa/regenerate-codes", {});
-      if (!r.ok) { show("regenerate-error", r.body.error); return; }
-      showCodes(r.body.recoveryCodes);
-      u = await me();
-      if (u) render(u);
-    });
     bind("disable-form", "disable-error", async (body, form) => {
       form.reset();
       $("codes-box").hidden = true;
@@ -252,9 +267,29 @@ const pages = {
     bind("email-form", "email-error", (body, form) => { form.reset(); show("email-done", body.message); });
     bind("password-form", "password-error", (body, form) => { form.reset(); show("password-done", body.message); });
   },
+
+  // codes is the confirmation step before new recovery codes replace the
+  // old ones: nothing changes until the person presses Replace.
+  async codes() {
+    const u = await me();
+    if (!u) return;
+    if (!u.twoFactorEnabled) {
+      show("codes-left", "Two-factor authentication is off: there are no recovery codes to replace.");
+      $("regenerate-form").hidden = true;
+      $("codes-back").hidden = false;
+      return;
+    }
+    show("codes-left", "Recovery codes left: " + u.recoveryCodesRemaining + ".");
+    bind("regenerate-form", "regenerate-error", (body) => {
+      showCodes(body.recoveryCodes);
+      $("regenerate-step").hidden = true;
+      $("codes-back").hidden = false;
+    });
+  },
 };
 
 document.addEventListener("DOMContentLoaded", () => {
+  warnPlainHTTP();
   const logout = $("logout");
   if (logout) {
     logout.addEventListener("click", async () => {

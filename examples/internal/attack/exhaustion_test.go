@@ -1,0 +1,260 @@
+package attack
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/examples/internal/servertest"
+)
+
+// Texts of the answers the exhaustion tests expect (spec section 7).
+const (
+	msgForgotSent    = "If an account exists for that email, a password reset link has been sent."
+	msgTooManyLogins = "Too many login attempts. Try again later."
+	msgRegistered    = "Registration successful. Check your email to verify your address."
+)
+
+// TestLimitStoreExhaustion fills the example server's in-memory limit
+// stores from many real source addresses (the loopback range: every
+// 127.x.y.z is this machine, so each connection is bound to an address of
+// its own, and the server keys limits by the socket address, TRUST_PROXY
+// unset), as an attacker with that many addresses would, then checks what a
+// user who is not under attack gets: their correct password logs them in,
+// and their forgot-password request mails them the link (SECURITY.md
+// deviation 10). The flood is the fast one: each request is sent and the
+// connection half-closed, so the server cancels the request once it has
+// read it, and a login for an unknown address skips its password hash;
+// the limits have counted it by then, and the answer is still read back.
+//
+// Forgot-password for unknown addresses queues no mail, so this flood
+// cannot fill the mail queue; the victim's mail is checked on the
+// server's console output.
+func TestLimitStoreExhaustion(t *testing.T) {
+	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
+	if !strings.Contains(srv.FirstLine, "rate limits: memory") {
+		t.Fatalf("first log line %q: want in-memory rate limits", srv.FirstLine)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	const victim = "victim@example.com"
+	victimFrom := func(n int) *http.Client { return clientFrom(netip.AddrFrom4([4]byte{127, 0, 200, byte(n)})) }
+	r := send(t, victimFrom(1), srv.URL+"/api/auth/register", fmt.Sprintf(`{"email":%q,"password":%q,"name":"Victim"}`, victim, password))
+	if r.status != 200 || r.json["message"] != msgRegistered {
+		t.Fatalf("register: %s", r)
+	}
+
+	// 1,000 addresses x 10 made-up emails: login:email gets 10,000 keys
+	// (its capacity); each address stays within login:ip's 10.
+	took, statuses := flood(t, host, 1000, 10, 1, "/api/login", func(a, i int) string {
+		return fmt.Sprintf(`{"email":"junk%d-%d@example.net","password":"guess"}`, a, i)
+	})
+	t.Logf("login flood: 10,000 requests from 1,000 addresses in %s, answers %v", took.Round(time.Millisecond), statuses)
+	// 500: a request the server found cancelled (its client gone) at the
+	// user store, after the limits had counted it.
+	if statuses[401]+statuses[500] != 10000 || statuses[401] < 9000 {
+		t.Errorf("login flood answers %v, want 10,000 x 401 (or 500 for a cancelled request), no 429", statuses)
+	}
+	r = send(t, victimFrom(2), srv.URL+"/api/login", fmt.Sprintf(`{"email":%q,"password":%q}`, victim, password))
+	t.Logf("victim's login after the flood: %s", r)
+	if r.status != 200 || len(r.json) != 1 || r.json["success"] != true {
+		t.Errorf("victim's correct password after the login flood: %s, want 200 {\"success\":true}", r)
+	}
+	if !strings.Contains(strings.Join(r.header.Values("Set-Cookie"), "\n"), "authkit_session=") {
+		t.Errorf("victim's login: no session cookie")
+	}
+	// The address key was refunded; the email key was not counted.
+	if got := r.header.Get("X-RateLimit-Remaining"); got != "10" {
+		t.Errorf("victim's login: X-RateLimit-Remaining %q, want 10", got)
+	}
+
+	// 2,000 addresses x 5 made-up emails: reset:email gets 10,000 keys;
+	// each address stays within reset:ip's 5.
+	took, statuses = flood(t, host, 2000, 5, 2, "/api/auth/forgot-password", func(a, i int) string {
+		return fmt.Sprintf(`{"email":"junk%d-%d@example.net"}`, a, i)
+	})
+	t.Logf("forgot-password flood: 10,000 requests from 2,000 addresses in %s, answers %v", took.Round(time.Millisecond), statuses)
+	if statuses[200]+statuses[500] != 10000 || statuses[200] < 9000 {
+		t.Errorf("forgot-password flood answers %v, want 10,000 x 200 (or 500 for a cancelled request), no 429", statuses)
+	}
+	r = send(t, victimFrom(3), srv.URL+"/api/auth/forgot-password", fmt.Sprintf(`{"email":%q}`, victim))
+	t.Logf("victim's forgot-password after the flood: %s", r)
+	if r.status != 200 || len(r.json) != 1 || r.json["message"] != msgForgotSent {
+		t.Errorf("victim's forgot-password: %s, want 200 {\"message\":%q}", r, msgForgotSent)
+	}
+	if got := r.header.Get("X-RateLimit-Remaining"); got != "4" {
+		t.Errorf("victim's forgot-password: X-RateLimit-Remaining %q, want 4", got)
+	}
+	mailed := waitFor(srv, regexp.MustCompile(`(?s)To: `+regexp.QuoteMeta(victim)+`.*?/reset-password/`), 10*time.Second)
+	t.Logf("victim's reset mail sent: %v", mailed)
+	if !mailed {
+		t.Errorf("no reset mail to %s on the console:\n%.2000s", victim, srv.Stdout())
+	}
+
+	// Each full store was reported, once (at most once a minute).
+	for _, limit := range []string{"login:email", "reset:email"} {
+		re := regexp.MustCompile(`event=limit_store_full .*detail=` + regexp.QuoteMeta(limit) + `\b`)
+		if n := len(re.FindAllString(srv.Log(), -1)); n != 1 {
+			t.Errorf("%d limit_store_full events for %s in the log, want 1", n, limit)
+		}
+	}
+	// The address stores, with 1,000 and 2,000 keys, were never full.
+	if m := regexp.MustCompile(`event=limit_store_full .*detail=\S*:ip\b`).FindString(srv.Log()); m != "" {
+		t.Errorf("an address store reported full: %s", m)
+	}
+}
+
+// TestCorrectLoginsFromOneAddress: an office or a carrier's NAT behind one
+// address logs in any number of times; failures from it still meet the
+// limit of 10 per 15 minutes (SECURITY.md deviation 4).
+func TestCorrectLoginsFromOneAddress(t *testing.T) {
+	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
+	office := clientFrom(netip.MustParseAddr("127.0.201.1"))
+	const email = "office@example.com"
+	if r := send(t, office, srv.URL+"/api/auth/register", fmt.Sprintf(`{"email":%q,"password":%q,"name":"Office"}`, email, password)); r.status != 200 {
+		t.Fatalf("register: %s", r)
+	}
+	const logins = 15
+	ok := 0
+	for ; ok < logins; ok++ {
+		r := send(t, office, srv.URL+"/api/login", fmt.Sprintf(`{"email":%q,"password":%q}`, email, password))
+		if r.status != 200 || r.json["success"] != true {
+			t.Logf("correct login %d: %s", ok+1, r)
+			break
+		}
+	}
+	t.Logf("correct logins from one address before a 429: %d of %d answered 200", ok, logins)
+	if ok != logins {
+		t.Errorf("%d of %d correct logins from one address answered 200", ok, logins)
+	}
+	for i := range 10 {
+		if r := send(t, office, srv.URL+"/api/login", fmt.Sprintf(`{"email":"nobody%d@example.com","password":"wrong"}`, i)); r.status != 401 {
+			t.Fatalf("failed login %d: %s, want 401", i+1, r)
+		}
+	}
+	r := send(t, office, srv.URL+"/api/login", fmt.Sprintf(`{"email":%q,"password":%q}`, email, password))
+	if r.status != 429 || r.json["error"] != msgTooManyLogins || r.header.Get("Retry-After") == "" {
+		t.Errorf("after 10 failures: %s, want 429 %q with Retry-After", r, msgTooManyLogins)
+	}
+}
+
+// clientFrom returns an HTTP client whose connections leave from src.
+func clientFrom(src netip.Addr) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: src.AsSlice()}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// answer is one response, read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+	json   map[string]any
+}
+
+func (a answer) String() string { return fmt.Sprintf("%d %s", a.status, a.body) }
+
+func send(t *testing.T, c *http.Client, url, body string) answer {
+	t.Helper()
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	_ = json.Unmarshal(b, &a.json)
+	return a
+}
+
+// flood sends per requests from each of addrs source addresses
+// 127.net.x.y to path on host, the body of request i of address a made by
+// body(a, i), from 64 connections at a time. Each request goes on a
+// connection of its own that is half-closed once sent, and its answer is
+// read back. It returns how long the flood took and the count of each
+// status.
+func flood(t *testing.T, host string, addrs, per int, network byte, path string, body func(a, i int) string) (time.Duration, map[int]int) {
+	t.Helper()
+	type job struct{ a, i int }
+	jobs := make(chan job)
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	began := time.Now()
+	for range 64 {
+		wg.Go(func() {
+			for j := range jobs {
+				src := netip.AddrFrom4([4]byte{127, network, byte(j.a / 250), byte(j.a%250 + 1)})
+				status, err := halfClosed(host, src, path, body(j.a, j.i))
+				if err != nil {
+					t.Errorf("flood request %d of %s: %v", j.i, src, err)
+				}
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+			}
+		})
+	}
+	// Address by address, in order, so the keys arrive as an attacker's
+	// would; requests of one address never exceed its address limit.
+	for a := range addrs {
+		for i := range per {
+			jobs <- job{a, i}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return time.Since(began), statuses
+}
+
+// halfClosed sends one POST from src to path on host on a connection of
+// its own, closes its write side, and reads the status of the answer.
+func halfClosed(host string, src netip.Addr, path, body string) (int, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: src.AsSlice()}, Timeout: 5 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(requestTimeout))
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		path, host, len(body), body)
+	if _, err := io.WriteString(conn, req); err != nil {
+		return 0, err
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		return 0, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}})
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// waitFor polls the server's console output for re, up to d.
+func waitFor(srv *servertest.Server, re *regexp.Regexp, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if re.MatchString(srv.Stdout()) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,246 @@
+package storetest
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/ratelimit"
+)
+
+// RunLimitRefunder runs the conformance suite of ratelimit.Refunder, the
+// optional interface of a rate-limit store that gives back one counted
+// attempt. newStore must return stores that implement it; the suite fails
+// at once otherwise. It is separate from [RunLimitStore], so a store without
+// Refunder passes that suite as before.
+//
+// It proves that a refund takes exactly one off the count of the window it
+// names and never moves that window's end; that a missing key, an ended
+// window, a newer window and another window's end are left alone; that a
+// refund to zero leaves the next increment at 1; that long and unusual keys
+// are refunded under the same mapping as Increment uses; and that racing
+// increments and refunds leave exactly the count they add up to.
+func RunLimitRefunder(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
+	t.Helper()
+	if opts.Tolerance == 0 && opts.RealTime {
+		opts.Tolerance = 250 * time.Millisecond
+	}
+	window := time.Minute
+	if opts.RealTime {
+		window = 700 * time.Millisecond
+	}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s ratelimit.Refunder, e *limitEnv)
+	}{
+		{"RefundGivesBackOne", testRefundOne},
+		{"RefundLeavesOtherWindowsAlone", testRefundOtherWindows},
+		{"RefundMissingKey", testRefundMissing},
+		{"RefundAfterWindowEnded", testRefundEnded},
+		{"RefundToZero", testRefundToZero},
+		{"RefundUnusualKeys", testRefundUnusualKeys},
+		{"ConcurrentRefundsAndIncrements", testRefundConcurrent},
+		{"LimiterRefund", testLimiterRefund},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if opts.RealTime {
+				t.Parallel()
+			}
+			clock := NewClock(base)
+			e := &limitEnv{opts: opts, clock: clock, window: window}
+			s := newStore(t, clock)
+			r, ok := s.(ratelimit.Refunder)
+			if !ok {
+				t.Fatalf("%T does not implement ratelimit.Refunder", s)
+			}
+			tt.fn(t, r, e)
+		})
+	}
+}
+
+func refund(t *testing.T, s ratelimit.Refunder, key string, resetAt time.Time) {
+	t.Helper()
+	if err := s.Refund(t.Context(), key, resetAt); err != nil {
+		t.Fatalf("Refund(%q, %v): %v", key, resetAt, err)
+	}
+}
+
+// store is the Store side of a Refunder under test.
+func store(t *testing.T, s ratelimit.Refunder) ratelimit.Store {
+	t.Helper()
+	st, ok := s.(ratelimit.Store)
+	if !ok {
+		t.Fatalf("%T is a Refunder but not a ratelimit.Store", s)
+	}
+	return st
+}
+
+func testRefundOne(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	var first time.Time
+	for i := range 3 {
+		_, reset := incr(t, s, "one", e.window)
+		if i == 0 {
+			first = reset
+		}
+	}
+	refund(t, r, "one", first)
+	n, reset := incr(t, s, "one", e.window)
+	if n != 3 {
+		t.Fatalf("count after 3 increments, 1 refund and 1 increment = %d, want 3", n)
+	}
+	e.checkReset(t, "after a refund", reset, first)
+	refund(t, r, "one", reset)
+	refund(t, r, "one", reset)
+	if n, _ := incr(t, s, "one", e.window); n != 2 {
+		t.Fatalf("count after two more refunds and 1 increment = %d, want 2", n)
+	}
+}
+
+func testRefundOtherWindows(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	var reset time.Time
+	for range 3 {
+		_, reset = incr(t, s, "other", e.window)
+	}
+	// Ends that no window of this key has: one long ago, one far ahead
+	// (a newer window's), one a window later, and none.
+	for _, at := range []time.Time{reset.Add(-time.Hour), reset.Add(time.Hour), reset.Add(e.window), {}} {
+		refund(t, r, "other", at)
+	}
+	if n, _ := incr(t, s, "other", e.window); n != 4 {
+		t.Fatalf("count after refunds for other windows = %d, want 4 (none may apply)", n)
+	}
+}
+
+func testRefundMissing(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	refund(t, r, "missing", e.now().Add(e.window))
+	start := e.now()
+	n, reset := incr(t, s, "missing", e.window)
+	if n != 1 {
+		t.Fatalf("first Increment after a refund of a missing key = %d, want 1", n)
+	}
+	e.checkReset(t, "first Increment", reset, start.Add(e.window))
+}
+
+func testRefundEnded(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	incr(t, s, "ended", e.window)
+	_, old := incr(t, s, "ended", e.window)
+	e.advance(e.window + e.window/5)
+	refund(t, r, "ended", old) // the window is over
+	start := e.now()
+	n, reset := incr(t, s, "ended", e.window)
+	if n != 1 {
+		t.Fatalf("first Increment of a new window = %d, want 1", n)
+	}
+	e.checkReset(t, "new window", reset, start.Add(e.window))
+	incr(t, s, "ended", e.window)
+	refund(t, r, "ended", old) // the old window's refund must not touch the new one
+	if n, _ := incr(t, s, "ended", e.window); n != 3 {
+		t.Fatalf("count in the new window after a refund for the old one = %d, want 3", n)
+	}
+}
+
+func testRefundToZero(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	_, reset := incr(t, s, "zero", e.window)
+	refund(t, r, "zero", reset)
+	refund(t, r, "zero", reset) // below zero: nothing
+	n, again := incr(t, s, "zero", e.window)
+	if n != 1 {
+		t.Fatalf("Increment after refunding to zero = %d, want 1", n)
+	}
+	// The store may keep the key at zero in its window or drop it, so the
+	// window may be the old one or a new one.
+	if again.Before(reset.Add(-e.opts.Tolerance-time.Millisecond)) ||
+		again.After(e.now().Add(e.window+e.opts.Tolerance+time.Millisecond)) {
+		t.Fatalf("resetAt after refunding to zero = %v, want between %v and now + window", again, reset)
+	}
+	if n, _ := incr(t, s, "zero", e.window); n != 2 {
+		t.Fatalf("second Increment after refunding to zero = %d, want 2", n)
+	}
+}
+
+func testRefundUnusualKeys(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	for _, k := range []string{"quote'\"back\\slash%_", strings.Repeat("k", 300), "sha256:abc", ""} {
+		incr(t, s, k, e.window)
+		_, reset := incr(t, s, k, e.window)
+		refund(t, r, k, reset)
+		if n, _ := incr(t, s, k, e.window); n != 2 {
+			t.Fatalf("key %q: count after 2 increments, 1 refund, 1 increment = %d, want 2", k, n)
+		}
+	}
+}
+
+// testRefundConcurrent: racing increments and refunds lose nothing and
+// count nothing twice. The count starts above the number of refunds, so it
+// never reaches zero.
+func testRefundConcurrent(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	const start, n = 41, 40
+	window := 20 * e.window // no waiting in this test: the window must outlast it
+	var reset time.Time
+	for range start {
+		_, reset = incr(t, s, "hot", window)
+	}
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	errs := make(chan error, 2*n)
+	for range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-gate
+			if _, _, err := s.Increment(t.Context(), "hot", window); err != nil {
+				errs <- err
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			<-gate
+			if err := r.Refund(t.Context(), "hot", reset); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent Increment or Refund: %v", err)
+	}
+	if got, _ := incr(t, s, "hot", window); got != start+1 {
+		t.Fatalf("count after %d increments, %d concurrent increments and %d concurrent refunds, then 1 = %d, want %d",
+			start, n, n, got, start+1)
+	}
+}
+
+// testLimiterRefund drives the store as the login flow does: every attempt
+// is counted first and refunded when it was legitimate.
+func testLimiterRefund(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
+	s := store(t, r)
+	l, err := ratelimit.New(ratelimit.Config{MaxAttempts: 3, Window: 10 * e.window, Store: s, Now: e.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		res, err := l.Attempt(t.Context(), "login:ip:1")
+		if err != nil || !res.Allowed || res.Remaining != 2 {
+			t.Fatalf("refunded attempt %d = %s, %v; want allowed with 2 remaining", i+1, fmtResult(res), err)
+		}
+		if err := l.Refund(t.Context(), "login:ip:1", res); err != nil {
+			t.Fatalf("Refund: %v", err)
+		}
+	}
+	for i := range 4 {
+		res, _ := l.Attempt(t.Context(), "login:ip:1")
+		if res.Allowed != (i < 3) {
+			t.Fatalf("unrefunded attempt %d = %s", i+1, fmtResult(res))
+		}
+	}
+}
