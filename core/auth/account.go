@@ -37,6 +37,13 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err := s.enabled(FeatureRegistration); err != nil {
 		return nil, err
 	}
+	fields := []text{{"email", in.Email}, {"password", in.Password}, {"name", in.Name}}
+	for _, f := range s.cfg.RegisterFields {
+		fields = append(fields, text{f, in.Fields[f]})
+	}
+	if err := checkText(fields...); err != nil {
+		return nil, err
+	}
 	vd, err := s.check(v, s.register, v.ip)
 	if err != nil {
 		return nil, err
@@ -135,15 +142,20 @@ func (s *Service) link(path, tok string) string {
 	return s.cfg.AppURL + path + url.PathEscape(tok)
 }
 
+// VerifyEmailInput is what VerifyEmail takes.
+type VerifyEmailInput struct {
+	Token string // from the mailed link
+}
+
 // VerifyEmail marks an address verified from the token of a mailed link
 // (spec 3.3). A link is dead when the account no longer has the address it
 // was mailed to, or when the address changed after the link was made
 // (SECURITY.md deviation 1: a change in the same millisecond as the link
 // does not kill it, so the link a change mails always works). It reports
 // whether the address was verified already.
-func (s *Service) VerifyEmail(ctx context.Context, v *Visit, token string) (alreadyVerified bool, err error) {
+func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput) (alreadyVerified bool, err error) {
 	v.use(ctx)
-	claims, err := s.verify.Verify(token)
+	claims, err := s.verify.Verify(in.Token)
 	if err != nil {
 		return false, ErrVerifyLinkInvalid
 	}
@@ -207,6 +219,9 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 	if err := s.enabled(FeatureEmailChange); err != nil {
 		return err
 	}
+	if err := checkText(text{"newEmail", in.NewEmail}, text{"password", in.CurrentPassword}); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
@@ -247,6 +262,11 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 	return nil
 }
 
+// ForgotPasswordInput is what ForgotPassword takes.
+type ForgotPasswordInput struct {
+	Email string
+}
+
 // ForgotPassword mails a one-hour reset link to an account's address
 // (route rule 11). Unknown addresses and the per-email limit succeed like a
 // mailed link, after the same work: the link is signed and the mail
@@ -254,9 +274,12 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 // only a real one is queued, so the call takes the same time whether or
 // not the address has an account. The mail itself is sent off the request
 // path.
-func (s *Service) ForgotPassword(ctx context.Context, v *Visit, email string) error {
+func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswordInput) error {
 	v.use(ctx)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
+	if err := checkText(text{"email", in.Email}); err != nil {
 		return err
 	}
 	vd, err := s.check(v, s.resetIP, v.ip)
@@ -264,7 +287,7 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, email string) er
 		return err
 	}
 	s.rateHeaders(v.header, vd)
-	email, err = normalizeEmail(email)
+	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return err
 	}
@@ -312,6 +335,9 @@ type ResetPasswordInput struct {
 func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) error {
 	v.use(ctx)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
+	if err := checkText(text{"password", in.Password}, text{"confirmPassword", in.ConfirmPassword}); err != nil {
 		return err
 	}
 	if in.Password != in.ConfirmPassword {
@@ -366,6 +392,9 @@ type ChangePasswordInput struct {
 // session ends; this one is renewed; a notice is mailed.
 func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) error {
 	if err := s.enabled(FeaturePasswordChange); err != nil {
+		return err
+	}
+	if err := checkText(text{"currentPassword", in.CurrentPassword}, text{"newPassword", in.NewPassword}); err != nil {
 		return err
 	}
 	u, err := s.CurrentUser(ctx, v)
@@ -445,7 +474,7 @@ func (s *Service) registerRoute(v *Visit) Response {
 }
 
 func (s *Service) verifyEmailRoute(v *Visit) Response {
-	already, err := s.VerifyEmail(v.ctx, v, v.req.PathValue("token"))
+	already, err := s.VerifyEmail(v.ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
 	msg := msgEmailVerified
 	if already {
 		msg = msgAlreadyVerified
@@ -473,7 +502,7 @@ func (s *Service) changeEmailRoute(v *Visit) Response {
 func (s *Service) forgotPasswordRoute(v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("email"))
 	if err == nil {
-		err = s.ForgotPassword(v.ctx, v, in.str("email"))
+		err = s.ForgotPassword(v.ctx, v, ForgotPasswordInput{Email: in.str("email")})
 	}
 	return s.answer(v, "forgot password", messageBody{msgForgotSent}, err)
 }

@@ -38,10 +38,10 @@ func TestDisabledFeatureMethods(t *testing.T) {
 	v := s.Visit(jsonReq(`{}`))
 	_, e1 := s.Register(ctx, v, RegisterInput{Email: "a@example.com", Password: "long enough password", Name: "A"})
 	_, e2 := s.SetupTwoFactor(ctx, v)
-	_, e3 := s.ConfirmTwoFactor(ctx, v, "123456")
+	_, e3 := s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: "123456"})
 	_, e4 := s.RegenerateRecoveryCodes(ctx, v)
 	e5 := s.ChangeEmail(ctx, v, ChangeEmailInput{NewEmail: "b@example.com", CurrentPassword: "x"})
-	e6 := s.ForgotPassword(ctx, v, "a@example.com")
+	e6 := s.ForgotPassword(ctx, v, ForgotPasswordInput{Email: "a@example.com"})
 	e7 := s.ResetPassword(ctx, v, ResetPasswordInput{Token: "t", Password: "long enough password", ConfirmPassword: "long enough password"})
 	e8 := s.ChangePassword(ctx, v, ChangePasswordInput{CurrentPassword: "x", NewPassword: "long enough password"})
 	for i, err := range []error{e1, e2, e3, e4, e5, e6, e7, e8} {
@@ -90,5 +90,80 @@ func TestConfigChecks(t *testing.T) {
 	disable[0] = FeatureEmailChange
 	if s.Enabled(FeatureRegistration) || !s.Enabled(FeatureEmailChange) {
 		t.Error("changing the caller's Config.Disable changed the Service")
+	}
+}
+
+// TestTypedInputChecks: a typed method refuses the characters the JSON
+// body decoder refuses, with the same code and text, before any work: an
+// app's own forms get the rule too.
+func TestTypedInputChecks(t *testing.T) {
+	s, err := newWith(t, func(c *Config) { c.RegisterFields = []string{"company"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	v := s.Visit(jsonReq(`{}`))
+	rlo := "Ada\u202e evil" // a right-to-left override
+	for name, err := range map[string]error{
+		"register name": func() error {
+			_, err := s.Register(ctx, v, RegisterInput{Email: "a@example.com", Password: "long enough password", Name: rlo})
+			return err
+		}(),
+		"register field": func() error {
+			_, err := s.Register(ctx, v, RegisterInput{Email: "a@example.com", Password: "long enough password", Name: "Ada", Fields: map[string]string{"company": "x\x00"}})
+			return err
+		}(),
+		"login password": func() error {
+			_, err := s.Login(ctx, v, LoginInput{Email: "a@example.com", Password: "bad\xffutf8"})
+			return err
+		}(),
+		"verify code":      func() error { _, err := s.VerifyTwoFactor(ctx, v, TwoFactorInput{Code: "12\u200b3456"}); return err }(),
+		"recover code":     func() error { _, err := s.RecoverTwoFactor(ctx, v, TwoFactorInput{Code: "abc\x07"}); return err }(),
+		"forgot email":     s.ForgotPassword(ctx, v, ForgotPasswordInput{Email: "a@example.com\u2066"}),
+		"reset password":   s.ResetPassword(ctx, v, ResetPasswordInput{Token: "t", Password: rlo + "123456", ConfirmPassword: rlo + "123456"}),
+		"change password":  s.ChangePassword(ctx, v, ChangePasswordInput{CurrentPassword: "x", NewPassword: rlo + "123456"}),
+		"change email":     s.ChangeEmail(ctx, v, ChangeEmailInput{NewEmail: "b@example.com", CurrentPassword: rlo}),
+		"disable password": s.DisableTwoFactor(ctx, v, DisableTwoFactorInput{CurrentPassword: rlo}),
+		"confirm code": func() error {
+			_, err := s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: "\t123456"})
+			return err
+		}(),
+	} {
+		var e *Error
+		if !errors.As(err, &e) || e.Code != ErrInvalidCharacters.Code || e.Status != 400 || !strings.HasSuffix(e.Message, " contains invalid characters") {
+			t.Errorf("%s: %v, want 400 invalid_characters", name, err)
+		}
+	}
+}
+
+// TestCheckOrigin: an app's own form posts get the routes' cross-origin
+// check, with Config.TrustedOrigins.
+func TestCheckOrigin(t *testing.T) {
+	s, err := newWith(t, func(c *Config) { c.TrustedOrigins = []string{"https://front.example"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, origin, site string
+		ok                   bool
+	}{
+		{"POST", "https://evil.example", "", false},
+		{"POST", "", "cross-site", false},
+		{"POST", "https://front.example", "cross-site", true},
+		{"POST", "", "same-origin", true},
+		{"POST", "", "", true},
+		{"GET", "https://evil.example", "cross-site", true},
+	} {
+		r := &fakeRequest{method: tc.method, host: "app.example", headers: map[string]string{}}
+		if tc.origin != "" {
+			r.headers["Origin"] = tc.origin
+		}
+		if tc.site != "" {
+			r.headers["Sec-Fetch-Site"] = tc.site
+		}
+		err := s.CheckOrigin(r)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrCrossOrigin)) {
+			t.Errorf("%s Origin %q Sec-Fetch-Site %q: %v, want ok=%v", tc.method, tc.origin, tc.site, err, tc.ok)
+		}
 	}
 }

@@ -246,3 +246,21 @@ func normalizeEmail(raw string) (string, error) {
 	}
 	return e, nil
 }
+
+// text is one string input of a typed method, with the name its JSON field
+// has, for the message.
+type text struct{ name, value string }
+
+// checkText refuses a string input that the body decoder would have
+// refused: invalid UTF-8, control or invisible formatting characters. The
+// typed methods check their own inputs, so an app that calls them from
+// its own forms gets the same rule as the JSON routes (which have checked
+// already; the second check costs a scan of a few bytes).
+func checkText(in ...text) error {
+	for _, t := range in {
+		if !printable(t.value) {
+			return badInput(ErrInvalidCharacters, "%s contains invalid characters", t.name)
+		}
+	}
+	return nil
+}

@@ -232,5 +232,8 @@ func (s *Service) tooMany(v *Visit, lm *limiter, vd verdict) *Error {
 	e.RetryAfter = vd.res.ResetAt
 	e.limit = http.Header{}
 	s.rateHeaders(e.limit, vd)
+	for k, vs := range e.limit { // an app's own page writes them with Visit.WriteHeaders
+		v.header[k] = vs
+	}
 	return &e
 }

@@ -46,6 +46,9 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	if in.Email == "" || in.Password == "" {
 		return LoginResult{}, ErrEmailPasswordRequired
 	}
+	if err := checkText(text{"email", in.Email}, text{"password", in.Password}); err != nil {
+		return LoginResult{}, err
+	}
 	// The address's attempt is counted before the password check, so
 	// concurrent guesses can never pass the limit; a correct password gives
 	// it back below.
@@ -318,18 +321,37 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 	return nil
 }
 
-// SecondStep is what VerifyTwoFactor and RecoverTwoFactor take.
-type SecondStep struct {
+// TwoFactorInput is what VerifyTwoFactor and RecoverTwoFactor take: the
+// code of the second step of a login.
+type TwoFactorInput struct {
 	Code string
 	// Remember, when set, overrides the remember flag of the password
 	// step (spec: "the remember flag of a 2FA login").
 	Remember *bool
 }
 
+// TwoFactorResult is what the second step of a login gives: the user, now
+// signed in on the visit, and how many recovery codes the account has left.
+type TwoFactorResult struct {
+	User           *user.User
+	RemainingCodes int
+}
+
 // VerifyTwoFactor is the second step by TOTP code (route rule 4), with
 // replay protection always on: a code's time step is accepted once.
-func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in SecondStep) (*user.User, error) {
+func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
+	u, err := s.verifyTwoFactor(ctx, v, in)
+	if err != nil {
+		return TwoFactorResult{}, err
+	}
+	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
+}
+
+func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (*user.User, error) {
 	v.use(ctx)
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return nil, err
+	}
 	u, claims, err := s.pendingUser(v)
 	if err != nil {
 		return nil, err
@@ -371,40 +393,37 @@ func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in SecondStep) 
 	return u, nil
 }
 
-// RecoverResult is what a login with a recovery code gives.
-type RecoverResult struct {
-	User           *user.User
-	RemainingCodes int
-}
-
 // RecoverTwoFactor is the second step by recovery code (route rule 5). The
 // used code is removed with a conditional store update; when another
 // recovery changed the codes meanwhile, the account is read again, the
 // pending login checked again, and the code checked against the fresh list
 // (a few times at most).
-func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in SecondStep) (RecoverResult, error) {
+func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
 	v.use(ctx)
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return TwoFactorResult{}, err
+	}
 	u, claims, err := s.pendingUser(v)
 	if err != nil {
-		return RecoverResult{}, err
+		return TwoFactorResult{}, err
 	}
 	// Rule 5 makes no twoFactorEnabled check: with 2FA off there are no
 	// codes, so any code is invalid.
 	if u.TwoFactorEnabled && !pendingCurrent(claims, u) {
-		return RecoverResult{}, ErrTwoFactorExpired
+		return TwoFactorResult{}, ErrTwoFactorExpired
 	}
 	if in.Code == "" || len(in.Code) > maxCodeBytes {
-		return RecoverResult{}, ErrInvalidRecoveryCode
+		return TwoFactorResult{}, ErrInvalidRecoveryCode
 	}
 	var remaining []string
 	for attempt := 0; ; attempt++ {
 		valid, rest, err := recovery.Verify(v.ctx, in.Code, u.RecoveryCodeHashes, s.recovery)
 		if err != nil && !valid {
-			return RecoverResult{}, fmt.Errorf("2fa recover: verify: %w", err)
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: verify: %w", err)
 		}
 		if !valid {
 			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code"})
-			return RecoverResult{}, ErrInvalidRecoveryCode
+			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
 		err = s.users.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
 		if err == nil {
@@ -412,28 +431,28 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in SecondStep)
 			break
 		}
 		if !errors.Is(err, user.ErrConflict) {
-			return RecoverResult{}, fmt.Errorf("2fa recover: consume: %w", err)
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: consume: %w", err)
 		}
 		if attempt == 2 {
-			return RecoverResult{}, ErrInvalidRecoveryCode
+			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
 		if u, err = s.users.ByID(v.ctx, u.ID); err != nil {
 			if errors.Is(err, user.ErrNotFound) {
-				return RecoverResult{}, ErrInvalidSession
+				return TwoFactorResult{}, ErrInvalidSession
 			}
-			return RecoverResult{}, fmt.Errorf("2fa recover: reload: %w", err)
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: reload: %w", err)
 		}
 		// The account changed under this login: check the pending login
 		// again before spending a code of the fresh list.
 		if !pendingCurrent(claims, u) {
-			return RecoverResult{}, ErrTwoFactorExpired
+			return TwoFactorResult{}, ErrTwoFactorExpired
 		}
 	}
 	if err := s.finishPending(v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
-		return RecoverResult{}, err
+		return TwoFactorResult{}, err
 	}
 	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
-	return RecoverResult{User: u, RemainingCodes: len(remaining)}, nil
+	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }
 
 // Logout ends this visit's session and any pending 2FA login. It never
@@ -490,12 +509,12 @@ func (s *Service) loginRoute(v *Visit) Response {
 }
 
 // secondStep decodes the body of the verify and recover routes.
-func (s *Service) secondStep(v *Visit) (SecondStep, error) {
+func (s *Service) secondStep(v *Visit) (TwoFactorInput, error) {
 	in, err := decode(v.req, s.maxBody, str("code"), boolean("remember"))
 	if err != nil {
-		return SecondStep{}, err
+		return TwoFactorInput{}, err
 	}
-	step := SecondStep{Code: in.str("code")}
+	step := TwoFactorInput{Code: in.str("code")}
 	if r, said := in.bools["remember"]; said {
 		step.Remember = &r
 	}
@@ -512,7 +531,7 @@ func (s *Service) verifyTwoFactorRoute(v *Visit) Response {
 
 func (s *Service) recoverTwoFactorRoute(v *Visit) Response {
 	in, err := s.secondStep(v)
-	var res RecoverResult
+	var res TwoFactorResult
 	if err == nil {
 		res, err = s.RecoverTwoFactor(v.ctx, v, in)
 	}

@@ -78,12 +78,20 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup,
 	return TwoFactorSetup{URI: uri, QRImage: img}, nil
 }
 
+// ConfirmTwoFactorInput is what ConfirmTwoFactor takes.
+type ConfirmTwoFactorInput struct {
+	Code string // a code of the pending secret
+}
+
 // ConfirmTwoFactor is route rule 3 (spec 3.1): a code of the pending
 // secret turns 2FA on and returns the recovery codes, shown once. The
 // confirming code's step is recorded as used, so the same code cannot then
 // log in.
-func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, code string) (recoveryCodes []string, err error) {
+func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return nil, err
+	}
+	if err := checkText(text{"code", in.Code}); err != nil {
 		return nil, err
 	}
 	u, err := s.CurrentUser(ctx, v)
@@ -97,7 +105,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, code string) (
 	if err != nil {
 		return nil, fmt.Errorf("2fa confirm: decrypt: %w", err)
 	}
-	m, err := s.totp.Match(normalizeCode(code), secret, s.now(), 0)
+	m, err := s.totp.Match(normalizeCode(in.Code), secret, s.now(), 0)
 	if err != nil {
 		return nil, ErrInvalidCode
 	}
@@ -149,10 +157,18 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]stri
 	return codes, nil
 }
 
+// DisableTwoFactorInput is what DisableTwoFactor takes.
+type DisableTwoFactorInput struct {
+	CurrentPassword string
+}
+
 // DisableTwoFactor is route rule 7: with the current password, 2FA goes
 // off. It ends the user's other sessions, keeps this one, and mails a
 // notice.
-func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, currentPassword string) error {
+func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
+	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
@@ -160,7 +176,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, currentPasswor
 	if !u.TwoFactorEnabled {
 		return ErrTwoFactorNotEnabled
 	}
-	if err := s.checkPassword(v, u, currentPassword); err != nil {
+	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
 		return err
 	}
 	if err := s.users.DisableTOTP(v.ctx, u.ID); err != nil {
@@ -229,7 +245,7 @@ func (s *Service) confirmTwoFactorRoute(v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("code"))
 	var codes []string
 	if err == nil {
-		codes, err = s.ConfirmTwoFactor(v.ctx, v, in.str("code"))
+		codes, err = s.ConfirmTwoFactor(v.ctx, v, ConfirmTwoFactorInput{Code: in.str("code")})
 	}
 	return s.answer(v, "2fa confirm", map[string]any{"message": msg2FAEnabled, "recoveryCodes": codes}, err)
 }
@@ -242,7 +258,7 @@ func (s *Service) regenerateCodesRoute(v *Visit) Response {
 func (s *Service) disableTwoFactorRoute(v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"))
 	if err == nil {
-		err = s.DisableTwoFactor(v.ctx, v, in.str("password"))
+		err = s.DisableTwoFactor(v.ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
 	}
 	return s.answer(v, "2fa disable", messageBody{msg2FADisabled}, err)
 }

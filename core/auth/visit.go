@@ -56,11 +56,13 @@ func (v *Visit) use(ctx context.Context) {
 func (v *Visit) Cookies() []*http.Cookie { return v.cookies }
 
 // Header returns the headers the answer must carry: the rate-limit headers
-// of spec section 7 (X-RateLimit-Remaining, X-RateLimit-Reset).
+// of spec section 7 (X-RateLimit-Remaining, X-RateLimit-Reset, and
+// Retry-After when a limit refused the flow).
 func (v *Visit) Header() http.Header { return v.header }
 
 // WriteHeaders adds the visit's headers and Set-Cookie lines to w, before
-// the app writes its own status and body.
+// the app writes its own status and body. Call it once per request, after
+// the flow: each call adds the Set-Cookie lines again.
 func (v *Visit) WriteHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	for k, vs := range v.header {
