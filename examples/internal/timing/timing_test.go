@@ -45,10 +45,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 	"github.com/authkit-go/authkit/nethttpauth"
