@@ -45,8 +45,8 @@ func main() {
 	}
 }
 
-// env returns the trimmed value of key, or def when it is unset or blank.
-func env(key, def string) string {
+// getenv returns the trimmed value of key, or def when it is unset or blank.
+func getenv(key, def string) string {
 	if v := strings.TrimSpace(os.Getenv(key)); v != "" {
 		return v
 	}
@@ -55,7 +55,7 @@ func env(key, def string) string {
 
 // config is the app's auth.Config from the environment.
 func config(logger *slog.Logger) (auth.Config, error) {
-	secret, key := env("SESSION_SECRET", ""), env("ENCRYPTION_KEY", "")
+	secret, key := getenv("SESSION_SECRET", ""), getenv("ENCRYPTION_KEY", "")
 	if secret == "" || key == "" {
 		// Development only: the users are in memory, so nothing signed or
 		// encrypted with these outlives them.
@@ -78,7 +78,7 @@ func config(logger *slog.Logger) (auth.Config, error) {
 	if err != nil {
 		return auth.Config{}, fmt.Errorf("ENCRYPTION_KEY: %w", err)
 	}
-	appURL := strings.TrimSuffix(env("APP_URL", "http://localhost:8080"), "/")
+	appURL := strings.TrimSuffix(getenv("APP_URL", "http://localhost:8080"), "/")
 	return auth.Config{
 		Users:    store.NewMemory(store.MemoryConfig{}),
 		Secrets:  strings.Split(secret, ","),
@@ -104,7 +104,7 @@ func run(logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", env("ADDR", ":8080"))
+	ln, err := net.Listen("tcp", getenv("ADDR", ":8080"))
 	if err != nil {
 		_ = a.Close(context.Background())
 		return fmt.Errorf("listen: %w", err)
