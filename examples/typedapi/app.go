@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/user"
@@ -205,8 +207,11 @@ func (a *app) fail(w http.ResponseWriter, r *http.Request, name string, p page, 
 	a.render(w, e.Status, name, p)
 }
 
-// parseForm reads a bounded form body; a bad one answers like authkit's
-// own routes do.
+// parseForm reads a bounded form body and refuses what authkit's own
+// routes refuse before a flow runs: a field given twice, invalid UTF-8,
+// control and invisible formatting characters (a right-to-left override
+// in a name, a NUL). The typed methods do not check these themselves: in
+// authkit they belong to its body decoder, which this app does not use.
 func parseForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -216,7 +221,26 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 		}
 		return auth.ErrInvalidForm
 	}
+	for _, vs := range r.PostForm {
+		if len(vs) > 1 {
+			return auth.ErrDuplicateField
+		}
+		if !printable(vs[0]) {
+			return auth.ErrInvalidCharacters
+		}
+	}
 	return nil
+}
+
+// printable reports whether s is valid UTF-8 without control or format
+// (Cf) characters, as authkit's decoder requires of every field.
+func printable(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldIs returns a fieldOf for fail: field when err is one of targets.

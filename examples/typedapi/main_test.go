@@ -291,6 +291,11 @@ func TestEveryFlowThroughThePages(t *testing.T) {
 		t.Fatalf("the form lost its values:\n%s", p.body)
 	}
 
+	// What authkit's JSON routes refuse before a flow runs, the app's
+	// forms refuse too: a right-to-left override in a name.
+	other.post("/register", url.Values{"email": {"eve@example.com"}, "password": {oldPassword}, "name": {"Eve\u202egnp.exe"}}).
+		expect(t, 400, "/register").has(t, "error", "Request body contains invalid characters")
+
 	// Verify the address from the mailed link.
 	link := e.link(t, email, mail.KindVerifyEmail)
 	if !strings.HasPrefix(link, e.srv.URL+"/verify-email/") {
