@@ -81,7 +81,7 @@ func config(logger *slog.Logger) (auth.Config, error) {
 	appURL := strings.TrimSuffix(getenv("APP_URL", "http://localhost:8080"), "/")
 	return auth.Config{
 		Users:    store.NewMemory(store.MemoryConfig{}),
-		Secrets:  strings.Split(secret, ","),
+		Secrets:  strings.FieldsFunc(secret, func(r rune) bool { return r == ',' || r == ' ' }), // several rotate; the first signs
 		Keys:     keys,
 		AppURL:   appURL,
 		AppName:  "typedapi example",

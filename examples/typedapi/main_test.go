@@ -296,13 +296,23 @@ func TestEveryFlowThroughThePages(t *testing.T) {
 	other.post("/register", url.Values{"email": {"eve@example.com"}, "password": {oldPassword}, "name": {"Eve\u202egnp.exe"}}).
 		expect(t, 400, "/register").has(t, "error", "Request body contains invalid characters")
 
+	// Ask for the verification mail again, and follow the newer link.
+	b.post("/account/resend-verification", nil).
+		expect(t, 200, "/account?notice=verification-sent", 303).has(t, "notice", notices["verification-sent"])
+	if n := len(e.mails.To(email)); n != 2 {
+		t.Fatalf("%d mails to %s, want 2 (registration, resend)", n, email)
+	}
+
 	// Verify the address from the mailed link.
 	link := e.link(t, email, mail.KindVerifyEmail)
 	if !strings.HasPrefix(link, e.srv.URL+"/verify-email/") {
 		t.Fatalf("verification link %q", link)
 	}
 	b.get(link).expect(t, 200, strings.TrimPrefix(link, e.srv.URL)).has(t, "notice", "Your email address is verified.")
-	b.get("/account").expect(t, 200, "/account").has(t, "verified", "verified")
+	p = b.get("/account").expect(t, 200, "/account").has(t, "verified", "verified")
+	if strings.Contains(p.body, "/account/resend-verification") {
+		t.Fatalf("a verified account is offered another verification mail:\n%s", p.body)
+	}
 
 	// Set up 2FA: the QR image and the key URI, then a code of its secret.
 	p = b.post("/account/2fa/setup", nil).expect(t, 200, "/account/2fa/setup")
@@ -392,4 +402,20 @@ func TestCrossOriginPostIsRefused(t *testing.T) {
 	b.post("/login", form, "Sec-Fetch-Site", "cross-site").expect(t, 403, "/login")
 	// The app's own origin passes, to the login itself.
 	b.post("/login", form, "Origin", e.srv.URL).expect(t, 401, "/login")
+}
+
+func TestTooManyLogins(t *testing.T) {
+	e := start(t)
+	b := e.browser(t)
+	form := url.Values{"email": {"ada@example.com"}, "password": {"not the password"}}
+	for range 5 { // Limits.LoginEmail: 5 per 15 minutes
+		p := b.post("/login", form).expect(t, 401, "/login").has(t, "error-password", "Invalid credentials")
+		if p.value("email") != "ada@example.com" {
+			t.Fatalf("the login form lost the email:\n%s", p.body)
+		}
+	}
+	p := b.post("/login", form).expect(t, 429, "/login").has(t, "error", "Too many login attempts. Try again later.")
+	if secs, err := strconv.Atoi(p.header.Get("Retry-After")); err != nil || secs < 1 || secs > 15*60+1 {
+		t.Fatalf("Retry-After %q", p.header.Get("Retry-After"))
+	}
 }
