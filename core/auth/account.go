@@ -111,16 +111,18 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 // checkPolicy checks a new password against the policy.
 func (s *Service) checkPolicy(pw string) error {
 	if len(pw) > maxPasswordBytes {
-		return ErrPasswordTooLong.with("Password is too long")
+		return ErrPasswordTooLong.with("Password is too long", "password_too_long.bytes", nil)
 	}
 	err := s.policy.Check(pw)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, password.ErrTooShort):
-		return ErrPasswordTooShort.with("Password must be at least " + itoa(cmp.Or(max(s.policy.Min, 0), password.DefaultMinLength)) + " characters")
+		n := itoa(cmp.Or(max(s.policy.Min, 0), password.DefaultMinLength))
+		return ErrPasswordTooShort.with("Password must be at least "+n+" characters", "", map[string]string{"min": n})
 	case errors.Is(err, password.ErrTooLong):
-		return ErrPasswordTooLong.with("Password must be at most " + itoa(cmp.Or(max(s.policy.Max, 0), password.DefaultMaxLength)) + " characters")
+		n := itoa(cmp.Or(max(s.policy.Max, 0), password.DefaultMaxLength))
+		return ErrPasswordTooLong.with("Password must be at most "+n+" characters", "", map[string]string{"max": n})
 	default:
 		return ErrPasswordInvalid
 	}
@@ -439,12 +441,18 @@ func (s *Service) send(v *Visit, kind mail.Kind, to string, data mail.Data) {
 	}
 }
 
-// render renders one mail, logging (without the link) when it cannot.
+// render renders one mail in the visit's language, logging (without the
+// link) when it cannot.
 func (s *Service) render(v *Visit, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
 	data.To = to
 	data.AppName = s.cfg.AppName
 	data.Time = s.now()
-	msg, err := s.tmpl.Render(kind, data)
+	tmpl := s.tmpl
+	if m, ok := v.lang.Mail(string(kind)); ok {
+		tmpl, _ = tmpl.With(kind, mail.Template{Subject: m.Subject, Text: m.Text, HTML: m.HTML}) // kind is mail's own
+		data.Words = v.lang
+	}
+	msg, err := tmpl.Render(kind, data)
 	if err != nil {
 		s.log.ErrorContext(v.ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
 	}
@@ -470,25 +478,25 @@ func (s *Service) registerRoute(v *Visit) Response {
 		}
 		_, err = s.Register(v.ctx, v, ri)
 	}
-	return s.answer(v, "register", messageBody{msgRegistered}, err)
+	return s.answer(v, "register", s.say(v, "registered", msgRegistered), err)
 }
 
 func (s *Service) verifyEmailRoute(v *Visit) Response {
 	already, err := s.VerifyEmail(v.ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
-	msg := msgEmailVerified
+	msg := s.say(v, "email_verified", msgEmailVerified)
 	if already {
-		msg = msgAlreadyVerified
+		msg = s.say(v, "already_verified", msgAlreadyVerified)
 	}
-	return s.answer(v, "verify email", messageBody{msg}, err)
+	return s.answer(v, "verify email", msg, err)
 }
 
 func (s *Service) resendVerificationRoute(v *Visit) Response {
 	sent, err := s.ResendVerification(v.ctx, v)
-	msg := msgVerificationSent
+	msg := s.say(v, "verification_sent", msgVerificationSent)
 	if !sent {
-		msg = msgAlreadyVerified
+		msg = s.say(v, "already_verified", msgAlreadyVerified)
 	}
-	return s.answer(v, "resend verification", messageBody{msg}, err)
+	return s.answer(v, "resend verification", msg, err)
 }
 
 func (s *Service) changeEmailRoute(v *Visit) Response {
@@ -496,7 +504,7 @@ func (s *Service) changeEmailRoute(v *Visit) Response {
 	if err == nil {
 		err = s.ChangeEmail(v.ctx, v, ChangeEmailInput{NewEmail: in.str("newEmail"), CurrentPassword: in.str("password")})
 	}
-	return s.answer(v, "change email", messageBody{msgEmailChanged}, err)
+	return s.answer(v, "change email", s.say(v, "email_changed", msgEmailChanged), err)
 }
 
 func (s *Service) forgotPasswordRoute(v *Visit) Response {
@@ -504,7 +512,7 @@ func (s *Service) forgotPasswordRoute(v *Visit) Response {
 	if err == nil {
 		err = s.ForgotPassword(v.ctx, v, ForgotPasswordInput{Email: in.str("email")})
 	}
-	return s.answer(v, "forgot password", messageBody{msgForgotSent}, err)
+	return s.answer(v, "forgot password", s.say(v, "forgot_sent", msgForgotSent), err)
 }
 
 func (s *Service) resetPasswordRoute(v *Visit) Response {
@@ -514,7 +522,7 @@ func (s *Service) resetPasswordRoute(v *Visit) Response {
 			Token: v.req.PathValue("token"), Password: in.str("password"), ConfirmPassword: in.str("confirmPassword"),
 		})
 	}
-	return s.answer(v, "reset password", messageBody{msgPasswordReset}, err)
+	return s.answer(v, "reset password", s.say(v, "password_reset", msgPasswordReset), err)
 }
 
 func (s *Service) changePasswordRoute(v *Visit) Response {
@@ -522,5 +530,5 @@ func (s *Service) changePasswordRoute(v *Visit) Response {
 	if err == nil {
 		err = s.ChangePassword(v.ctx, v, ChangePasswordInput{CurrentPassword: in.str("currentPassword"), NewPassword: in.str("newPassword")})
 	}
-	return s.answer(v, "change password", messageBody{msgPasswordChanged}, err)
+	return s.answer(v, "change password", s.say(v, "password_changed", msgPasswordChanged), err)
 }

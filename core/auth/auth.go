@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/clientip"
+	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
@@ -170,6 +171,13 @@ type Config struct {
 	// Hooks let the app veto or extend flows. Default: none.
 	Hooks Hooks
 
+	// Catalog, when set, answers each request in the language its
+	// Accept-Language header asks for among the catalog's (error texts,
+	// messages, mails; see package i18n), with Vary: Accept-Language and
+	// Content-Language. Codes never change. Default: nil, English only,
+	// the spec's texts whatever the header says.
+	Catalog *i18n.Catalog
+
 	// Logger logs failures. Default: slog.Default().
 	Logger *slog.Logger
 
@@ -230,6 +238,9 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
+		return nil, err
+	}
+	if err := checkCatalog(cfg.Catalog); err != nil {
 		return nil, err
 	}
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -31,7 +32,9 @@ type Error struct {
 	// RetryAfter is when a rate limit's window ends (429 only).
 	RetryAfter time.Time
 
-	limit http.Header // a 429's rate-limit headers
+	limit http.Header       // a 429's rate-limit headers
+	key   string            // the catalog key of a variant text, e.g. "wrong_field_type.string"; "" for Code
+	vars  map[string]string // what the text names: {field}, {min}, {max}
 }
 
 // Error returns the message.
@@ -129,11 +132,29 @@ var (
 )
 
 // with returns a copy of e with its text replaced: the conditions whose
-// text names a field or a configured bound.
-func (e *Error) with(msg string) *Error {
+// text names a field or a configured bound. key names the variant's text
+// in a catalog ("" for the code's own), vars what the text names.
+func (e *Error) with(msg, key string, vars map[string]string) *Error {
 	c := *e
-	c.Message = msg
+	c.Message, c.key, c.vars = msg, key, vars
 	return &c
+}
+
+// translate returns e's text in lang: the variant's, else the code's, else
+// the English Message.
+func (e *Error) translate(lang *i18n.Language) string {
+	if lang == nil {
+		return e.Message
+	}
+	if e.key != "" {
+		if t := lang.Text(e.key, e.vars); t != "" {
+			return t
+		}
+	}
+	if t := lang.Text(string(e.Code), e.vars); t != "" {
+		return t
+	}
+	return e.Message
 }
 
 // errBackend marks failures of a backend (store, limit store): 503.

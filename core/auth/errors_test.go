@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authkit-go/authkit/core/i18n"
 )
 
 // TestCodes: every condition has a lower snake_case code of its own, a
@@ -78,7 +80,7 @@ func TestErrorIs(t *testing.T) {
 	if !errors.As(wrapped, &e) || e.RetryAfter != time.Unix(1, 0) || e.Status != 429 {
 		t.Errorf("errors.As: %+v", e)
 	}
-	if got := ErrWrongFieldType.with("email must be a string"); !errors.Is(got, ErrWrongFieldType) || got.Message != "email must be a string" || ErrWrongFieldType.Message == got.Message {
+	if got := ErrWrongFieldType.with("email must be a string", "wrong_field_type.string", map[string]string{"field": "email"}); !errors.Is(got, ErrWrongFieldType) || got.Message != "email must be a string" || ErrWrongFieldType.Message == got.Message {
 		t.Errorf("with: %+v (the sentinel is %+v)", got, ErrWrongFieldType)
 	}
 }
@@ -127,5 +129,42 @@ func TestErrorTableDocumented(t *testing.T) {
 	}
 	for code := range documented {
 		t.Errorf("docs/errors.md documents `%s`, which authkit does not answer", code)
+	}
+}
+
+// TestGermanCoversCodes: the shipped German catalog has a text for every
+// condition, and for every variant key the code uses, so a German answer
+// never falls back to English.
+func TestGermanCoversCodes(t *testing.T) {
+	cat := i18n.New()
+	if err := cat.Add(i18n.German()); err != nil {
+		t.Fatal(err)
+	}
+	de := cat.Match("de")
+	for _, e := range Codes() {
+		if de.Text(string(e.Code), nil) == "" {
+			t.Errorf("German has no text for %s", e.Code)
+		}
+	}
+	for _, key := range []string{"invalid_characters.body", "invalid_json.object", "wrong_field_type.string",
+		"wrong_field_type.boolean", "password_too_long.bytes"} {
+		if de.Text(key, nil) == "" {
+			t.Errorf("German has no text for the variant %s", key)
+		}
+	}
+	for _, tc := range []struct {
+		err  *Error
+		want string
+	}{
+		{ErrInvalidCredentials, "E-Mail-Adresse oder Passwort ist falsch"},
+		{ErrWrongFieldType.with("email must be a string", "wrong_field_type.string", map[string]string{"field": "email"}), "email muss eine Zeichenkette sein"},
+		{ErrPasswordTooShort.with("Password must be at least 12 characters", "", map[string]string{"min": "12"}), "Das Passwort muss mindestens 12 Zeichen lang sein"},
+	} {
+		if got := tc.err.translate(de); got != tc.want {
+			t.Errorf("%s in German: %q, want %q", tc.err.Code, got, tc.want)
+		}
+		if got := tc.err.translate(nil); got != tc.err.Message {
+			t.Errorf("%s in English: %q, want %q", tc.err.Code, got, tc.err.Message)
+		}
 	}
 }

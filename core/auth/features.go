@@ -3,6 +3,9 @@ package auth
 import (
 	"fmt"
 	"slices"
+
+	"github.com/authkit-go/authkit/core/i18n"
+	"github.com/authkit-go/authkit/core/mail"
 )
 
 // Feature is a part of authkit an app can switch off with Config.Disable,
@@ -61,6 +64,23 @@ func (s *Service) Enabled(f Feature) bool { return s.enabled(f) == nil }
 func (s *Service) enabled(f Feature) error {
 	if f != "" && slices.Contains(s.cfg.Disable, f) {
 		return ErrFeatureDisabled
+	}
+	return nil
+}
+
+// checkCatalog renders every mail of every language of c, so that a
+// template that does not parse or execute stops New, not the first mail.
+func checkCatalog(c *i18n.Catalog) error {
+	for _, l := range c.Languages() {
+		for kind, m := range l.Mails {
+			t, err := mail.DefaultTemplates().With(mail.Kind(kind), mail.Template{Subject: m.Subject, Text: m.Text, HTML: m.HTML})
+			if err == nil {
+				err = t.Validate()
+			}
+			if err != nil {
+				return fmt.Errorf("auth: Config.Catalog: %s: %w", l.Tag(), err)
+			}
+		}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/mail"
@@ -55,9 +54,14 @@ func (in input) str(name string) string { return in.strs[name] }
 func (in input) flag(name string) bool  { return in.bools[name] }
 
 // badInput is a client error found while decoding: the condition's error
-// with a text that names the field.
-func badInput(cond *Error, format string, args ...any) *Error {
-	return cond.with(fmt.Sprintf(format, args...))
+// with its English text, the catalog key of that text's variant ("" for
+// the condition's own) and the field it names ("" for none).
+func badInput(cond *Error, key, field, msg string) *Error {
+	var vars map[string]string
+	if field != "" {
+		vars = map[string]string{"field": field}
+	}
+	return cond.with(msg, key, vars)
 }
 
 // decode reads and decodes r's body into the given fields. Unknown fields
@@ -71,10 +75,10 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return in, ErrBodyTooLarge
 		}
-		return in, badInput(ErrUnreadableBody, "Could not read request body")
+		return in, badInput(ErrUnreadableBody, "", "", "Could not read request body")
 	}
 	if !utf8.Valid(body) {
-		return in, badInput(ErrInvalidCharacters, "Request body must be valid UTF-8")
+		return in, badInput(ErrInvalidCharacters, "invalid_characters.body", "", "Request body must be valid UTF-8")
 	}
 	ct := r.Header("Content-Type")
 	mt := ""
@@ -100,7 +104,7 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 	}
 	for name, v := range in.strs {
 		if !printable(v) {
-			return in, badInput(ErrInvalidCharacters, "%s contains invalid characters", name)
+			return in, badInput(ErrInvalidCharacters, "", name, name+" contains invalid characters")
 		}
 	}
 	return in, nil
@@ -120,28 +124,28 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return badInput(ErrInvalidJSON, "Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return badInput(ErrInvalidJSON, "Request body must be a JSON object")
+		return badInput(ErrInvalidJSON, "invalid_json.object", "", "Request body must be a JSON object")
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return badInput(ErrInvalidJSON, "Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		key, ok := tok.(string)
 		if !ok {
-			return badInput(ErrInvalidJSON, "Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		if seen[key] {
-			return badInput(ErrDuplicateField, "Duplicate field: %s", truncate(key))
+			return badInput(ErrDuplicateField, "", truncate(key), "Duplicate field: "+truncate(key))
 		}
 		seen[key] = true
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return badInput(ErrInvalidJSON, "Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		f, ok := lookup(fields, key)
 		if !ok {
@@ -151,22 +155,22 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 		case kindString:
 			var s string
 			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &s) != nil {
-				return badInput(ErrWrongFieldType, "%s must be a string", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.string", f.name, f.name+" must be a string")
 			}
 			in.strs[f.name] = s
 		case kindBool:
 			var b bool
 			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &b) != nil {
-				return badInput(ErrWrongFieldType, "%s must be a boolean", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
 			in.bools[f.name] = b
 		}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return badInput(ErrInvalidJSON, "Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	if _, err := dec.Token(); err != io.EOF { // nothing may follow the object
-		return badInput(ErrInvalidJSON, "Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	return nil
 }
@@ -174,18 +178,18 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 func decodeForm(body []byte, fields []field, in *input) error {
 	vals, err := url.ParseQuery(string(body))
 	if err != nil {
-		return badInput(ErrInvalidForm, "Invalid form body")
+		return badInput(ErrInvalidForm, "", "", "Invalid form body")
 	}
 	for key, vs := range vals {
 		if len(vs) > 1 {
-			return badInput(ErrDuplicateField, "Duplicate field: %s", truncate(key))
+			return badInput(ErrDuplicateField, "", truncate(key), "Duplicate field: "+truncate(key))
 		}
 		f, ok := lookup(fields, key)
 		if !ok {
 			continue
 		}
 		if !utf8.ValidString(vs[0]) {
-			return badInput(ErrInvalidCharacters, "Request body must be valid UTF-8")
+			return badInput(ErrInvalidCharacters, "invalid_characters.body", "", "Request body must be valid UTF-8")
 		}
 		switch f.kind {
 		case kindString:
@@ -197,7 +201,7 @@ func decodeForm(body []byte, fields []field, in *input) error {
 			case "false", "off", "0", "no", "":
 				in.bools[f.name] = false
 			default:
-				return badInput(ErrWrongFieldType, "%s must be a boolean", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
 		}
 	}
@@ -259,7 +263,7 @@ type text struct{ name, value string }
 func checkText(in ...text) error {
 	for _, t := range in {
 		if !printable(t.value) {
-			return badInput(ErrInvalidCharacters, "%s contains invalid characters", t.name)
+			return badInput(ErrInvalidCharacters, "", t.name, t.name+" contains invalid characters")
 		}
 	}
 	return nil

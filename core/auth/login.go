@@ -540,12 +540,12 @@ func (s *Service) recoverTwoFactorRoute(v *Visit) Response {
 
 func (s *Service) logoutRoute(v *Visit) Response {
 	s.Logout(v.ctx, v)
-	return s.respond(v, http.StatusOK, messageBody{msgLoggedOut})
+	return s.respond(v, http.StatusOK, s.say(v, "logged_out", msgLoggedOut))
 }
 
 func (s *Service) logoutAllRoute(v *Visit) Response {
 	err := s.LogoutEverywhere(v.ctx, v)
-	return s.answer(v, "logout all", messageBody{msgLoggedOutEverywhere}, err)
+	return s.answer(v, "logout all", s.say(v, "logged_out_everywhere", msgLoggedOutEverywhere), err)
 }
 
 func (s *Service) meRoute(v *Visit) Response {

@@ -109,7 +109,7 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	}
 	tooMany := ErrTooManyRequests
 	if msg != "" {
-		tooMany = tooMany.with(msg)
+		tooMany = tooMany.with(msg, "app:"+name, nil) // an app's own text: a catalog may have "app:NAME"
 	}
 	// The spec's rule at capacity (new keys limited): the key is the app's
 	// choice, by default the client address.

@@ -194,7 +194,7 @@ func (s *Service) Error(status int, msg string) Response {
 	case msg == "":
 		msg = http.StatusText(status)
 	}
-	e := ErrRequestRejected.with(msg)
+	e := ErrRequestRejected.with(msg, "", nil)
 	e.Status = status
 	return s.errorResponse(e)
 }

@@ -247,7 +247,7 @@ func (s *Service) confirmTwoFactorRoute(v *Visit) Response {
 	if err == nil {
 		codes, err = s.ConfirmTwoFactor(v.ctx, v, ConfirmTwoFactorInput{Code: in.str("code")})
 	}
-	return s.answer(v, "2fa confirm", map[string]any{"message": msg2FAEnabled, "recoveryCodes": codes}, err)
+	return s.answer(v, "2fa confirm", map[string]any{"message": s.say(v, "two_factor_enabled", msg2FAEnabled).Message, "recoveryCodes": codes}, err)
 }
 
 func (s *Service) regenerateCodesRoute(v *Visit) Response {
@@ -260,7 +260,7 @@ func (s *Service) disableTwoFactorRoute(v *Visit) Response {
 	if err == nil {
 		err = s.DisableTwoFactor(v.ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
 	}
-	return s.answer(v, "2fa disable", messageBody{msg2FADisabled}, err)
+	return s.answer(v, "2fa disable", s.say(v, "two_factor_disabled", msg2FADisabled), err)
 }
 
 // normalizeCode drops the spaces people type or paste inside a TOTP code

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/session"
 )
 
@@ -33,13 +34,17 @@ type Visit struct {
 	sess    *session.Session
 	cookies []*http.Cookie
 	header  http.Header
-	ip      string // the client's rate-limit key
+	ip      string         // the client's rate-limit key
+	lang    *i18n.Language // the answer's language: nil for English
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
 	v := &Visit{req: r, ctx: r.Context(), header: http.Header{}, ip: s.clientKey(r)}
 	v.sess = s.sessions.Session(bridge{v})
+	if s.cfg.Catalog != nil {
+		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
+	}
 	return v
 }
 
@@ -74,6 +79,15 @@ func (v *Visit) WriteHeaders(w http.ResponseWriter) {
 		}
 	}
 }
+
+// SetLanguage makes l (one of Config.Catalog's, or nil for English) the
+// language of the visit's texts and mails, for an app that knows the
+// user's language better than the Accept-Language header does.
+func (v *Visit) SetLanguage(l *i18n.Language) { v.lang = l }
+
+// Language returns the visit's language: the Accept-Language header's
+// choice among Config.Catalog's languages, nil for English.
+func (v *Visit) Language() *i18n.Language { return v.lang }
 
 // ClientIP returns the client's address as rate limits key it.
 func (v *Visit) ClientIP() string { return v.ip }
@@ -138,10 +152,11 @@ func (s *Service) answer(v *Visit, op string, body any, err error) Response {
 func (s *Service) failure(v *Visit, op string, err error) Response {
 	e := AsError(err)
 	if e.Status == http.StatusTooManyRequests {
-		r := s.json(e.Status, errorBody{Error: e.Message, Code: e.Code, RetryAfter: isoTime(e.RetryAfter)})
+		r := s.json(e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code, RetryAfter: isoTime(e.RetryAfter)})
 		for k, vs := range e.limit {
 			r.Header[k] = vs
 		}
+		s.languageHeaders(v, r.Header)
 		return r
 	}
 	var known *Error
@@ -155,7 +170,37 @@ func (s *Service) failure(v *Visit, op string, err error) Response {
 			s.log.ErrorContext(v.ctx, "authkit: internal error", "op", op, "err", err)
 		}
 	}
-	return s.respond(v, e.Status, errorBody{Error: e.Message, Code: e.Code})
+	return s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
+}
+
+// Text returns the text of what err answers with (see AsError) in the
+// visit's language, for an app that shows errors on its own pages.
+func (s *Service) Text(v *Visit, err error) string {
+	if e := AsError(err); e != nil {
+		return e.translate(v.lang)
+	}
+	return ""
+}
+
+// say is a success message in the visit's language: key is its catalog
+// key, english its text.
+func (s *Service) say(v *Visit, key, english string) messageBody {
+	if t := v.lang.Text(key, nil); t != "" {
+		return messageBody{t}
+	}
+	return messageBody{english}
+}
+
+// languageHeaders marks an answer of a Service with a catalog: its text
+// depends on Accept-Language (Vary), and says which language it is in.
+func (s *Service) languageHeaders(v *Visit, h http.Header) {
+	if s.cfg.Catalog == nil {
+		return
+	}
+	h.Set("Vary", "Accept-Language")
+	if v.lang != nil {
+		h.Set("Content-Language", v.lang.Tag().String())
+	}
 }
 
 // respond builds an answer: JSON body, Cache-Control: no-store, the
@@ -167,6 +212,7 @@ func (s *Service) respond(v *Visit, status int, body any) Response {
 	}
 	r.Cookies = v.cookies
 	retryAfterUnavailable(&r)
+	s.languageHeaders(v, r.Header)
 	return r
 }
 

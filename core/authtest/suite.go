@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
 		{"Hardening", s.hardening},                 // issue 13: 405s, side-channel parity, interleaving
 		{"Extending", s.extending},                 // issue 14: features off, optional name, hooks
+		{"Languages", s.languages},                 // issue 14: a second language, opted into
 	} {
 		t.Run(g.name, g.run)
 	}
