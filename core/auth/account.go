@@ -14,9 +14,9 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Accounts: registration (route rules 8 and 14), the email address
-// (verification, resend, change: rules 9 and 10), and the password (forgot,
-// reset, change: rules 11 and 12).
+// Accounts: registration, the email address
+// (verification, resend, change), and the password (forgot,
+// reset, change); docs/api.md describes each route.
 
 // RegisterInput is what Register takes.
 type RegisterInput struct {
@@ -28,7 +28,7 @@ type RegisterInput struct {
 	Fields map[string]string
 }
 
-// Register creates an account (route rules 8 and 14): limited per client
+// Register creates an account (docs/api.md, Registration): limited per client
 // address, the email lowercased, the password checked against the policy
 // and hashed, a 24-hour verification link mailed, and the new user signed
 // in on v.
@@ -150,7 +150,7 @@ type VerifyEmailInput struct {
 }
 
 // VerifyEmail marks an address verified from the token of a mailed link
-// (spec 3.3). A link is dead when the account no longer has the address it
+// (docs/api.md, Email verification). A link is dead when the account no longer has the address it
 // was mailed to, or when the address changed after the link was made
 // (SECURITY.md deviation 1: a change in the same millisecond as the link
 // does not kill it, so the link a change mails always works). It reports
@@ -185,7 +185,7 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 }
 
 // ResendVerification mails the signed-in user a new verification link
-// (route rule 9), limited per user. It reports whether a mail was sent:
+// (docs/api.md, Resend verification), limited per user. It reports whether a mail was sent:
 // false when the address is verified already.
 func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, err error) {
 	u, err := s.CurrentUser(ctx, v)
@@ -212,7 +212,7 @@ type ChangeEmailInput struct {
 	CurrentPassword string
 }
 
-// ChangeEmail moves the signed-in user to a new address (route rule 10):
+// ChangeEmail moves the signed-in user to a new address (docs/api.md, Change email):
 // the address unverified until its mailed link is followed, a notice to
 // the old address, every other session ended. The password is checked
 // before the new address, so a stolen session cannot probe which addresses
@@ -270,7 +270,7 @@ type ForgotPasswordInput struct {
 }
 
 // ForgotPassword mails a one-hour reset link to an account's address
-// (route rule 11). Unknown addresses and the per-email limit succeed like a
+// (docs/api.md, Forgot password). Unknown addresses and the per-email limit succeed like a
 // mailed link, after the same work: the link is signed and the mail
 // rendered in every case (for an unknown address, for a throw-away id) and
 // only a real one is queued, so the call takes the same time whether or
@@ -329,8 +329,8 @@ type ResetPasswordInput struct {
 	ConfirmPassword string
 }
 
-// ResetPassword sets a new password from a reset link (route rule 12, spec
-// 3.4). The link is bound to the address and the password hash it was made
+// ResetPassword sets a new password from a reset link (docs/api.md, Reset
+// password). The link is bound to the address and the password hash it was made
 // for, and the update is conditional on both the hash and
 // PasswordChangedAt, so one link changes the password once, however many
 // requests race with it. Every session of the account ends.

@@ -27,7 +27,7 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Token lifetimes of spec section 8.
+// Token lifetimes (docs/api.md, Tokens and mailed links).
 const (
 	PendingLifetime      = 5 * time.Minute // 2fa_pending cookie and token
 	VerificationLifetime = 24 * time.Hour
@@ -35,7 +35,7 @@ const (
 )
 
 // PendingCookie is the name of the cookie that holds a login waiting for
-// its second factor (spec 2.3).
+// its second factor (docs/api.md, Cookies).
 const PendingCookie = "2fa_pending"
 
 // Token purposes. Each signs with its own key, so a token made for one
@@ -66,7 +66,7 @@ type Config struct {
 
 	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
 	// links point to; the token is appended.
-	// Defaults: "/verify-email/" and "/reset-password/" (spec section 4).
+	// Defaults: "/verify-email/" and "/reset-password/" (docs/api.md, Pages).
 	VerifyEmailPath   string
 	ResetPasswordPath string
 
@@ -95,7 +95,7 @@ type Config struct {
 	// TOTP configures codes. Default: 6 digits, 30 seconds, window 1.
 	TOTP totp.Config
 
-	// Limits are the rate limits. Zero fields take spec section 8's values.
+	// Limits are the rate limits. Zero fields take the defaults (docs/api.md, Rate limits).
 	Limits Limits
 
 	// LimitStore makes the store of one limit (called once per limit with
@@ -110,7 +110,7 @@ type Config struct {
 	// address or user id is limited, while a new email address is let
 	// through uncounted (see the package documentation). Raise it for
 	// more concurrent clients than the default serves; memory is about
-	// 200 bytes per key. Default: 10,000 (spec section 8).
+	// 200 bytes per key. Default: 10,000 (the spec's capacity).
 	LimitCapacity int
 
 	// RateLimitFailOpen lets requests through when a limit's store fails.

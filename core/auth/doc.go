@@ -1,5 +1,5 @@
-// Package auth holds authkit's reference flows: every route of the spec's
-// section 4 (two-factor setup, login and recovery, email verification,
+// Package auth holds authkit's reference flows: every route of the spec
+// (docs/api.md: two-factor setup, login and recovery, email verification,
 // password reset) plus logout, logout-everywhere, the current user and
 // password change, written once against a framework-neutral [Request] and
 // [Response].
@@ -34,8 +34,8 @@
 //   - New passwords: 8 to 128 characters after NFKC normalisation
 //     (password.Policy), any Unicode; names: 1 to 200 characters; emails:
 //     a plain address of at most 254 bytes, trimmed and lowercased.
-//   - /api/login and /api/auth/login are one handler: rate limits (rule 13)
-//     and 2FA (rule 1). A malformed email answers 401 "Invalid credentials"
+//   - /api/login and /api/auth/login are one handler: rate limits
+//     and 2FA (docs/api.md, Login). A malformed email answers 401 "Invalid credentials"
 //     like an unknown one, after the same password-hash work.
 //   - A locked account (Config.Lockout) answers the same 401 as a wrong
 //     password, and so does an account whose store holds no password hash

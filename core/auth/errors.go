@@ -18,7 +18,7 @@ type Code string
 
 // Error is an expected failure of a flow: the HTTP status it answers with,
 // its stable code and its text (the spec's, to the letter, for the
-// conditions of spec section 7). Every typed method returns one (or wraps
+// conditions of the spec's error table, docs/errors.md). Every typed method returns one (or wraps
 // an unexpected cause, see [AsError]); the JSON routes render it as
 // {"error": Message, "code": Code}, plus "retryAfter" for a 429.
 //
@@ -66,7 +66,7 @@ func Codes() []Error {
 	return out
 }
 
-// The errors of spec section 7, with the spec's texts.
+// The errors of the spec's error table (docs/errors.md), with its texts.
 var (
 	ErrNoPendingSetup         = def(400, "no_pending_setup", "No pending 2FA setup")
 	ErrInvalidCode            = def(400, "invalid_code", "Invalid code")

@@ -15,7 +15,7 @@ import (
 
 // TestCodes: every condition has a lower snake_case code of its own, a
 // real status and a text; the codes of a status and text are unique; the
-// spec's section 7 texts are there to the letter.
+// spec's error texts are there to the letter.
 func TestCodes(t *testing.T) {
 	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 	seen := map[Code]bool{}
@@ -40,7 +40,7 @@ func TestCodes(t *testing.T) {
 		}
 		texts[key] = e.Code
 	}
-	// Spec section 7, to the letter.
+	// The spec's error table (docs/errors.md), to the letter.
 	for _, want := range []struct {
 		status int
 		text   string

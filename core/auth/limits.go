@@ -15,7 +15,7 @@ import (
 )
 
 // Limit is one rate limit: at most Max attempts per Window for one key.
-// The zero Limit means the default from spec section 8; Max < 0 switches
+// The zero Limit means the default shown in [Limits]; Max < 0 switches
 // the limit off.
 type Limit struct {
 	Max    int
@@ -26,7 +26,7 @@ type Limit struct {
 var Off = Limit{Max: -1}
 
 // Limits are the rate limits of the flows, each a separate limiter with its
-// own key (spec section 8). Zero fields take the defaults shown.
+// own key (docs/api.md, Rate limits). Zero fields take the defaults shown.
 type Limits struct {
 	LoginIP    Limit // Default: 10 per 15 minutes, key login:ip:{ip}.
 	LoginEmail Limit // Default: 5 per 15 minutes, key login:email:{email}.
@@ -209,7 +209,7 @@ func (s *Service) resetLimit(v *Visit, lm *limiter, part string) {
 	}
 }
 
-// rateHeaders sets the optional headers of spec section 7 from vd.
+// rateHeaders sets the rate-limit headers (docs/api.md, Rate limits) from vd.
 func (s *Service) rateHeaders(h http.Header, vd verdict) {
 	if !vd.checked {
 		return
@@ -225,7 +225,7 @@ func (s *Service) rateHeaders(h http.Header, vd verdict) {
 }
 
 // tooMany is the 429 of lm for verdict vd: the limit's error with the
-// window's end as RetryAfter (spec rule 13) and its headers.
+// window's end as RetryAfter (docs/api.md, Rate limits) and its headers.
 func (s *Service) tooMany(v *Visit, lm *limiter, vd verdict) *Error {
 	s.audit(v, Event{Type: EventRateLimited, Detail: lm.name})
 	e := *lm.err

@@ -16,8 +16,8 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Signing in and out: the password step (route rules 1 and 13), the second
-// step by TOTP code or recovery code (rules 4 and 5), logout, logout
+// Signing in and out: the password step (docs/api.md, Login), the second
+// step by TOTP code or recovery code (2FA verify and recover), logout, logout
 // everywhere and the current user.
 
 // LoginInput is what Login takes.
@@ -337,7 +337,7 @@ type TwoFactorResult struct {
 	RemainingCodes int
 }
 
-// VerifyTwoFactor is the second step by TOTP code (route rule 4), with
+// VerifyTwoFactor is the second step by TOTP code (POST /api/2fa/verify), with
 // replay protection always on: a code's time step is accepted once.
 func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
 	u, err := s.verifyTwoFactor(ctx, v, in)
@@ -393,7 +393,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	return u, nil
 }
 
-// RecoverTwoFactor is the second step by recovery code (route rule 5). The
+// RecoverTwoFactor is the second step by recovery code (POST /api/2fa/recover). The
 // used code is removed with a conditional store update; when another
 // recovery changed the codes meanwhile, the account is read again, the
 // pending login checked again, and the code checked against the fresh list
@@ -407,7 +407,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	if err != nil {
 		return TwoFactorResult{}, err
 	}
-	// Rule 5 makes no twoFactorEnabled check: with 2FA off there are no
+	// The spec's recover makes no twoFactorEnabled check: with 2FA off there are no
 	// codes, so any code is invalid.
 	if u.TwoFactorEnabled && !pendingCurrent(claims, u) {
 		return TwoFactorResult{}, ErrTwoFactorExpired
@@ -480,7 +480,7 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
 }
 
 // CurrentUser returns the visit's signed-in user: [ErrNotAuthenticated]
-// without a valid session (spec section 7).
+// without a valid session (docs/api.md, Conventions).
 func (s *Service) CurrentUser(ctx context.Context, v *Visit) (*user.User, error) {
 	v.use(ctx)
 	u, err := v.sess.User(v.ctx)

@@ -35,7 +35,7 @@ func (r Route) ColonPattern() string {
 }
 
 var routes = []Route{
-	// Spec section 4.
+	// The spec's routes (docs/api.md, Routes).
 	{http.MethodPost, "/api/2fa/setup", (*Service).setupTwoFactorRoute, FeatureTwoFactor},
 	{http.MethodPost, "/api/2fa/confirm", (*Service).confirmTwoFactorRoute, FeatureTwoFactor},
 	{http.MethodPost, "/api/login", (*Service).loginRoute, ""},

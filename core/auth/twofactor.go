@@ -41,7 +41,7 @@ type TwoFactorSetup struct {
 	QRImage string
 }
 
-// SetupTwoFactor is route rule 2: a new secret, stored encrypted as the
+// SetupTwoFactor is POST /api/2fa/setup: a new secret, stored encrypted as the
 // user's pending secret. While 2FA is on it fails with
 // [ErrTwoFactorAlreadyEnabled] (SECURITY.md deviation 5): a second setup
 // would otherwise leave a pending secret beside the live one.
@@ -83,7 +83,7 @@ type ConfirmTwoFactorInput struct {
 	Code string // a code of the pending secret
 }
 
-// ConfirmTwoFactor is route rule 3 (spec 3.1): a code of the pending
+// ConfirmTwoFactor is POST /api/2fa/confirm: a code of the pending
 // secret turns 2FA on and returns the recovery codes, shown once. The
 // confirming code's step is recorded as used, so the same code cannot then
 // log in.
@@ -130,7 +130,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	return codes, nil
 }
 
-// RegenerateRecoveryCodes is route rule 6: a new set of recovery codes
+// RegenerateRecoveryCodes is POST /api/2fa/regenerate-codes: a new set of recovery codes
 // replaces every earlier one.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
@@ -162,7 +162,7 @@ type DisableTwoFactorInput struct {
 	CurrentPassword string
 }
 
-// DisableTwoFactor is route rule 7: with the current password, 2FA goes
+// DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
 // off. It ends the user's other sessions, keeps this one, and mails a
 // notice.
 func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
@@ -194,7 +194,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 }
 
 // checkPassword is the re-entry of the current password that disable,
-// change-email and change-password require (spec 5.4), limited per user.
+// change-email and change-password require (docs/api.md), limited per user.
 func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
 	if _, err := s.check(v, s.passwordLimit, u.ID); err != nil {
 		return err

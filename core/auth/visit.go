@@ -61,7 +61,7 @@ func (v *Visit) use(ctx context.Context) {
 func (v *Visit) Cookies() []*http.Cookie { return v.cookies }
 
 // Header returns the headers the answer must carry: the rate-limit headers
-// of spec section 7 (X-RateLimit-Remaining, X-RateLimit-Reset, and
+// of docs/api.md, Rate limits (X-RateLimit-Remaining, X-RateLimit-Reset, and
 // Retry-After when a limit refused the flow).
 func (v *Visit) Header() http.Header { return v.header }
 
@@ -127,7 +127,7 @@ func (v *Visit) setCookie(ck *http.Cookie) {
 type errorBody struct {
 	Error      string `json:"error"`
 	Code       Code   `json:"code"`
-	RetryAfter string `json:"retryAfter,omitempty"` // 429: the window's end, ISO 8601 (spec rule 13)
+	RetryAfter string `json:"retryAfter,omitempty"` // 429: the window's end, ISO 8601 (docs/api.md, Rate limits)
 }
 
 // messageBody is the JSON of the answers that are a message.

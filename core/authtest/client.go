@@ -307,7 +307,7 @@ func mustClientError(t *testing.T, r *reply) {
 	mustCode(t, r)
 }
 
-// mustLimited checks a 429 reply of spec rule 13 and section 7: body
+// mustLimited checks a 429 reply (docs/api.md, Rate limits): body
 // exactly {error, retryAfter} with retryAfter the window's end in ISO 8601,
 // X-RateLimit-Remaining 0, X-RateLimit-Reset the same instant, and
 // Retry-After the seconds until then, rounded up. resetAt is the window's

@@ -94,7 +94,7 @@ func (e *env) mustMatch(t *testing.T, s snapshot, after string) {
 	}
 }
 
-// badInput covers DESIGN.md's input rules: every POST route that reads a
+// badInput covers docs/api.md "Request bodies": every POST route that reads a
 // body refuses malformed ones with a 4xx JSON error and changes nothing.
 func (s suite) badInput(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// specErrors walks spec section 7's table row by row. Each row makes its
+// specErrors walks the spec's error table (docs/errors.md) row by row. Each row makes its
 // condition happen and checks status and text; "also" names the subtests
 // that cover the row in depth (store state, mails, cookies).
 func (s suite) specErrors(t *testing.T) {

@@ -289,7 +289,7 @@ func (s *Session) Logout(ctx context.Context) error {
 // request carried a session cookie that is no longer valid it also expires
 // that cookie. A session is invalid when its token does not verify, it is
 // older than its lifetime, the user no longer exists, its issue time in
-// whole seconds is below floor(PasswordChangedAt in ms / 1000) (spec 3.4),
+// whole seconds is below floor(PasswordChangedAt in ms / 1000) (the spec's rule),
 // or its session version is below u.SessionVersion.
 //
 // An error from ResolveUser is returned wrapped; the cookie is kept and

@@ -456,7 +456,7 @@ func TestRotation(t *testing.T) {
 
 func TestPasswordChangedAt(t *testing.T) {
 	// The password is reset at 1000.500 s. Sessions carry iat in whole
-	// seconds (spec 3.4): one issued in the same second, even before the
+	// seconds (the spec's rule): one issued in the same second, even before the
 	// reset, survives this rule; the version rule below ends it.
 	reset := time.UnixMilli(1000_500)
 	tests := []struct {

@@ -37,7 +37,7 @@ import (
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
 
-// The 503 body of every backend failure (core/auth, DESIGN.md).
+// The 503 body of every backend failure (docs/api.md, Conventions).
 const unavailable = "Service temporarily unavailable. Try again later."
 
 // How the load runs.
