@@ -44,7 +44,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err := checkText(fields...); err != nil {
 		return nil, err
 	}
-	vd, err := s.check(v, s.register, v.ip)
+	vd, err := s.check(v, s.lim.register, v.ip)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, 
 	if u.EmailVerified() {
 		return false, nil
 	}
-	vd, err := s.check(v, s.resend, u.ID)
+	vd, err := s.check(v, s.lim.resend, u.ID)
 	if err != nil {
 		return false, err
 	}
@@ -284,7 +284,7 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err := checkText(text{"email", in.Email}); err != nil {
 		return err
 	}
-	vd, err := s.check(v, s.resetIP, v.ip)
+	vd, err := s.check(v, s.lim.resetIP, v.ip)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err != nil {
 		return err
 	}
-	ev, err := s.attempt(v, s.resetEmail, email)
+	ev, err := s.attempt(v, s.lim.resetEmail, email)
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	})
 	switch {
 	case ev.limited:
-		s.audit(v, Event{Type: EventRateLimited, Email: email, Detail: s.resetEmail.name})
+		s.audit(v, Event{Type: EventRateLimited, Email: email, Detail: s.lim.resetEmail.name})
 	case known && err == nil:
 		s.queue(v, msg)
 		s.audit(v, Event{Type: EventPasswordResetRequested, UserID: u.ID})
@@ -469,7 +469,7 @@ func (s *Service) queue(v *Visit, msg mail.Message) {
 
 // The routes of the group.
 
-func (s *Service) registerRoute(v *Visit) Response {
+func registerRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, s.registerFields...)
 	if err == nil {
 		ri := RegisterInput{Email: in.str("email"), Password: in.str("password"), Name: in.str("name"), Fields: map[string]string{}}
@@ -481,7 +481,7 @@ func (s *Service) registerRoute(v *Visit) Response {
 	return s.answer(v, "register", s.say(v, "registered", msgRegistered), err)
 }
 
-func (s *Service) verifyEmailRoute(v *Visit) Response {
+func verifyEmailRoute(s *Service, v *Visit) Response {
 	already, err := s.VerifyEmail(v.ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
 	msg := s.say(v, "email_verified", msgEmailVerified)
 	if already {
@@ -490,7 +490,7 @@ func (s *Service) verifyEmailRoute(v *Visit) Response {
 	return s.answer(v, "verify email", msg, err)
 }
 
-func (s *Service) resendVerificationRoute(v *Visit) Response {
+func resendVerificationRoute(s *Service, v *Visit) Response {
 	sent, err := s.ResendVerification(v.ctx, v)
 	msg := s.say(v, "verification_sent", msgVerificationSent)
 	if !sent {
@@ -499,7 +499,7 @@ func (s *Service) resendVerificationRoute(v *Visit) Response {
 	return s.answer(v, "resend verification", msg, err)
 }
 
-func (s *Service) changeEmailRoute(v *Visit) Response {
+func changeEmailRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("newEmail"), str("password"))
 	if err == nil {
 		err = s.ChangeEmail(v.ctx, v, ChangeEmailInput{NewEmail: in.str("newEmail"), CurrentPassword: in.str("password")})
@@ -507,7 +507,7 @@ func (s *Service) changeEmailRoute(v *Visit) Response {
 	return s.answer(v, "change email", s.say(v, "email_changed", msgEmailChanged), err)
 }
 
-func (s *Service) forgotPasswordRoute(v *Visit) Response {
+func forgotPasswordRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("email"))
 	if err == nil {
 		err = s.ForgotPassword(v.ctx, v, ForgotPasswordInput{Email: in.str("email")})
@@ -515,7 +515,7 @@ func (s *Service) forgotPasswordRoute(v *Visit) Response {
 	return s.answer(v, "forgot password", s.say(v, "forgot_sent", msgForgotSent), err)
 }
 
-func (s *Service) resetPasswordRoute(v *Visit) Response {
+func resetPasswordRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"), str("confirmPassword"))
 	if err == nil {
 		err = s.ResetPassword(v.ctx, v, ResetPasswordInput{
@@ -525,7 +525,7 @@ func (s *Service) resetPasswordRoute(v *Visit) Response {
 	return s.answer(v, "reset password", s.say(v, "password_reset", msgPasswordReset), err)
 }
 
-func (s *Service) changePasswordRoute(v *Visit) Response {
+func changePasswordRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("currentPassword"), str("newPassword"))
 	if err == nil {
 		err = s.ChangePassword(v.ctx, v, ChangePasswordInput{CurrentPassword: in.str("currentPassword"), NewPassword: in.str("newPassword")})

@@ -216,34 +216,39 @@ type Service struct {
 	now      func() time.Time
 	maxBody  int64
 
-	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, passwordLimit *limiter
+	lim limits // one limiter per rate limit (limits.go)
 
 	dummyHash string // for timing-equal failures on unknown emails
 
 	registerFields []field // the registration body: email, password, name and Config.RegisterFields
 }
 
-// New checks cfg and returns a Service.
-func New(cfg Config) (*Service, error) {
+// check refuses a Config New cannot work with, naming what is wrong.
+func (cfg *Config) check() error {
 	if cfg.Users == nil {
-		return nil, errors.New("auth: Config.Users is required")
+		return errors.New("auth: Config.Users is required")
 	}
 	if cfg.Keys == nil {
-		return nil, errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
+		return errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
 	}
 	if cfg.AppURL == "" {
-		return nil, errors.New("auth: Config.AppURL is required")
+		return errors.New("auth: Config.AppURL is required")
 	}
 	if err := checkFeatures(cfg.Disable); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkCatalog(cfg.Catalog); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
 
+// withDefaults fills in the documented defaults. cfg is a copy: the
+// caller's Config, and its slices, stay the caller's.
+func (cfg Config) withDefaults() Config {
 	cfg.AppURL = strings.TrimRight(cfg.AppURL, "/")
 	cfg.Disable = slices.Clone(cfg.Disable) // the caller's slice stays the caller's
 	cfg.RegisterFields = slices.Clone(cfg.RegisterFields)
@@ -275,7 +280,15 @@ func New(cfg Config) (*Service, error) {
 		cfg.Lockout.Duration = time.Hour
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
+	return cfg
+}
 
+// New checks cfg and returns a Service.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, users: cfg.Users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
 	s.registerFields = []field{str("email"), str("password"), str("name")}
 	for _, f := range cfg.RegisterFields {
@@ -357,24 +370,8 @@ func New(cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("auth: trusted origin: %w", err)
 		}
 	}
-	lim := cfg.Limits
-	for _, l := range []struct {
-		dst **limiter
-		limitSpec
-	}{
-		{&s.loginIP, limitSpec{"login:ip", ErrTooManyLogins, lim.LoginIP, false}},
-		{&s.loginEmail, limitSpec{"login:email", ErrTooManyLogins, lim.LoginEmail, true}},
-		{&s.register, limitSpec{"register:ip", ErrTooManyRegistrations, lim.Register, false}},
-		{&s.resetIP, limitSpec{"reset:ip", ErrTooManyResets, lim.ResetIP, false}},
-		{&s.resetEmail, limitSpec{"reset:email", ErrTooManyResets, lim.ResetEmail, true}},
-		{&s.resend, limitSpec{"resend", ErrTooManyResends, lim.Resend, false}},
-		{&s.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
-		{&s.passwordLimit, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
-	} {
-		if *l.dst, err = newLimiter(l.limitSpec, &cfg); err != nil {
-			s.closeLimiters()
-			return nil, err
-		}
+	if s.lim, err = newLimits(&cfg); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -382,28 +379,13 @@ func New(cfg Config) (*Service, error) {
 // Close drains the mail queue (bounded by ctx) and stops the background
 // work of the default stores. Call it on shutdown.
 func (s *Service) Close(ctx context.Context) error {
-	return errors.Join(s.sender.Close(ctx), s.closeLimiters())
-}
-
-// closeLimiters stops the background work of the default limit stores.
-func (s *Service) closeLimiters() error {
-	var err error
-	for _, l := range s.limiters() {
-		if l != nil && l.closer != nil {
-			err = errors.Join(err, l.closer.Close())
-		}
-	}
-	return err
+	return errors.Join(s.sender.Close(ctx), s.lim.close())
 }
 
 // FlushMail waits until every mail queued so far has been handed to the
 // Mailer (or given up on). Tests use it to assert what was, and was not,
 // sent without sleeping.
 func (s *Service) FlushMail(ctx context.Context) error { return s.sender.Flush(ctx) }
-
-func (s *Service) limiters() []*limiter {
-	return []*limiter{s.loginIP, s.loginEmail, s.register, s.resetIP, s.resetEmail, s.resend, s.twoFactor, s.passwordLimit}
-}
 
 // Sessions returns the session manager, for apps that log users in from
 // their own handlers.

@@ -61,6 +61,57 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// limits are the limiters of Config.Limits, one per limit, each with its
+// own key prefix and store (nil for a limit that is Off).
+type limits struct {
+	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
+}
+
+// newLimits builds the limiter of every limit of cfg.Limits, in the
+// order of its table: the name (key prefix), the 429, the limit, and
+// whether a full store lets a new key through (email keys; see
+// limitSpec). On an error, the stores made so far are closed.
+func newLimits(cfg *Config) (limits, error) {
+	var ls limits
+	lim := cfg.Limits
+	for _, l := range []struct {
+		dst **limiter
+		limitSpec
+	}{
+		{&ls.loginIP, limitSpec{"login:ip", ErrTooManyLogins, lim.LoginIP, false}},
+		{&ls.loginEmail, limitSpec{"login:email", ErrTooManyLogins, lim.LoginEmail, true}},
+		{&ls.register, limitSpec{"register:ip", ErrTooManyRegistrations, lim.Register, false}},
+		{&ls.resetIP, limitSpec{"reset:ip", ErrTooManyResets, lim.ResetIP, false}},
+		{&ls.resetEmail, limitSpec{"reset:email", ErrTooManyResets, lim.ResetEmail, true}},
+		{&ls.resend, limitSpec{"resend", ErrTooManyResends, lim.Resend, false}},
+		{&ls.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
+		{&ls.password, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
+	} {
+		var err error
+		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
+			ls.close()
+			return limits{}, err
+		}
+	}
+	return ls, nil
+}
+
+// all returns every limiter, nil ones included.
+func (ls *limits) all() []*limiter {
+	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password}
+}
+
+// close stops the background work of the default in-memory stores.
+func (ls *limits) close() error {
+	var err error
+	for _, l := range ls.all() {
+		if l != nil && l.closer != nil {
+			err = errors.Join(err, l.closer.Close())
+		}
+	}
+	return err
+}
+
 // limiter is one configured limit. A nil *limiter never limits.
 type limiter struct {
 	name    string // key prefix, e.g. "login:ip"

@@ -44,7 +44,7 @@ func TestStoreFullEventOncePerMinute(t *testing.T) {
 	burst := func() {
 		var wg sync.WaitGroup
 		for range 50 {
-			wg.Go(func() { s.storeFull(c, s.loginEmail); s.storeFull(c, s.resetEmail) })
+			wg.Go(func() { s.storeFull(c, s.lim.loginEmail); s.storeFull(c, s.lim.resetEmail) })
 		}
 		wg.Wait()
 	}

@@ -52,7 +52,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	// The address's attempt is counted before the password check, so
 	// concurrent guesses can never pass the limit; a correct password gives
 	// it back below.
-	ipv, err := s.check(v, s.loginIP, v.ip)
+	ipv, err := s.check(v, s.lim.loginIP, v.ip)
 	if err != nil {
 		return LoginResult{}, err
 	}
@@ -60,7 +60,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	var u *user.User
 	shown := ipv
 	if emailErr == nil {
-		ev, err := s.check(v, s.loginEmail, email)
+		ev, err := s.check(v, s.lim.loginEmail, email)
 		if err != nil {
 			return LoginResult{}, err
 		}
@@ -106,8 +106,8 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	// only, so correct logins never count against it while failures do,
 	// however many successes come between them. Also when the second
 	// factor follows: the password was right.
-	s.resetLimit(v, s.loginEmail, email)
-	if s.refundLimit(v, s.loginIP, v.ip, ipv) && shown == ipv {
+	s.resetLimit(v, s.lim.loginEmail, email)
+	if s.refundLimit(v, s.lim.loginIP, v.ip, ipv) && shown == ipv {
 		// The headers showed the address key: it has one more left now.
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
@@ -272,7 +272,7 @@ func (s *Service) pendingUser(v *Visit) (*user.User, token.Claims, error) {
 	if err != nil {
 		return nil, token.Claims{}, ErrTwoFactorExpired
 	}
-	vd, err := s.check(v, s.twoFactor, claims.UserID)
+	vd, err := s.check(v, s.lim.twoFactor, claims.UserID)
 	if err != nil {
 		return nil, token.Claims{}, err
 	}
@@ -314,7 +314,7 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 		keep = *remember
 	}
 	s.clearPending(v)
-	s.resetLimit(v, s.twoFactor, u.ID)
+	s.resetLimit(v, s.lim.twoFactor, u.ID)
 	if err := v.sess.Login(v.ctx, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
@@ -496,7 +496,7 @@ func (s *Service) CurrentUser(ctx context.Context, v *Visit) (*user.User, error)
 
 // The routes of the group: decode, call, render.
 
-func (s *Service) loginRoute(v *Visit) Response {
+func loginRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("email"), str("password"), boolean("remember"))
 	if err != nil {
 		return s.failure(v, "login", err)
@@ -521,7 +521,7 @@ func (s *Service) secondStep(v *Visit) (TwoFactorInput, error) {
 	return step, nil
 }
 
-func (s *Service) verifyTwoFactorRoute(v *Visit) Response {
+func verifyTwoFactorRoute(s *Service, v *Visit) Response {
 	in, err := s.secondStep(v)
 	if err == nil {
 		_, err = s.VerifyTwoFactor(v.ctx, v, in)
@@ -529,7 +529,7 @@ func (s *Service) verifyTwoFactorRoute(v *Visit) Response {
 	return s.answer(v, "2fa verify", map[string]bool{"success": true}, err)
 }
 
-func (s *Service) recoverTwoFactorRoute(v *Visit) Response {
+func recoverTwoFactorRoute(s *Service, v *Visit) Response {
 	in, err := s.secondStep(v)
 	var res TwoFactorResult
 	if err == nil {
@@ -538,17 +538,17 @@ func (s *Service) recoverTwoFactorRoute(v *Visit) Response {
 	return s.answer(v, "2fa recover", map[string]any{"success": true, "remainingCodes": res.RemainingCodes}, err)
 }
 
-func (s *Service) logoutRoute(v *Visit) Response {
+func logoutRoute(s *Service, v *Visit) Response {
 	s.Logout(v.ctx, v)
 	return s.respond(v, http.StatusOK, s.say(v, "logged_out", msgLoggedOut))
 }
 
-func (s *Service) logoutAllRoute(v *Visit) Response {
+func logoutAllRoute(s *Service, v *Visit) Response {
 	err := s.LogoutEverywhere(v.ctx, v)
 	return s.answer(v, "logout all", s.say(v, "logged_out_everywhere", msgLoggedOutEverywhere), err)
 }
 
-func (s *Service) meRoute(v *Visit) Response {
+func meRoute(s *Service, v *Visit) Response {
 	u, err := s.CurrentUser(v.ctx, v)
 	if err != nil {
 		return s.failure(v, "me", err)

@@ -36,25 +36,25 @@ func (r Route) ColonPattern() string {
 
 var routes = []Route{
 	// The spec's routes (docs/api.md, Routes).
-	{http.MethodPost, "/api/2fa/setup", (*Service).setupTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/confirm", (*Service).confirmTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/login", (*Service).loginRoute, ""},
-	{http.MethodPost, "/api/auth/login", (*Service).loginRoute, ""},
-	{http.MethodPost, "/api/2fa/verify", (*Service).verifyTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/recover", (*Service).recoverTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodesRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/disable", (*Service).disableTwoFactorRoute, ""},
-	{http.MethodPost, "/api/auth/register", (*Service).registerRoute, FeatureRegistration},
-	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmailRoute, ""},
-	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerificationRoute, ""},
-	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmailRoute, FeatureEmailChange},
-	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPasswordRoute, FeaturePasswordReset},
-	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/login", loginRoute, ""},
+	{http.MethodPost, "/api/auth/login", loginRoute, ""},
+	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, ""},
+	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration},
+	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, ""},
+	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, ""},
+	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange},
+	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset},
 	// authkit's own (docs/api.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", (*Service).logoutRoute, ""},
-	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAllRoute, ""},
-	{http.MethodGet, "/api/auth/me", (*Service).meRoute, ""},
-	{http.MethodPost, "/api/auth/change-password", (*Service).changePasswordRoute, FeaturePasswordChange},
+	{http.MethodPost, "/api/auth/logout", logoutRoute, ""},
+	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, ""},
+	{http.MethodGet, "/api/auth/me", meRoute, ""},
+	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange},
 }
 
 // Routes lists every endpoint of the features the Service has on

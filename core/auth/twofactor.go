@@ -196,7 +196,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 // checkPassword is the re-entry of the current password that disable,
 // change-email and change-password require (docs/api.md), limited per user.
 func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
-	if _, err := s.check(v, s.passwordLimit, u.ID); err != nil {
+	if _, err := s.check(v, s.lim.password, u.ID); err != nil {
 		return err
 	}
 	if pw == "" || len(pw) > maxPasswordBytes {
@@ -215,7 +215,7 @@ func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
 		s.audit(v, Event{Type: EventPasswordCheckFailed, UserID: u.ID})
 		return ErrInvalidPassword
 	}
-	s.resetLimit(v, s.passwordLimit, u.ID)
+	s.resetLimit(v, s.lim.password, u.ID)
 	return nil
 }
 
@@ -235,13 +235,13 @@ func (s *Service) renewSession(v *Visit, id string) error {
 
 // The routes of the group.
 
-func (s *Service) setupTwoFactorRoute(v *Visit) Response {
+func setupTwoFactorRoute(s *Service, v *Visit) Response {
 	// qrImage is authkit's addition beside the spec's qrUri.
 	res, err := s.SetupTwoFactor(v.ctx, v)
 	return s.answer(v, "2fa setup", map[string]string{"qrUri": res.URI, "qrImage": res.QRImage}, err)
 }
 
-func (s *Service) confirmTwoFactorRoute(v *Visit) Response {
+func confirmTwoFactorRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("code"))
 	var codes []string
 	if err == nil {
@@ -250,12 +250,12 @@ func (s *Service) confirmTwoFactorRoute(v *Visit) Response {
 	return s.answer(v, "2fa confirm", map[string]any{"message": s.say(v, "two_factor_enabled", msg2FAEnabled).Message, "recoveryCodes": codes}, err)
 }
 
-func (s *Service) regenerateCodesRoute(v *Visit) Response {
+func regenerateCodesRoute(s *Service, v *Visit) Response {
 	codes, err := s.RegenerateRecoveryCodes(v.ctx, v)
 	return s.answer(v, "regenerate codes", map[string]any{"recoveryCodes": codes}, err)
 }
 
-func (s *Service) disableTwoFactorRoute(v *Visit) Response {
+func disableTwoFactorRoute(s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"))
 	if err == nil {
 		err = s.DisableTwoFactor(v.ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
