@@ -7,7 +7,7 @@ SHELL := /bin/bash
 
 MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' -exec dirname {} \; | sed 's|^\./||' | sort)
 # Modules of tools, never published, outside go.work: linted with GOWORK=off.
-TOOL_MODULES := bench .ci/release
+TOOL_MODULES := bench .ci/release .ci/doccheck
 
 # Pinned tool versions; `make tools` installs them into .bin (git-ignored).
 STATICCHECK_VERSION := v0.8.2
@@ -67,8 +67,11 @@ vulncheck:
 		for m in $(MODULES); do (cd $$m && govulncheck ./...); done; \
 	fi
 
-# Every exported name and package has a doc comment (.ci/doccheck).
+# Every exported name and package has a doc comment, and no Go comment or
+# Markdown file refers to a file that is not in the repository
+# (.ci/doccheck, a tool module: its own test runs first).
 doccheck:
+	@cd .ci/doccheck && GOWORK=off go test -count=1 ./...
 	@GOWORK=off go run .ci/doccheck/main.go $(MODULES)
 
 lint: fmt vet staticcheck doccheck vulncheck ## gofmt, go vet, staticcheck, doc comments, govulncheck

@@ -24,7 +24,7 @@ var memDists = sync.OnceValue(func() []keys.Dist {
 // (benchstat's base column). Where d's key space exceeds the spec's
 // default capacity (zipf over 100,000 keys, churn), authkit's capacity is
 // raised so that it holds every key as the peers do, and "authkit-cap10k"
-// shows the default: at capacity, new keys are refused (spec section 8).
+// shows the default: at capacity, new keys are refused (docs/api.md, Rate limits).
 func memImpls(d keys.Dist) []limiters.Memory {
 	if !d.Churn() && d.Space() <= ratelimit.DefaultMemoryCapacity {
 		return []limiters.Memory{limiters.Authkit("authkit", 0), limiters.Ulule(), limiters.Sethvargo()}

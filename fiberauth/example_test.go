@@ -68,10 +68,10 @@ func Example() {
 	show("GET", "/dashboard", session, "")
 	show("GET", "/auth/api/nope", "", "")
 	// Output:
-	// 401 {"error":"Not authenticated"}
+	// 401 {"error":"Not authenticated","code":"not_authenticated"}
 	// 200 {"message":"Registration successful. Check your email to verify your address."}
 	// 200 hello Ada
-	// 404 {"error":"Not found"}
+	// 404 {"error":"Not found","code":"not_found"}
 }
 
 func ExampleRegister() {

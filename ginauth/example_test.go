@@ -58,9 +58,9 @@ func Example() {
 	get(r, "/auth/api/auth/me") // authkit's route, under the prefix
 	get(r, "/auth/api/login")   // wrong method
 	// Output:
-	// 401 {"error":"Not authenticated"}
-	// 401 {"error":"Not authenticated"}
-	// 405 {"error":"Method not allowed"}
+	// 401 {"error":"Not authenticated","code":"not_authenticated"}
+	// 401 {"error":"Not authenticated","code":"not_authenticated"}
+	// 405 {"error":"Method not allowed","code":"method_not_allowed"}
 }
 
 // New is an engine with nothing but authkit's routes, answering other
@@ -72,7 +72,7 @@ func ExampleNew() {
 	r := ginauth.New(svc)
 	get(r, "/api/nope")
 	// Output:
-	// 404 {"error":"Not found"}
+	// 404 {"error":"Not found","code":"not_found"}
 }
 
 // RateLimit limits the app's own routes with authkit's store, headers

@@ -46,5 +46,5 @@ func Example() {
 	resp.Body.Close()
 	fmt.Println(resp.StatusCode, string(body))
 	// Output:
-	// 401 {"error":"Not authenticated"}
+	// 401 {"error":"Not authenticated","code":"not_authenticated"}
 }

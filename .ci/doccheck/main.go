@@ -1,15 +1,54 @@
-// Command doccheck fails when an exported name in authkit's non-test Go
-// code has no doc comment: every package, exported type, function,
-// method, constant and variable a user can reach must say what it is.
+// Command doccheck fails when authkit's documentation has a hole:
 //
-//	go run .ci/doccheck/main.go [dir ...]   (default: the current directory)
+//   - an exported name in non-test Go code has no doc comment: every
+//     package, exported type, function, method, constant and variable a
+//     user can reach must say what it is;
 //
+//   - a Go comment or a Markdown file refers to a file that is not in the
+//     repository, so a reader who has only the repository cannot follow it.
+//
+//     go run .ci/doccheck/main.go [-root dir] [dir ...]
+//
+// The doc-comment check walks each dir (default: the current directory).
 // Exported methods on unexported types, and members of a documented group
 // (a const or var block with a comment), are not required to have their
 // own comment. Generated files, testdata, examples/ and bench/ are skipped.
+//
+// The reference check walks the whole repository, -root (default: the
+// nearest directory from the current one up that holds go.work, else the
+// current directory). It reads every Go file's comments, every Markdown
+// file (outside fenced code blocks for the file references) and the
+// comments of the Makefile and shell scripts, skipping .git, other hidden
+// directories but .ci, node_modules, testdata, artifacts and bench/results.
+// It reports, with file:line:
+//
+//   - a mention of the design or spec files that live outside the
+//     repository (the names are in outsideRefs);
+//   - a Markdown link [text](target) whose target, relative to the
+//     Markdown file (or to the root when it starts with /), does not
+//     exist; URLs with a scheme (https:, mailto:) and #anchors are not
+//     checked;
+//   - a file path with a slash and a known extension (docs/api.md,
+//     core/auth/doc.go, store/go.mod) that exists neither from the root
+//     nor from the referring file's directory or any directory between it
+//     and the root (so a package comment may name a file of its testdata
+//     directory, and a module's README its own go.mod); paths into the
+//     directories the build writes (outputs) count as present;
+//   - a bare Markdown file name (SECURITY.md) that exists in none of those
+//     directories.
+//
+// Not references: URLs, paths whose first element is a domain
+// (github.com/...), paths that start with / (URL paths such as
+// /api/auth/login), paths with placeholders or wildcards (*_test.go,
+// {token}, <Target>), and bare names other than *.md (doc.go, go.mod),
+// which name a file of the package or module at hand. In the Makefile and
+// shell scripts only the outside files are looked for: their paths are
+// often build outputs.
 package main
 
 import (
+	"bufio"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -17,12 +56,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
 
 func main() {
-	roots := os.Args[1:]
+	repoRoot := flag.String("root", "", "repository root for the reference check (default: the directory holding go.work)")
+	flag.Parse()
+	roots := flag.Args()
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
@@ -59,8 +101,26 @@ func main() {
 	for _, p := range problems {
 		fmt.Println(p)
 	}
+	root := *repoRoot
+	if root == "" {
+		root = findRoot()
+	}
+	refs, err := checkRefs(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "doccheck:", err)
+		os.Exit(2)
+	}
+	sort.Strings(refs)
+	for _, p := range refs {
+		fmt.Println(p)
+	}
 	if len(problems) > 0 {
 		fmt.Fprintf(os.Stderr, "doccheck: %d exported names without a doc comment\n", len(problems))
+	}
+	if len(refs) > 0 {
+		fmt.Fprintf(os.Stderr, "doccheck: %d references to files that are not in the repository\n", len(refs))
+	}
+	if len(problems) > 0 || len(refs) > 0 {
 		os.Exit(1)
 	}
 }
@@ -133,6 +193,258 @@ func exportedRecv(fl *ast.FieldList) bool {
 		case *ast.Ident:
 			return x.IsExported()
 		default:
+			return false
+		}
+	}
+}
+
+// The reference check.
+
+// outsideRefs are files that authkit's docs once cited but that live
+// outside the repository: the original design and spec. The repository's
+// own versions are ARCHITECTURE.md and docs/api.md.
+var outsideRefs = []string{"DESIGN" + ".md", "shared" + "/spec"}
+
+var (
+	// mdLink is a Markdown inline link or image: [text](target "title").
+	mdLink = regexp.MustCompile(`\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	// pathRef is a file name with a known extension, with or without
+	// directories. Where it starts and ends is checked by isolated.
+	pathRef = regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:md|go|mod|sum|sql|sh|yml|yaml|json|toml|txt|html|tmpl|js|css)\b`)
+	// url is anything with a scheme; its path is not a file reference.
+	url = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s)>\]"'` + "`" + `]*`)
+	// domain is a first path element that is a host name (github.com).
+	domain = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$`)
+	// scheme starts a link target that is not a file (https:, mailto:).
+	scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+)
+
+// outputs are the directories the build writes and git ignores: a
+// reference into one names a file a command makes.
+var outputs = []string{"bench/results", "artifacts", ".bin", ".proxy", ".authkit"}
+
+// findRoot returns the nearest directory from the current one up that
+// holds go.work, or the current directory.
+func findRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return wd
+		}
+	}
+}
+
+// refChecker holds the root of one reference check.
+type refChecker struct {
+	root string
+	out  []string
+}
+
+// checkRefs walks root and returns a problem per unresolved reference.
+func checkRefs(root string) ([]string, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	c := &refChecker{root: root}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if path != root && ((strings.HasPrefix(name, ".") && name != ".ci") || name == "node_modules" ||
+				name == "testdata" || rel == "artifacts" || rel == "bench/results") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(name, ".go"):
+			return c.goFile(path, rel)
+		case strings.HasSuffix(name, ".md"):
+			return c.markdown(path, rel)
+		case name == "Makefile" || strings.HasSuffix(name, ".sh") || rel == ".ci/run":
+			return c.script(path, rel)
+		}
+		return nil
+	})
+	return c.out, err
+}
+
+func (c *refChecker) report(rel string, line int, format string, args ...any) {
+	c.out = append(c.out, fmt.Sprintf("%s:%d: %s", rel, line, fmt.Sprintf(format, args...)))
+}
+
+// goFile checks the comments of one Go file.
+func (c *refChecker) goFile(path, rel string) error {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		c.report(rel, 0, "cannot parse: %v", err)
+		return nil
+	}
+	for _, g := range f.Comments {
+		for _, cm := range g.List {
+			first := fset.Position(cm.Slash).Line
+			for i, line := range strings.Split(cm.Text, "\n") {
+				c.line(rel, first+i, line, false)
+			}
+		}
+	}
+	return nil
+}
+
+// markdown checks one Markdown file: links and paths outside fenced code
+// blocks, the outside files everywhere.
+func (c *refChecker) markdown(path, rel string) error {
+	return eachLine(path, func(n int, line string, fenced bool) {
+		if fenced {
+			c.outside(rel, n, line)
+			return
+		}
+		c.line(rel, n, line, true)
+	})
+}
+
+// script checks a Makefile or shell script for the outside files only.
+func (c *refChecker) script(path, rel string) error {
+	return eachLine(path, func(n int, line string, _ bool) { c.outside(rel, n, line) })
+}
+
+// eachLine calls fn for every line of path, saying whether it is inside a
+// fenced code block (``` or ~~~).
+func eachLine(path string, fn func(n int, line string, fenced bool)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	fenced := false
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		fn(n, line, fenced)
+	}
+	return sc.Err()
+}
+
+// outside reports the outside files named on line.
+func (c *refChecker) outside(rel string, n int, line string) {
+	for _, o := range outsideRefs {
+		if strings.Contains(line, o) {
+			c.report(rel, n, "%s is outside the repository: cite ARCHITECTURE.md, docs/api.md or SECURITY.md instead", o)
+		}
+	}
+}
+
+// isOutside reports whether ref is one of outsideRefs, reported already.
+func isOutside(ref string) bool {
+	for _, o := range outsideRefs {
+		if strings.Contains(ref, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// line checks one line of a comment or a Markdown file.
+func (c *refChecker) line(rel string, n int, line string, markdown bool) {
+	c.outside(rel, n, line)
+	dir := filepath.Dir(filepath.Join(c.root, filepath.FromSlash(rel)))
+	if markdown {
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			target := m[1]
+			if scheme.MatchString(target) || strings.HasPrefix(target, "#") {
+				continue
+			}
+			if i := strings.IndexAny(target, "#?"); i >= 0 {
+				target = target[:i]
+			}
+			p := filepath.Join(dir, filepath.FromSlash(target))
+			if strings.HasPrefix(target, "/") {
+				p = filepath.Join(c.root, filepath.FromSlash(target))
+			}
+			if _, err := os.Stat(p); err != nil {
+				c.report(rel, n, "link to %s: no such file", m[1])
+			}
+		}
+		line = mdLink.ReplaceAllString(line, "")
+	}
+	line = url.ReplaceAllString(line, "")
+	for _, ix := range pathRef.FindAllStringIndex(line, -1) {
+		ref := line[ix[0]:ix[1]]
+		if !isolated(line, ix[0], ix[1]) || isOutside(ref) {
+			continue
+		}
+		first, _, hasSlash := strings.Cut(ref, "/")
+		if hasSlash && domain.MatchString(first) {
+			continue
+		}
+		if !hasSlash && !strings.HasSuffix(ref, ".md") {
+			continue
+		}
+		if !c.exists(dir, ref) {
+			c.report(rel, n, "%s: no such file in the repository", ref)
+		}
+	}
+}
+
+// isolated reports whether line[i:j] is a whole path: not the tail of a
+// URL path or a longer token, and not followed by more of one.
+func isolated(line string, i, j int) bool {
+	if i > 0 {
+		b := line[i-1]
+		if isWord(b) || strings.IndexByte("/*{}<>$~@:.%\\", b) >= 0 {
+			return false
+		}
+	}
+	if j < len(line) {
+		b := line[j]
+		if isWord(b) || strings.IndexByte("/*{}<>$~@%\\", b) >= 0 {
+			return false
+		}
+		if b == '.' && j+1 < len(line) && isWord(line[j+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isWord(b byte) bool {
+	return b == '_' || b == '-' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// exists reports whether ref names a file or directory relative to dir,
+// to any directory between dir and the root, or to the root, or a file in
+// one of the outputs.
+func (c *refChecker) exists(dir, ref string) bool {
+	ref = filepath.FromSlash(strings.TrimPrefix(ref, "./"))
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ref)
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+		for _, o := range outputs {
+			if strings.HasPrefix(p, filepath.Join(c.root, filepath.FromSlash(o))+string(filepath.Separator)) {
+				return true
+			}
+		}
+		if d == c.root || !strings.HasPrefix(d, c.root) || filepath.Dir(d) == d {
 			return false
 		}
 	}

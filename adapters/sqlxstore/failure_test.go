@@ -31,7 +31,7 @@ import (
 // The answer of every flow while the database is unreachable.
 const (
 	unavailableStatus = http.StatusServiceUnavailable
-	unavailableBody   = `{"error":"Service temporarily unavailable. Try again later."}`
+	unavailableBody   = `{"error":"Service temporarily unavailable. Try again later.","code":"service_unavailable"}`
 )
 
 // cutEnv is a database reached through a proxy that can cut the path,

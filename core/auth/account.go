@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/http"
+	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -14,88 +14,127 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// registerUser is route rules 8 and 14.
-func (s *Service) registerUser(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("email"), str("password"), str("name"))
-	if err != nil {
-		return s.inputFail(c, err)
-	}
-	v, err := s.attempt(c, s.register, s.clientKey(c.req))
-	if err != nil {
-		return s.internal(c, "register", err)
-	}
-	if v.limited {
-		return s.tooMany(c, s.register, v)
-	}
-	s.rateHeaders(c.header, v)
-	email, err := normalizeEmail(in.str("email"))
-	if err != nil {
-		return s.inputFail(c, err)
-	}
-	name := strings.TrimSpace(in.str("name"))
-	if name == "" {
-		return s.fail(c, http.StatusBadRequest, "Name is required")
-	}
-	if utf8.RuneCountInString(name) > maxNameRunes {
-		return s.fail(c, http.StatusBadRequest, "Name is too long")
-	}
-	pw := in.str("password")
-	if msg := s.policyError(pw); msg != "" {
-		return s.fail(c, http.StatusBadRequest, msg)
-	}
-	switch _, err := s.users.ByEmail(c.ctx, email); {
-	case err == nil:
-		return s.fail(c, http.StatusBadRequest, msgEmailRegistered)
-	case !errors.Is(err, user.ErrNotFound):
-		return s.internal(c, "register: lookup", err)
-	}
-	hash, err := s.hasher.Hash(c.ctx, pw)
-	if err != nil {
-		return s.internal(c, "register: hash", err)
-	}
-	u, err := s.users.Create(c.ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
-	if err != nil {
-		if errors.Is(err, user.ErrEmailTaken) {
-			return s.fail(c, http.StatusBadRequest, msgEmailRegistered)
-		}
-		return s.internal(c, "register: create", err)
-	}
-	if err := s.sendVerification(c, u, u.Email); err != nil {
-		return s.internal(c, "register: verification token", err)
-	}
-	if err := c.sess.Login(c.ctx, u, false); err != nil {
-		return s.internal(c, "register: session", err)
-	}
-	s.audit(c, Event{Type: EventRegistered, UserID: u.ID})
-	return s.ok(c, msgRegistered)
+// Accounts: registration, the email address
+// (verification, resend, change), and the password (forgot,
+// reset, change); docs/api.md describes each route.
+
+// RegisterInput is what Register takes.
+type RegisterInput struct {
+	Email    string
+	Password string
+	Name     string // required unless Config.NameOptional
+	// Fields are the extra fields of Config.RegisterFields, handed to the
+	// register hooks; others are ignored.
+	Fields map[string]string
 }
 
-// policyError checks a new password against the policy and returns the
-// client's error text, or "".
-func (s *Service) policyError(pw string) string {
+// Register creates an account (docs/api.md, Registration): limited per client
+// address, the email lowercased, the password checked against the policy
+// and hashed, a 24-hour verification link mailed, and the new user signed
+// in on v.
+func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*user.User, error) {
+	v.use(ctx)
+	if err := s.enabled(FeatureRegistration); err != nil {
+		return nil, err
+	}
+	fields := []text{{"email", in.Email}, {"password", in.Password}, {"name", in.Name}}
+	for _, f := range s.cfg.RegisterFields {
+		fields = append(fields, text{f, in.Fields[f]})
+	}
+	if err := checkText(fields...); err != nil {
+		return nil, err
+	}
+	vd, err := s.check(v, s.lim.register, v.ip)
+	if err != nil {
+		return nil, err
+	}
+	s.rateHeaders(v.header, vd)
+	email, err := normalizeEmail(in.Email)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" && !s.cfg.NameOptional {
+		return nil, ErrNameRequired
+	}
+	if utf8.RuneCountInString(name) > maxNameRunes {
+		return nil, ErrNameTooLong
+	}
+	if err := s.checkPolicy(in.Password); err != nil {
+		return nil, err
+	}
+	switch _, err := s.users.ByEmail(v.ctx, email); {
+	case err == nil:
+		return nil, ErrEmailRegistered
+	case !errors.Is(err, user.ErrNotFound):
+		return nil, fmt.Errorf("register: lookup: %w", err)
+	}
+	reg := &Registration{Email: email, Name: name, Fields: map[string]string{}}
+	for _, f := range s.cfg.RegisterFields {
+		reg.Fields[f] = in.Fields[f]
+	}
+	if h := s.cfg.Hooks.BeforeRegister; h != nil {
+		if err := s.runHook(v, "BeforeRegister", func() error { return h(v.ctx, reg) }); err != nil {
+			return nil, err
+		}
+	}
+	hash, err := s.hasher.Hash(v.ctx, in.Password)
+	if err != nil {
+		return nil, fmt.Errorf("register: hash: %w", err)
+	}
+	u, err := s.users.Create(v.ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
+	if err != nil {
+		if errors.Is(err, user.ErrEmailTaken) {
+			return nil, ErrEmailRegistered
+		}
+		return nil, fmt.Errorf("register: create: %w", err)
+	}
+	if h := s.cfg.Hooks.AfterRegister; h != nil {
+		if err := s.runHook(v, "AfterRegister", func() error { return h(v.ctx, u.Clone(), reg) }); err != nil {
+			// Undo: no account, no mail, no session is left by a failed hook.
+			if derr := s.users.Delete(context.WithoutCancel(v.ctx), u.ID); derr != nil {
+				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
+			}
+			return nil, err
+		}
+	}
+	if err := s.sendVerification(v, u, u.Email); err != nil {
+		return nil, fmt.Errorf("register: verification token: %w", err)
+	}
+	if err := v.sess.Login(v.ctx, u, false); err != nil {
+		return nil, fmt.Errorf("register: session: %w", err)
+	}
+	s.audit(v, Event{Type: EventRegistered, UserID: u.ID})
+	return u, nil
+}
+
+// checkPolicy checks a new password against the policy.
+func (s *Service) checkPolicy(pw string) error {
 	if len(pw) > maxPasswordBytes {
-		return "Password is too long"
+		return ErrPasswordTooLong.with("Password is too long", "password_too_long.bytes", nil)
 	}
 	err := s.policy.Check(pw)
 	switch {
 	case err == nil:
-		return ""
+		return nil
 	case errors.Is(err, password.ErrTooShort):
-		return "Password must be at least " + itoa(cmp.Or(max(s.policy.Min, 0), password.DefaultMinLength)) + " characters"
+		n := itoa(cmp.Or(max(s.policy.Min, 0), password.DefaultMinLength))
+		return ErrPasswordTooShort.with("Password must be at least "+n+" characters", "", map[string]string{"min": n})
 	case errors.Is(err, password.ErrTooLong):
-		return "Password must be at most " + itoa(cmp.Or(max(s.policy.Max, 0), password.DefaultMaxLength)) + " characters"
+		n := itoa(cmp.Or(max(s.policy.Max, 0), password.DefaultMaxLength))
+		return ErrPasswordTooLong.with("Password must be at most "+n+" characters", "", map[string]string{"max": n})
 	default:
-		return "Password contains invalid characters"
+		return ErrPasswordInvalid
 	}
 }
 
 // sendVerification mails a 24-hour verification link bound to address.
-func (s *Service) sendVerification(c *call, u *user.User, address string) error {
+func (s *Service) sendVerification(v *Visit, u *user.User, address string) error {
 	tok, err := s.verify.CreateWith(u.ID, s.verify.Bind(address))
 	if err != nil {
 		return err
 	}
-	s.send(c, mail.KindVerifyEmail, address, mail.Data{
+	s.send(v, mail.KindVerifyEmail, address, mail.Data{
 		Name: u.Name, Link: s.link(s.cfg.VerifyEmailPath, tok), Expiry: VerificationLifetime,
 	})
 	return nil
@@ -105,268 +144,391 @@ func (s *Service) link(path, tok string) string {
 	return s.cfg.AppURL + path + url.PathEscape(tok)
 }
 
-// verifyEmail is the GET verify route (spec 3.3). A link is dead when the
-// account no longer has the address it was mailed to, or when the address
-// changed after the link was made (DESIGN.md deviation 1: a change in the
-// same millisecond as the link does not kill it, so the link a change
-// mails always works).
-func (s *Service) verifyEmail(c *call) Response {
-	claims, err := s.verify.Verify(c.req.PathValue("token"))
+// VerifyEmailInput is what VerifyEmail takes.
+type VerifyEmailInput struct {
+	Token string // from the mailed link
+}
+
+// VerifyEmail marks an address verified from the token of a mailed link
+// (docs/api.md, Email verification). A link is dead when the account no longer has the address it
+// was mailed to, or when the address changed after the link was made
+// (SECURITY.md deviation 1: a change in the same millisecond as the link
+// does not kill it, so the link a change mails always works). It reports
+// whether the address was verified already.
+func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput) (alreadyVerified bool, err error) {
+	v.use(ctx)
+	claims, err := s.verify.Verify(in.Token)
 	if err != nil {
-		return s.fail(c, http.StatusBadRequest, msgVerifyInvalid)
+		return false, ErrVerifyLinkInvalid
 	}
-	u, err := s.users.ByID(c.ctx, claims.UserID)
+	u, err := s.users.ByID(v.ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
-		return s.fail(c, http.StatusBadRequest, msgVerifyUserMissing)
+		return false, ErrVerifyLinkUserMissing
 	}
 	if err != nil {
-		return s.internal(c, "verify email: load user", err)
+		return false, fmt.Errorf("verify email: load user: %w", err)
 	}
 	if !s.verify.BindingHolds(claims, u.Email) || u.EmailChangedAt.After(claims.IssuedAt) {
-		return s.fail(c, http.StatusBadRequest, msgVerifyStale)
+		return false, ErrVerifyLinkStale
 	}
 	if u.EmailVerified() {
-		return s.ok(c, msgAlreadyVerified)
+		return true, nil
 	}
-	if err := s.users.VerifyEmail(c.ctx, u.ID, u.Email, s.now()); err != nil {
+	if err := s.users.VerifyEmail(v.ctx, u.ID, u.Email, s.now()); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msgVerifyStale)
+			return false, ErrVerifyLinkStale
 		}
-		return s.internal(c, "verify email: store", err)
+		return false, fmt.Errorf("verify email: store: %w", err)
 	}
-	s.audit(c, Event{Type: EventEmailVerified, UserID: u.ID})
-	return s.ok(c, msgEmailVerified)
+	s.audit(v, Event{Type: EventEmailVerified, UserID: u.ID})
+	return false, nil
 }
 
-// resendVerification is route rule 9.
-func (s *Service) resendVerification(c *call) Response {
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+// ResendVerification mails the signed-in user a new verification link
+// (docs/api.md, Resend verification), limited per user. It reports whether a mail was sent:
+// false when the address is verified already.
+func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, err error) {
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return false, err
 	}
 	if u.EmailVerified() {
-		return s.ok(c, msgAlreadyVerified)
+		return false, nil
 	}
-	v, err := s.attempt(c, s.resend, u.ID)
+	vd, err := s.check(v, s.lim.resend, u.ID)
 	if err != nil {
-		return s.internal(c, "resend verification", err)
+		return false, err
 	}
-	if v.limited {
-		return s.tooMany(c, s.resend, v)
+	s.rateHeaders(v.header, vd)
+	if err := s.sendVerification(v, u, u.Email); err != nil {
+		return false, fmt.Errorf("resend verification: token: %w", err)
 	}
-	s.rateHeaders(c.header, v)
-	if err := s.sendVerification(c, u, u.Email); err != nil {
-		return s.internal(c, "resend verification: token", err)
-	}
-	return s.ok(c, msgVerificationSent)
+	return true, nil
 }
 
-// changeEmail is route rule 10. The password is checked before the new
-// address, so a stolen session cannot probe which addresses exist.
-func (s *Service) changeEmail(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("newEmail"), str("password"))
+// ChangeEmailInput is what ChangeEmail takes.
+type ChangeEmailInput struct {
+	NewEmail        string
+	CurrentPassword string
+}
+
+// ChangeEmail moves the signed-in user to a new address (docs/api.md, Change email):
+// the address unverified until its mailed link is followed, a notice to
+// the old address, every other session ended. The password is checked
+// before the new address, so a stolen session cannot probe which addresses
+// exist.
+func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput) error {
+	if err := s.enabled(FeatureEmailChange); err != nil {
+		return err
+	}
+	if err := checkText(text{"newEmail", in.NewEmail}, text{"password", in.CurrentPassword}); err != nil {
+		return err
+	}
+	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
-		return s.inputFail(c, err)
+		return err
 	}
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+	if in.NewEmail == "" {
+		return ErrNewEmailRequired
 	}
-	if in.str("newEmail") == "" {
-		return s.fail(c, http.StatusBadRequest, "New email is required")
-	}
-	newEmail, err := normalizeEmail(in.str("newEmail"))
+	newEmail, err := normalizeEmail(in.NewEmail)
 	if err != nil {
-		return s.inputFail(c, err)
+		return err
 	}
-	if fail := s.checkPassword(c, u, in.str("password")); fail != nil {
-		return *fail
+	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+		return err
 	}
 	if newEmail == u.Email {
-		return s.fail(c, http.StatusBadRequest, msgEmailInUse)
+		return ErrEmailInUse
 	}
-	if err := s.users.ChangeEmail(c.ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
+	if err := s.users.ChangeEmail(v.ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
 		switch {
 		case errors.Is(err, user.ErrEmailTaken):
-			return s.fail(c, http.StatusBadRequest, msgEmailInUse)
+			return ErrEmailInUse
 		case errors.Is(err, user.ErrConflict):
-			return s.fail(c, http.StatusConflict, msgEmailChangedRace)
+			return ErrEmailChangedMeanwhile
 		}
-		return s.internal(c, "change email: store", err)
+		return fmt.Errorf("change email: store: %w", err)
 	}
-	if r := s.renewSession(c, u.ID); r != nil {
-		return *r
+	if err := s.renewSession(v, u.ID); err != nil {
+		return err
 	}
-	if err := s.sendVerification(c, u, newEmail); err != nil {
-		return s.internal(c, "change email: verification token", err)
+	if err := s.sendVerification(v, u, newEmail); err != nil {
+		return fmt.Errorf("change email: verification token: %w", err)
 	}
-	s.send(c, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
-	s.audit(c, Event{Type: EventEmailChanged, UserID: u.ID})
-	return s.ok(c, msgEmailChanged)
+	s.send(v, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
+	s.audit(v, Event{Type: EventEmailChanged, UserID: u.ID})
+	if h := s.cfg.Hooks.AfterEmailChange; h != nil {
+		s.notify(v, "AfterEmailChange", func() { h(v.ctx, u, newEmail) })
+	}
+	return nil
 }
 
-// forgotPassword is route rule 11. Unknown addresses and the per-email
-// limit get the same 200 as a mailed link, after the same work: the link is
-// signed and the mail rendered in every case (for an unknown address, for a
-// throw-away id) and only a real one is queued, so the answer takes the same
-// time whether or not the address has an account. The mail itself is sent
-// off the request path.
-func (s *Service) forgotPassword(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("email"))
+// ForgotPasswordInput is what ForgotPassword takes.
+type ForgotPasswordInput struct {
+	Email string
+}
+
+// ForgotPassword mails a one-hour reset link to an account's address
+// (docs/api.md, Forgot password). Unknown addresses and the per-email limit succeed like a
+// mailed link, after the same work: the link is signed and the mail
+// rendered in every case (for an unknown address, for a throw-away id) and
+// only a real one is queued, so the call takes the same time whether or
+// not the address has an account. The mail itself is sent off the request
+// path.
+func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswordInput) error {
+	v.use(ctx)
+	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
+	if err := checkText(text{"email", in.Email}); err != nil {
+		return err
+	}
+	vd, err := s.check(v, s.lim.resetIP, v.ip)
 	if err != nil {
-		return s.inputFail(c, err)
+		return err
 	}
-	v, err := s.attempt(c, s.resetIP, s.clientKey(c.req))
+	s.rateHeaders(v.header, vd)
+	email, err := normalizeEmail(in.Email)
 	if err != nil {
-		return s.internal(c, "forgot password", err)
+		return err
 	}
-	if v.limited {
-		return s.tooMany(c, s.resetIP, v)
-	}
-	s.rateHeaders(c.header, v)
-	email, err := normalizeEmail(in.str("email"))
+	ev, err := s.attempt(v, s.lim.resetEmail, email)
 	if err != nil {
-		return s.inputFail(c, err)
+		return err
 	}
-	ev, err := s.attempt(c, s.resetEmail, email)
-	if err != nil {
-		return s.internal(c, "forgot password", err)
-	}
-	u, err := s.users.ByEmail(c.ctx, email)
+	u, err := s.users.ByEmail(v.ctx, email)
 	known := err == nil
 	if err != nil && !errors.Is(err, user.ErrNotFound) {
-		return s.internal(c, "forgot password: lookup", err)
+		return fmt.Errorf("forgot password: lookup: %w", err)
 	}
 	if !known {
 		u = &user.User{ID: user.NewID(), Email: email}
 	}
 	tok, err := s.reset.CreateWith(u.ID, s.reset.Bind(u.Email, u.PasswordHash))
 	if err != nil {
-		return s.internal(c, "forgot password: token", err)
+		return fmt.Errorf("forgot password: token: %w", err)
 	}
-	msg, err := s.render(c, mail.KindResetPassword, u.Email, mail.Data{
+	msg, err := s.render(v, mail.KindResetPassword, u.Email, mail.Data{
 		Name: u.Name, Link: s.link(s.cfg.ResetPasswordPath, tok), Expiry: ResetLifetime,
 	})
 	switch {
 	case ev.limited:
-		s.audit(c, Event{Type: EventRateLimited, Email: email, Detail: s.resetEmail.name})
+		s.audit(v, Event{Type: EventRateLimited, Email: email, Detail: s.lim.resetEmail.name})
 	case known && err == nil:
-		s.queue(c, msg)
-		s.audit(c, Event{Type: EventPasswordResetRequested, UserID: u.ID})
+		s.queue(v, msg)
+		s.audit(v, Event{Type: EventPasswordResetRequested, UserID: u.ID})
 	}
-	return s.ok(c, msgForgotSent)
+	return nil
 }
 
-// resetPassword is route rule 12 (spec 3.4). The link is bound to the
-// address and the password hash it was made for, and the update is
-// conditional on both the hash and PasswordChangedAt, so one link changes
-// the password once, however many requests race with it.
-func (s *Service) resetPassword(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("password"), str("confirmPassword"))
+// ResetPasswordInput is what ResetPassword takes.
+type ResetPasswordInput struct {
+	Token           string // from the mailed link
+	Password        string
+	ConfirmPassword string
+}
+
+// ResetPassword sets a new password from a reset link (docs/api.md, Reset
+// password). The link is bound to the address and the password hash it was made
+// for, and the update is conditional on both the hash and
+// PasswordChangedAt, so one link changes the password once, however many
+// requests race with it. Every session of the account ends.
+func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) error {
+	v.use(ctx)
+	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
+	if err := checkText(text{"password", in.Password}, text{"confirmPassword", in.ConfirmPassword}); err != nil {
+		return err
+	}
+	if in.Password != in.ConfirmPassword {
+		return ErrPasswordsDiffer
+	}
+	if err := s.checkPolicy(in.Password); err != nil {
+		return err
+	}
+	claims, err := s.reset.Verify(in.Token)
 	if err != nil {
-		return s.inputFail(c, err)
+		return ErrResetLinkInvalid
 	}
-	pw := in.str("password")
-	if pw != in.str("confirmPassword") {
-		return s.fail(c, http.StatusBadRequest, msgPasswordsDiffer)
-	}
-	if msg := s.policyError(pw); msg != "" {
-		return s.fail(c, http.StatusBadRequest, msg)
-	}
-	claims, err := s.reset.Verify(c.req.PathValue("token"))
-	if err != nil {
-		return s.fail(c, http.StatusBadRequest, msgResetInvalid)
-	}
-	u, err := s.users.ByID(c.ctx, claims.UserID)
+	u, err := s.users.ByID(v.ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
-		return s.fail(c, http.StatusBadRequest, msgResetInvalid)
+		return ErrResetLinkInvalid
 	}
 	if err != nil {
-		return s.internal(c, "reset password: load user", err)
+		return fmt.Errorf("reset password: load user: %w", err)
 	}
 	if !s.reset.BindingHolds(claims, u.Email, u.PasswordHash) ||
 		(!u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(claims.IssuedAt)) {
-		return s.fail(c, http.StatusBadRequest, msgResetUsed)
+		return ErrResetLinkUsed
 	}
-	hash, err := s.hasher.Hash(c.ctx, pw)
+	hash, err := s.hasher.Hash(v.ctx, in.Password)
 	if err != nil {
-		return s.internal(c, "reset password: hash", err)
+		return fmt.Errorf("reset password: hash: %w", err)
 	}
-	err = s.users.SetPassword(c.ctx, u.ID, user.PasswordUpdate{
+	err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{
 		Hash: hash, OldHash: u.PasswordHash, IssuedBefore: claims.IssuedAt, At: s.now(),
 	})
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msgResetUsed)
+			return ErrResetLinkUsed
 		}
-		return s.internal(c, "reset password: store", err)
+		return fmt.Errorf("reset password: store: %w", err)
 	}
-	s.audit(c, Event{Type: EventPasswordReset, UserID: u.ID})
-	s.send(c, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
-	return s.ok(c, msgPasswordReset)
+	s.audit(v, Event{Type: EventPasswordReset, UserID: u.ID})
+	s.send(v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
+	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
+		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordReset) })
+	}
+	return nil
 }
 
-// changePassword: a signed-in user replaces their password. Every other
-// session ends; this one is renewed.
-func (s *Service) changePassword(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("currentPassword"), str("newPassword"))
+// ChangePasswordInput is what ChangePassword takes.
+type ChangePasswordInput struct {
+	CurrentPassword string
+	NewPassword     string
+}
+
+// ChangePassword replaces the signed-in user's password. Every other
+// session ends; this one is renewed; a notice is mailed.
+func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) error {
+	if err := s.enabled(FeaturePasswordChange); err != nil {
+		return err
+	}
+	if err := checkText(text{"currentPassword", in.CurrentPassword}, text{"newPassword", in.NewPassword}); err != nil {
+		return err
+	}
+	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
-		return s.inputFail(c, err)
+		return err
 	}
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+	if err := s.checkPolicy(in.NewPassword); err != nil {
+		return err
 	}
-	pw := in.str("newPassword")
-	if msg := s.policyError(pw); msg != "" {
-		return s.fail(c, http.StatusBadRequest, msg)
+	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+		return err
 	}
-	if fail := s.checkPassword(c, u, in.str("currentPassword")); fail != nil {
-		return *fail
-	}
-	hash, err := s.hasher.Hash(c.ctx, pw)
+	hash, err := s.hasher.Hash(v.ctx, in.NewPassword)
 	if err != nil {
-		return s.internal(c, "change password: hash", err)
+		return fmt.Errorf("change password: hash: %w", err)
 	}
-	err = s.users.SetPassword(c.ctx, u.ID, user.PasswordUpdate{Hash: hash, OldHash: u.PasswordHash, At: s.now()})
+	err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{Hash: hash, OldHash: u.PasswordHash, At: s.now()})
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusConflict, "Your password was changed by another request")
+			return ErrPasswordChangedMeanwhile
 		}
-		return s.internal(c, "change password: store", err)
+		return fmt.Errorf("change password: store: %w", err)
 	}
-	if r := s.renewSession(c, u.ID); r != nil {
-		return *r
+	if err := s.renewSession(v, u.ID); err != nil {
+		return err
 	}
-	s.audit(c, Event{Type: EventPasswordChanged, UserID: u.ID})
-	s.send(c, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
-	return s.ok(c, msgPasswordChanged)
+	s.audit(v, Event{Type: EventPasswordChanged, UserID: u.ID})
+	s.send(v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
+	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
+		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordChanged) })
+	}
+	return nil
 }
 
-// send renders and queues one mail. It never fails the request: a mail
-// that cannot be rendered or queued is logged (without its link).
-func (s *Service) send(c *call, kind mail.Kind, to string, data mail.Data) {
-	if msg, err := s.render(c, kind, to, data); err == nil {
-		s.queue(c, msg)
+// Mail.
+
+// send renders and queues one mail. It never fails the flow: a mail that
+// cannot be rendered or queued is logged (without its link).
+func (s *Service) send(v *Visit, kind mail.Kind, to string, data mail.Data) {
+	if msg, err := s.render(v, kind, to, data); err == nil {
+		s.queue(v, msg)
 	}
 }
 
-// render renders one mail, logging (without the link) when it cannot.
-func (s *Service) render(c *call, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
+// render renders one mail in the visit's language, logging (without the
+// link) when it cannot.
+func (s *Service) render(v *Visit, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
 	data.To = to
 	data.AppName = s.cfg.AppName
 	data.Time = s.now()
-	msg, err := s.tmpl.Render(kind, data)
+	tmpl := s.tmpl
+	if m, ok := v.lang.Mail(string(kind)); ok {
+		tmpl, _ = tmpl.With(kind, mail.Template{Subject: m.Subject, Text: m.Text, HTML: m.HTML}) // kind is mail's own
+		data.Words = v.lang
+	}
+	msg, err := tmpl.Render(kind, data)
 	if err != nil {
-		s.log.ErrorContext(c.ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
+		s.log.ErrorContext(v.ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
 	}
 	return msg, err
 }
 
 // queue hands msg to the asynchronous sender.
-func (s *Service) queue(c *call, msg mail.Message) {
-	err := s.sender.Send(context.WithoutCancel(c.ctx), msg)
+func (s *Service) queue(v *Visit, msg mail.Message) {
+	err := s.sender.Send(context.WithoutCancel(v.ctx), msg)
 	if err != nil && !errors.Is(err, mail.ErrQueueFull) { // the sender logs a full queue itself
-		s.log.ErrorContext(c.ctx, "authkit: mail not queued", "kind", string(msg.Kind), "err", err)
+		s.log.ErrorContext(v.ctx, "authkit: mail not queued", "kind", string(msg.Kind), "err", err)
 	}
+}
+
+// The routes of the group.
+
+func registerRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, s.registerFields...)
+	if err == nil {
+		ri := RegisterInput{Email: in.str("email"), Password: in.str("password"), Name: in.str("name"), Fields: map[string]string{}}
+		for _, f := range s.cfg.RegisterFields {
+			ri.Fields[f] = in.str(f)
+		}
+		_, err = s.Register(v.ctx, v, ri)
+	}
+	return s.answer(v, "register", s.say(v, "registered", msgRegistered), err)
+}
+
+func verifyEmailRoute(s *Service, v *Visit) Response {
+	already, err := s.VerifyEmail(v.ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
+	msg := s.say(v, "email_verified", msgEmailVerified)
+	if already {
+		msg = s.say(v, "already_verified", msgAlreadyVerified)
+	}
+	return s.answer(v, "verify email", msg, err)
+}
+
+func resendVerificationRoute(s *Service, v *Visit) Response {
+	sent, err := s.ResendVerification(v.ctx, v)
+	msg := s.say(v, "verification_sent", msgVerificationSent)
+	if !sent {
+		msg = s.say(v, "already_verified", msgAlreadyVerified)
+	}
+	return s.answer(v, "resend verification", msg, err)
+}
+
+func changeEmailRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("newEmail"), str("password"))
+	if err == nil {
+		err = s.ChangeEmail(v.ctx, v, ChangeEmailInput{NewEmail: in.str("newEmail"), CurrentPassword: in.str("password")})
+	}
+	return s.answer(v, "change email", s.say(v, "email_changed", msgEmailChanged), err)
+}
+
+func forgotPasswordRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("email"))
+	if err == nil {
+		err = s.ForgotPassword(v.ctx, v, ForgotPasswordInput{Email: in.str("email")})
+	}
+	return s.answer(v, "forgot password", s.say(v, "forgot_sent", msgForgotSent), err)
+}
+
+func resetPasswordRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("password"), str("confirmPassword"))
+	if err == nil {
+		err = s.ResetPassword(v.ctx, v, ResetPasswordInput{
+			Token: v.req.PathValue("token"), Password: in.str("password"), ConfirmPassword: in.str("confirmPassword"),
+		})
+	}
+	return s.answer(v, "reset password", s.say(v, "password_reset", msgPasswordReset), err)
+}
+
+func changePasswordRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("currentPassword"), str("newPassword"))
+	if err == nil {
+		err = s.ChangePassword(v.ctx, v, ChangePasswordInput{CurrentPassword: in.str("currentPassword"), NewPassword: in.str("newPassword")})
+	}
+	return s.answer(v, "change password", s.say(v, "password_changed", msgPasswordChanged), err)
 }

@@ -51,13 +51,11 @@ type Event struct {
 	Detail string // e.g. the limit's name, or why a login failed
 }
 
-func (s *Service) audit(c *call, e Event) {
+func (s *Service) audit(v *Visit, e Event) {
 	e.Time = s.now()
-	if c.req != nil {
-		e.IP = s.clientKey(c.req)
-	}
+	e.IP = v.ip
 	if s.cfg.Audit != nil {
-		s.cfg.Audit(c.ctx, e)
+		s.cfg.Audit(v.ctx, e)
 		return
 	}
 	level := slog.LevelInfo
@@ -66,7 +64,7 @@ func (s *Service) audit(c *call, e Event) {
 		EventLimitStoreFull:
 		level = slog.LevelWarn
 	}
-	s.log.Log(c.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
+	s.log.Log(v.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
 }
 
 func auditAttrs(e Event) []any {

@@ -1,22 +1,21 @@
 package auth
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/authkit-go/authkit/core/clientip"
+	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
@@ -28,7 +27,7 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Token lifetimes of spec section 8.
+// Token lifetimes (docs/api.md, Tokens and mailed links).
 const (
 	PendingLifetime      = 5 * time.Minute // 2fa_pending cookie and token
 	VerificationLifetime = 24 * time.Hour
@@ -36,7 +35,7 @@ const (
 )
 
 // PendingCookie is the name of the cookie that holds a login waiting for
-// its second factor (spec 2.3).
+// its second factor (docs/api.md, Cookies).
 const PendingCookie = "2fa_pending"
 
 // Token purposes. Each signs with its own key, so a token made for one
@@ -67,7 +66,7 @@ type Config struct {
 
 	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
 	// links point to; the token is appended.
-	// Defaults: "/verify-email/" and "/reset-password/" (spec section 4).
+	// Defaults: "/verify-email/" and "/reset-password/" (docs/api.md, Pages).
 	VerifyEmailPath   string
 	ResetPasswordPath string
 
@@ -96,7 +95,7 @@ type Config struct {
 	// TOTP configures codes. Default: 6 digits, 30 seconds, window 1.
 	TOTP totp.Config
 
-	// Limits are the rate limits. Zero fields take spec section 8's values.
+	// Limits are the rate limits. Zero fields take the defaults (docs/api.md, Rate limits).
 	Limits Limits
 
 	// LimitStore makes the store of one limit (called once per limit with
@@ -111,7 +110,7 @@ type Config struct {
 	// address or user id is limited, while a new email address is let
 	// through uncounted (see the package documentation). Raise it for
 	// more concurrent clients than the default serves; memory is about
-	// 200 bytes per key. Default: 10,000 (spec section 8).
+	// 200 bytes per key. Default: 10,000 (the spec's capacity).
 	LimitCapacity int
 
 	// RateLimitFailOpen lets requests through when a limit's store fails.
@@ -152,6 +151,33 @@ type Config struct {
 	// Audit receives security events. Default: logged with Logger.
 	Audit func(ctx context.Context, e Event)
 
+	// Disable switches features off (see [Feature]): their routes are not
+	// registered and their methods fail with ErrFeatureDisabled.
+	// Default: every feature on.
+	Disable []Feature
+
+	// NameOptional lets registration go without a name (an empty or absent
+	// "name" is then stored as ""); a name that is given is still checked
+	// (at most 200 characters). Default: false, the spec's rule: a name is
+	// required.
+	NameOptional bool
+
+	// RegisterFields names extra fields of the registration body (strings,
+	// decoded like the others) that are handed to Hooks.BeforeRegister and
+	// Hooks.AfterRegister in Registration.Fields: an invitation code, a
+	// company name, a tenant. authkit stores none of them.
+	RegisterFields []string
+
+	// Hooks let the app veto or extend flows. Default: none.
+	Hooks Hooks
+
+	// Catalog, when set, answers each request in the language its
+	// Accept-Language header asks for among the catalog's (error texts,
+	// messages, mails; see package i18n), with Vary: Accept-Language and
+	// Content-Language. Codes never change. Default: nil, English only,
+	// the spec's texts whatever the header says.
+	Catalog *i18n.Catalog
+
 	// Logger logs failures. Default: slog.Default().
 	Logger *slog.Logger
 
@@ -190,23 +216,42 @@ type Service struct {
 	now      func() time.Time
 	maxBody  int64
 
-	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, passwordLimit *limiter
+	lim limits // one limiter per rate limit (limits.go)
 
 	dummyHash string // for timing-equal failures on unknown emails
+
+	registerFields []field // the registration body: email, password, name and Config.RegisterFields
 }
 
-// New checks cfg and returns a Service.
-func New(cfg Config) (*Service, error) {
+// check refuses a Config New cannot work with, naming what is wrong.
+func (cfg *Config) check() error {
 	if cfg.Users == nil {
-		return nil, errors.New("auth: Config.Users is required")
+		return errors.New("auth: Config.Users is required")
 	}
 	if cfg.Keys == nil {
-		return nil, errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
+		return errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
 	}
 	if cfg.AppURL == "" {
-		return nil, errors.New("auth: Config.AppURL is required")
+		return errors.New("auth: Config.AppURL is required")
 	}
+	if err := checkFeatures(cfg.Disable); err != nil {
+		return err
+	}
+	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
+		return err
+	}
+	if err := checkCatalog(cfg.Catalog); err != nil {
+		return err
+	}
+	return nil
+}
+
+// withDefaults fills in the documented defaults. cfg is a copy: the
+// caller's Config, and its slices, stay the caller's.
+func (cfg Config) withDefaults() Config {
 	cfg.AppURL = strings.TrimRight(cfg.AppURL, "/")
+	cfg.Disable = slices.Clone(cfg.Disable) // the caller's slice stays the caller's
+	cfg.RegisterFields = slices.Clone(cfg.RegisterFields)
 	if cfg.VerifyEmailPath == "" {
 		cfg.VerifyEmailPath = "/verify-email/"
 	}
@@ -235,8 +280,20 @@ func New(cfg Config) (*Service, error) {
 		cfg.Lockout.Duration = time.Hour
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
+	return cfg
+}
 
+// New checks cfg and returns a Service.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, users: cfg.Users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	s.registerFields = []field{str("email"), str("password"), str("name")}
+	for _, f := range cfg.RegisterFields {
+		s.registerFields = append(s.registerFields, str(f))
+	}
 	var err error
 	s.hasher = cfg.Hasher
 	if s.hasher == nil {
@@ -313,24 +370,8 @@ func New(cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("auth: trusted origin: %w", err)
 		}
 	}
-	lim := cfg.Limits
-	for _, l := range []struct {
-		dst **limiter
-		limitSpec
-	}{
-		{&s.loginIP, limitSpec{"login:ip", msgTooManyLogins, lim.LoginIP, false}},
-		{&s.loginEmail, limitSpec{"login:email", msgTooManyLogins, lim.LoginEmail, true}},
-		{&s.register, limitSpec{"register:ip", msgTooManyRegistrations, lim.Register, false}},
-		{&s.resetIP, limitSpec{"reset:ip", msgTooManyResets, lim.ResetIP, false}},
-		{&s.resetEmail, limitSpec{"reset:email", msgTooManyResets, lim.ResetEmail, true}},
-		{&s.resend, limitSpec{"resend", msgTooManyResends, lim.Resend, false}},
-		{&s.twoFactor, limitSpec{"2fa", msgTooMany2FA, lim.TwoFactor, false}},
-		{&s.passwordLimit, limitSpec{"password", msgTooManyPasswords, lim.Password, false}},
-	} {
-		if *l.dst, err = newLimiter(l.limitSpec, &cfg); err != nil {
-			s.closeLimiters()
-			return nil, err
-		}
+	if s.lim, err = newLimits(&cfg); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -338,28 +379,13 @@ func New(cfg Config) (*Service, error) {
 // Close drains the mail queue (bounded by ctx) and stops the background
 // work of the default stores. Call it on shutdown.
 func (s *Service) Close(ctx context.Context) error {
-	return errors.Join(s.sender.Close(ctx), s.closeLimiters())
-}
-
-// closeLimiters stops the background work of the default limit stores.
-func (s *Service) closeLimiters() error {
-	var err error
-	for _, l := range s.limiters() {
-		if l != nil && l.closer != nil {
-			err = errors.Join(err, l.closer.Close())
-		}
-	}
-	return err
+	return errors.Join(s.sender.Close(ctx), s.lim.close())
 }
 
 // FlushMail waits until every mail queued so far has been handed to the
 // Mailer (or given up on). Tests use it to assert what was, and was not,
 // sent without sleeping.
 func (s *Service) FlushMail(ctx context.Context) error { return s.sender.Flush(ctx) }
-
-func (s *Service) limiters() []*limiter {
-	return []*limiter{s.loginIP, s.loginEmail, s.register, s.resetIP, s.resetEmail, s.resend, s.twoFactor, s.passwordLimit}
-}
 
 // Sessions returns the session manager, for apps that log users in from
 // their own handlers.
@@ -371,123 +397,6 @@ func (s *Service) resolveUser(ctx context.Context, id string) (*user.User, error
 		return nil, nil
 	}
 	return u, err
-}
-
-// call is one request on its way through a flow.
-type call struct {
-	req     Request
-	ctx     context.Context
-	cookies []*http.Cookie
-	sess    *session.Session
-	header  http.Header
-}
-
-func (s *Service) newCall(r Request) *call {
-	c := &call{req: r, ctx: r.Context(), header: http.Header{}}
-	c.sess = s.sessions.Session(bridge{c})
-	return c
-}
-
-// bridge is the session.CookieBridge over a neutral request and the
-// cookies its response will set.
-type bridge struct{ c *call }
-
-func (b bridge) Get(name string) (string, bool) { return b.c.req.Cookie(name) }
-
-func (b bridge) Set(name, value string, o session.CookieOptions) {
-	b.c.setCookie(&http.Cookie{Name: name, Value: value, Path: o.Path, Domain: o.Domain, MaxAge: o.MaxAge,
-		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
-}
-
-func (b bridge) Delete(name string, o session.CookieOptions) {
-	b.c.setCookie(&http.Cookie{Name: name, Value: "", Path: o.Path, Domain: o.Domain, MaxAge: -1,
-		Secure: o.Secure, HttpOnly: o.HTTPOnly, SameSite: o.SameSite})
-}
-
-// setCookie records a cookie for the response; a later cookie of the same
-// name replaces an earlier one, so a response never carries two.
-func (c *call) setCookie(ck *http.Cookie) {
-	for i, old := range c.cookies {
-		if old.Name == ck.Name && old.Path == ck.Path && old.Domain == ck.Domain {
-			c.cookies[i] = ck
-			return
-		}
-	}
-	c.cookies = append(c.cookies, ck)
-}
-
-// respond builds the response of a call: JSON body, Cache-Control:
-// no-store, the call's headers and cookies.
-func (s *Service) respond(c *call, status int, body any) Response {
-	r := s.json(status, body)
-	for k, v := range c.header {
-		r.Header[k] = v
-	}
-	r.Cookies = c.cookies
-	return r
-}
-
-func (s *Service) json(status int, body any) Response {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)                 // URIs keep their '&'; the body is JSON, never HTML
-	if err := enc.Encode(body); err != nil { // only authkit's own values are encoded
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":"Internal server error"}`)
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return Response{
-		Status: status,
-		Header: http.Header{
-			"Content-Type":           {"application/json; charset=utf-8"},
-			"Cache-Control":          {"no-store"},
-			"X-Content-Type-Options": {"nosniff"},
-		},
-		Body: b,
-	}
-}
-
-func (s *Service) fail(c *call, status int, msg string) Response {
-	r := s.respond(c, status, map[string]string{"error": msg})
-	retryAfterUnavailable(&r)
-	return r
-}
-
-// RetryAfterUnavailable is the Retry-After, in seconds, of every 503
-// authkit answers: a backend (store, limit store) is down, and a client or
-// a load balancer should try again soon, not hammer the instance.
-const RetryAfterUnavailable = 5
-
-// retryAfterUnavailable adds Retry-After to r when it is a 503.
-func retryAfterUnavailable(r *Response) {
-	if r.Status == http.StatusServiceUnavailable && r.Header.Get("Retry-After") == "" {
-		r.Header.Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
-	}
-}
-
-func (s *Service) ok(c *call, msg string) Response {
-	return s.respond(c, http.StatusOK, map[string]string{"message": msg})
-}
-
-// errUnavailable marks failures of a backend (store, limiter): 503.
-var errUnavailable = errors.New("backend unavailable")
-
-// internal answers an unexpected error: 503 when a backend failed, 500
-// otherwise. The cause goes to the log, never to the client. A request its
-// client canceled is logged at debug level only and answered 503 (nobody
-// reads it): a client hanging up is not an error of the server.
-func (s *Service) internal(c *call, op string, err error) Response {
-	if errors.Is(err, context.Canceled) && c.ctx.Err() != nil {
-		s.log.DebugContext(c.ctx, "authkit: request canceled", "op", op)
-		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
-	}
-	if errors.Is(err, errUnavailable) || errors.Is(err, user.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		s.log.ErrorContext(c.ctx, "authkit: backend unavailable", "op", op, "err", err)
-		return s.fail(c, http.StatusServiceUnavailable, msgUnavailable)
-	}
-	s.log.ErrorContext(c.ctx, "authkit: internal error", "op", op, "err", err)
-	return s.fail(c, http.StatusInternalServerError, msgInternal)
 }
 
 // clientKey is the client's address as a rate-limit key part.

@@ -1,8 +1,37 @@
-// Package auth holds authkit's reference flows: every route of the spec's
-// section 4 (two-factor setup, login and recovery, email verification,
+// Package auth holds authkit's flows: every route of the spec
+// (docs/api.md: two-factor setup, login and recovery, email verification,
 // password reset) plus logout, logout-everywhere, the current user and
-// password change, written once against a framework-neutral [Request] and
-// [Response].
+// password change, written once as typed Go methods of [Service] and served
+// as JSON routes over a framework-neutral [Request] and [Response].
+//
+// # The typed API
+//
+// Every flow is a method an app calls from Go: [Service.Register],
+// [Service.Login], [Service.VerifyTwoFactor], [Service.RecoverTwoFactor],
+// [Service.SetupTwoFactor], [Service.ConfirmTwoFactor],
+// [Service.RegenerateRecoveryCodes], [Service.DisableTwoFactor],
+// [Service.VerifyEmail], [Service.ResendVerification], [Service.ChangeEmail],
+// [Service.ForgotPassword], [Service.ResetPassword], [Service.ChangePassword],
+// [Service.Logout], [Service.LogoutEverywhere] and [Service.CurrentUser].
+// Each takes a context, a [Visit] (one request's cookies, client address
+// and language, resolved once, and the cookies and headers its answer must
+// carry) and a typed input, and returns a typed result or an error. The
+// JSON routes only decode the body, call the method and render what it
+// returns, so the two never disagree: rate limits, lock-out, replay
+// protection, audit events, mail and cookies are the method's.
+//
+// Expected failures are [*Error] values with an HTTP status, a stable code
+// and the spec's text ([Codes], docs/errors.md); errors.Is matches them by
+// code. Anything else is a wrapped cause that [AsError] maps to 503 (a
+// backend down) or 500; log it.
+//
+// An app changes the flows without forking them: [Config.Disable] switches
+// features off ([Feature]: their routes are not registered, their methods
+// fail with [ErrFeatureDisabled]), [Config.NameOptional] and
+// [Config.RegisterFields] shape registration, [Hooks] veto or extend
+// registration and login and hear of password and email changes, and
+// [Config.Catalog] (package core/i18n) answers in the language a request
+// asks for.
 //
 // A framework module (nethttpauth, ginauth, fiberauth) implements Request
 // for its request type, registers [Service.Routes], and writes the
@@ -34,8 +63,8 @@
 //   - New passwords: 8 to 128 characters after NFKC normalisation
 //     (password.Policy), any Unicode; names: 1 to 200 characters; emails:
 //     a plain address of at most 254 bytes, trimmed and lowercased.
-//   - /api/login and /api/auth/login are one handler: rate limits (rule 13)
-//     and 2FA (rule 1). A malformed email answers 401 "Invalid credentials"
+//   - /api/login and /api/auth/login are one handler: rate limits
+//     and 2FA (docs/api.md, Login). A malformed email answers 401 "Invalid credentials"
 //     like an unknown one, after the same password-hash work.
 //   - A locked account (Config.Lockout) answers the same 401 as a wrong
 //     password, and so does an account whose store holds no password hash

@@ -1,7 +1,9 @@
 package auth_test
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -48,3 +50,32 @@ func ExampleService_Routes() {
 	// GET /api/auth/me
 	// POST /api/auth/change-password
 }
+
+// An app with pages of its own calls the flows from Go: a Visit per
+// request, a typed method, the visit's cookies and headers written on the
+// app's own response, and the error matched by its code.
+func ExampleService_Login() {
+	var svc *auth.Service // made once with auth.New
+	login := func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(nethttpRequest(r)) // nethttpauth.Request(r) in an app
+		res, err := svc.Login(r.Context(), v, auth.LoginInput{
+			Email: r.PostFormValue("email"), Password: r.PostFormValue("password"),
+		})
+		v.WriteHeaders(w) // the session or 2fa_pending cookie, the rate-limit headers
+		switch {
+		case errors.Is(err, auth.ErrInvalidCredentials):
+			w.WriteHeader(http.StatusUnauthorized) // and the login page again, with the message
+		case err != nil:
+			e := auth.AsError(err) // a 429 with its RetryAfter, a 503, ...
+			http.Error(w, e.Message, e.Status)
+		case res.RequiresTwoFactor:
+			http.Redirect(w, r, "/2fa", http.StatusSeeOther)
+		default:
+			http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+		}
+	}
+	_ = login
+}
+
+// nethttpRequest stands for nethttpauth.Request, which core cannot import.
+func nethttpRequest(r *http.Request) auth.Request { return auth.HTTPRequest(r, nil) }

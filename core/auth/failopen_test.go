@@ -142,18 +142,18 @@ func TestCanceledRequest(t *testing.T) {
 // request with 503 (fail closed); with RateLimitFailOpen it lets it
 // through to the password check.
 func TestRateLimitStoreDown(t *testing.T) {
-	if status, msg := login(t, testService(t, noUsers{}, false)); status != 503 || msg != msgUnavailable {
-		t.Fatalf("fail closed: %d %q, want 503 %q", status, msg, msgUnavailable)
+	if status, msg := login(t, testService(t, noUsers{}, false)); status != 503 || msg != ErrUnavailable.Message {
+		t.Fatalf("fail closed: %d %q, want 503 %q", status, msg, ErrUnavailable.Message)
 	}
-	if status, msg := login(t, testService(t, noUsers{}, true)); status != 401 || msg != msgInvalidCredentials {
-		t.Fatalf("fail open: %d %q, want 401 %q", status, msg, msgInvalidCredentials)
+	if status, msg := login(t, testService(t, noUsers{}, true)); status != 401 || msg != ErrInvalidCredentials.Message {
+		t.Fatalf("fail open: %d %q, want 401 %q", status, msg, ErrInvalidCredentials.Message)
 	}
 }
 
 // TestUserStoreDown: an unreachable user store answers 503, not 401.
 func TestUserStoreDown(t *testing.T) {
-	if status, msg := login(t, testService(t, downUsers{}, true)); status != 503 || msg != msgUnavailable {
-		t.Fatalf("%d %q, want 503 %q", status, msg, msgUnavailable)
+	if status, msg := login(t, testService(t, downUsers{}, true)); status != 503 || msg != ErrUnavailable.Message {
+		t.Fatalf("%d %q, want 503 %q", status, msg, ErrUnavailable.Message)
 	}
 }
 

@@ -47,8 +47,8 @@ func FuzzNormalizeEmail(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		e, err := normalizeEmail(raw)
 		if err != nil {
-			var ie *inputError
-			if !errors.As(err, &ie) || ie.status != 400 || ie.msg == "" || e != "" {
+			var ie *Error
+			if !errors.As(err, &ie) || ie.Status != 400 || ie.Message == "" || ie.Code == "" || e != "" {
 				t.Fatalf("normalizeEmail(%q) = %q, %v; want \"\" and a 400 input error", raw, e, err)
 			}
 			return

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
-	"net/http"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -55,17 +53,15 @@ type input struct {
 func (in input) str(name string) string { return in.strs[name] }
 func (in input) flag(name string) bool  { return in.bools[name] }
 
-// inputError is a client error found while decoding; its text goes to the
-// client as it is.
-type inputError struct {
-	status int
-	msg    string
-}
-
-func (e *inputError) Error() string { return e.msg }
-
-func badInput(format string, args ...any) *inputError {
-	return &inputError{status: 400, msg: fmt.Sprintf(format, args...)}
+// badInput is a client error found while decoding: the condition's error
+// with its English text, the catalog key of that text's variant ("" for
+// the condition's own) and the field it names ("" for none).
+func badInput(cond *Error, key, field, msg string) *Error {
+	var vars map[string]string
+	if field != "" {
+		vars = map[string]string{"field": field}
+	}
+	return cond.with(msg, key, vars)
 }
 
 // decode reads and decodes r's body into the given fields. Unknown fields
@@ -77,19 +73,19 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 	body, err := r.Body(limit)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
-			return in, &inputError{status: http.StatusRequestEntityTooLarge, msg: msgBodyTooLarge}
+			return in, ErrBodyTooLarge
 		}
-		return in, badInput("Could not read request body")
+		return in, badInput(ErrUnreadableBody, "", "", "Could not read request body")
 	}
 	if !utf8.Valid(body) {
-		return in, badInput("Request body must be valid UTF-8")
+		return in, badInput(ErrInvalidCharacters, "invalid_characters.body", "", "Request body must be valid UTF-8")
 	}
 	ct := r.Header("Content-Type")
 	mt := ""
 	if ct != "" {
 		mt, _, err = mime.ParseMediaType(ct)
 		if err != nil {
-			return in, &inputError{status: 415, msg: "Unsupported content type"}
+			return in, ErrUnsupportedContentType
 		}
 	}
 	switch mt {
@@ -101,14 +97,14 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 	case "application/x-www-form-urlencoded":
 		err = decodeForm(body, fields, &in)
 	default:
-		return in, &inputError{status: 415, msg: "Unsupported content type"}
+		return in, ErrUnsupportedContentType
 	}
 	if err != nil {
 		return in, err
 	}
 	for name, v := range in.strs {
 		if !printable(v) {
-			return in, badInput("%s contains invalid characters", name)
+			return in, badInput(ErrInvalidCharacters, "", name, name+" contains invalid characters")
 		}
 	}
 	return in, nil
@@ -128,28 +124,28 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return badInput("Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return badInput("Request body must be a JSON object")
+		return badInput(ErrInvalidJSON, "invalid_json.object", "", "Request body must be a JSON object")
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return badInput("Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		key, ok := tok.(string)
 		if !ok {
-			return badInput("Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		if seen[key] {
-			return badInput("Duplicate field: %s", truncate(key))
+			return badInput(ErrDuplicateField, "", truncate(key), "Duplicate field: "+truncate(key))
 		}
 		seen[key] = true
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return badInput("Invalid JSON body")
+			return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 		}
 		f, ok := lookup(fields, key)
 		if !ok {
@@ -159,22 +155,22 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 		case kindString:
 			var s string
 			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &s) != nil {
-				return badInput("%s must be a string", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.string", f.name, f.name+" must be a string")
 			}
 			in.strs[f.name] = s
 		case kindBool:
 			var b bool
 			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &b) != nil {
-				return badInput("%s must be a boolean", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
 			in.bools[f.name] = b
 		}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return badInput("Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	if _, err := dec.Token(); err != io.EOF { // nothing may follow the object
-		return badInput("Invalid JSON body")
+		return badInput(ErrInvalidJSON, "", "", "Invalid JSON body")
 	}
 	return nil
 }
@@ -182,18 +178,18 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 func decodeForm(body []byte, fields []field, in *input) error {
 	vals, err := url.ParseQuery(string(body))
 	if err != nil {
-		return badInput("Invalid form body")
+		return badInput(ErrInvalidForm, "", "", "Invalid form body")
 	}
 	for key, vs := range vals {
 		if len(vs) > 1 {
-			return badInput("Duplicate field: %s", truncate(key))
+			return badInput(ErrDuplicateField, "", truncate(key), "Duplicate field: "+truncate(key))
 		}
 		f, ok := lookup(fields, key)
 		if !ok {
 			continue
 		}
 		if !utf8.ValidString(vs[0]) {
-			return badInput("Request body must be valid UTF-8")
+			return badInput(ErrInvalidCharacters, "invalid_characters.body", "", "Request body must be valid UTF-8")
 		}
 		switch f.kind {
 		case kindString:
@@ -205,7 +201,7 @@ func decodeForm(body []byte, fields []field, in *input) error {
 			case "false", "off", "0", "no", "":
 				in.bools[f.name] = false
 			default:
-				return badInput("%s must be a boolean", f.name)
+				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
 		}
 	}
@@ -236,21 +232,39 @@ func truncate(s string) string {
 func normalizeEmail(raw string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(raw))
 	if e == "" {
-		return "", badInput("Email is required")
+		return "", ErrEmailRequired
 	}
 	if len(e) > maxEmailBytes {
-		return "", badInput("Email address is too long")
+		return "", ErrEmailTooLong
 	}
 	at := strings.LastIndexByte(e, '@')
 	if at <= 0 || at == len(e)-1 || strings.ContainsAny(e, " \t\"<>()[],;:\\") {
-		return "", badInput("Invalid email address")
+		return "", ErrInvalidEmail
 	}
 	if a, err := mail.ParseAddress(e); err != nil || a.Address != e || a.Name != "" {
-		return "", badInput("Invalid email address")
+		return "", ErrInvalidEmail
 	}
 	domain := e[at+1:]
 	if strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, "..") {
-		return "", badInput("Invalid email address")
+		return "", ErrInvalidEmail
 	}
 	return e, nil
+}
+
+// text is one string input of a typed method, with the name its JSON field
+// has, for the message.
+type text struct{ name, value string }
+
+// checkText refuses a string input that the body decoder would have
+// refused: invalid UTF-8, control or invisible formatting characters. The
+// typed methods check their own inputs, so an app that calls them from
+// its own forms gets the same rule as the JSON routes (which have checked
+// already; the second check costs a scan of a few bytes).
+func checkText(in ...text) error {
+	for _, t := range in {
+		if !printable(t.value) {
+			return badInput(ErrInvalidCharacters, "", t.name, t.name+" contains invalid characters")
+		}
+	}
+	return nil
 }

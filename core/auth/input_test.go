@@ -101,8 +101,8 @@ func TestDecode(t *testing.T) {
 				}
 				return
 			}
-			var ie *inputError
-			if !errors.As(err, &ie) || ie.status != tt.status || ie.msg != tt.msg {
+			var ie *Error
+			if !errors.As(err, &ie) || ie.Status != tt.status || ie.Message != tt.msg || ie.Code == "" {
 				t.Fatalf("decode error = %v, want %d %q", err, tt.status, tt.msg)
 			}
 		})
@@ -111,8 +111,8 @@ func TestDecode(t *testing.T) {
 
 func TestDecodeTooLarge(t *testing.T) {
 	_, err := decode(jsonReq(`{"email":"`+strings.Repeat("a", 100)+`"}`), 50, str("email"))
-	var ie *inputError
-	if !errors.As(err, &ie) || ie.status != 413 || ie.msg != "Request body too large" {
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Status != 413 || ie.Message != "Request body too large" || ie.Code != "body_too_large" {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -145,8 +145,8 @@ func TestNormalizeEmail(t *testing.T) {
 	}
 	for in, want := range bad {
 		_, err := normalizeEmail(in)
-		var ie *inputError
-		if !errors.As(err, &ie) || ie.msg != want || ie.status != 400 {
+		var ie *Error
+		if !errors.As(err, &ie) || ie.Message != want || ie.Status != 400 {
 			t.Errorf("normalizeEmail(%q) error = %v, want %q", in, err, want)
 		}
 	}
@@ -173,8 +173,8 @@ func FuzzDecode(f *testing.F) {
 		r := &fakeRequest{headers: map[string]string{"Content-Type": ct}, body: body}
 		in, err := decode(r, 1<<16, str("email"), str("password"), boolean("remember"))
 		if err != nil {
-			var ie *inputError
-			if !errors.As(err, &ie) || ie.status < 400 || ie.status > 499 || ie.msg == "" {
+			var ie *Error
+			if !errors.As(err, &ie) || ie.Status < 400 || ie.Status > 499 || ie.Message == "" || ie.Code == "" {
 				t.Fatalf("decode error %v is not a client error", err)
 			}
 			return

@@ -15,7 +15,7 @@ import (
 )
 
 // Limit is one rate limit: at most Max attempts per Window for one key.
-// The zero Limit means the default from spec section 8; Max < 0 switches
+// The zero Limit means the default shown in [Limits]; Max < 0 switches
 // the limit off.
 type Limit struct {
 	Max    int
@@ -26,7 +26,7 @@ type Limit struct {
 var Off = Limit{Max: -1}
 
 // Limits are the rate limits of the flows, each a separate limiter with its
-// own key (spec section 8). Zero fields take the defaults shown.
+// own key (docs/api.md, Rate limits). Zero fields take the defaults shown.
 type Limits struct {
 	LoginIP    Limit // Default: 10 per 15 minutes, key login:ip:{ip}.
 	LoginEmail Limit // Default: 5 per 15 minutes, key login:email:{email}.
@@ -61,11 +61,62 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// limits are the limiters of Config.Limits, one per limit, each with its
+// own key prefix and store (nil for a limit that is Off).
+type limits struct {
+	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
+}
+
+// newLimits builds the limiter of every limit of cfg.Limits, in the
+// order of its table: the name (key prefix), the 429, the limit, and
+// whether a full store lets a new key through (email keys; see
+// limitSpec). On an error, the stores made so far are closed.
+func newLimits(cfg *Config) (limits, error) {
+	var ls limits
+	lim := cfg.Limits
+	for _, l := range []struct {
+		dst **limiter
+		limitSpec
+	}{
+		{&ls.loginIP, limitSpec{"login:ip", ErrTooManyLogins, lim.LoginIP, false}},
+		{&ls.loginEmail, limitSpec{"login:email", ErrTooManyLogins, lim.LoginEmail, true}},
+		{&ls.register, limitSpec{"register:ip", ErrTooManyRegistrations, lim.Register, false}},
+		{&ls.resetIP, limitSpec{"reset:ip", ErrTooManyResets, lim.ResetIP, false}},
+		{&ls.resetEmail, limitSpec{"reset:email", ErrTooManyResets, lim.ResetEmail, true}},
+		{&ls.resend, limitSpec{"resend", ErrTooManyResends, lim.Resend, false}},
+		{&ls.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
+		{&ls.password, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
+	} {
+		var err error
+		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
+			ls.close()
+			return limits{}, err
+		}
+	}
+	return ls, nil
+}
+
+// all returns every limiter, nil ones included.
+func (ls *limits) all() []*limiter {
+	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password}
+}
+
+// close stops the background work of the default in-memory stores.
+func (ls *limits) close() error {
+	var err error
+	for _, l := range ls.all() {
+		if l != nil && l.closer != nil {
+			err = errors.Join(err, l.closer.Close())
+		}
+	}
+	return err
+}
+
 // limiter is one configured limit. A nil *limiter never limits.
 type limiter struct {
 	name    string // key prefix, e.g. "login:ip"
 	l       *ratelimit.Limiter
-	msg     string // 429 text
+	err     *Error // the 429
 	closer  io.Closer
 	refunds bool // the store implements ratelimit.Refunder
 
@@ -82,7 +133,7 @@ const fullEventInterval = time.Minute
 // limitSpec is one row of the limit table of New.
 type limitSpec struct {
 	name  string
-	msg   string
+	err   *Error // the 429
 	limit Limit
 	// allowWhenFull: a new key that a full store refuses is let through
 	// uncounted rather than limited. Set for keys an attacker invents for
@@ -112,7 +163,7 @@ func newLimiter(ls limitSpec, cfg *Config) (*limiter, error) {
 		return nil, fmt.Errorf("auth: limit %s: %w", ls.name, err)
 	}
 	_, refunds := store.(ratelimit.Refunder)
-	return &limiter{name: ls.name, l: l, msg: ls.msg, closer: closer, refunds: refunds}, nil
+	return &limiter{name: ls.name, l: l, err: ls.err, closer: closer, refunds: refunds}, nil
 }
 
 // maxKeyPart is the longest key part used as it is; longer ones are hashed
@@ -134,24 +185,24 @@ type verdict struct {
 	checked bool // the attempt was counted, or refused: res may go in headers
 }
 
-// attempt counts one attempt for key. A store failure fails closed (the
-// attempt is refused with 503) unless FailOpen is set. A full store is
-// reported (EventLimitStoreFull); whether its refusal limits is the
-// limit's rule (limitSpec.allowWhenFull).
-func (s *Service) attempt(c *call, lm *limiter, part string) (verdict, error) {
+// attempt counts one attempt for key. A store failure fails closed (an
+// error wrapping errBackend: 503) unless RateLimitFailOpen is set. A full
+// store is reported (EventLimitStoreFull); whether its refusal limits is
+// the limit's rule (limitSpec.allowWhenFull).
+func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
 	if lm == nil {
 		return verdict{}, nil
 	}
-	res, err := lm.l.Attempt(c.ctx, lm.key(part))
+	res, err := lm.l.Attempt(v.ctx, lm.key(part))
 	if err != nil {
 		if s.cfg.RateLimitFailOpen {
-			s.log.WarnContext(c.ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
+			s.log.WarnContext(v.ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
 			return verdict{}, nil
 		}
-		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errUnavailable, err))
+		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errBackend, err))
 	}
 	if res.StoreFull {
-		s.storeFull(c, lm)
+		s.storeFull(v, lm)
 		if res.Allowed {
 			return verdict{res: res}, nil // not counted: nothing to show
 		}
@@ -161,7 +212,7 @@ func (s *Service) attempt(c *call, lm *limiter, part string) (verdict, error) {
 
 // storeFull reports that lm's store is full: an EventLimitStoreFull, at
 // most one per limit per fullEventInterval.
-func (s *Service) storeFull(c *call, lm *limiter) {
+func (s *Service) storeFull(v *Visit, lm *limiter) {
 	now := s.now().UnixNano()
 	last := lm.fullAt.Load()
 	if last != 0 && now-last < int64(fullEventInterval) {
@@ -170,55 +221,70 @@ func (s *Service) storeFull(c *call, lm *limiter) {
 	if !lm.fullAt.CompareAndSwap(last, now) {
 		return // another request reports it
 	}
-	s.audit(c, Event{Type: EventLimitStoreFull, Detail: lm.name})
+	s.audit(v, Event{Type: EventLimitStoreFull, Detail: lm.name})
 }
 
-// refundLimit gives back the attempt v counted for key part (see
+// refundLimit gives back the attempt vd counted for key part (see
 // ratelimit.Refunder), and reports whether the store took it back. A store
 // error is logged: the attempt then stays counted.
-func (s *Service) refundLimit(c *call, lm *limiter, part string, v verdict) bool {
-	if lm == nil || !v.checked || !lm.refunds {
+func (s *Service) refundLimit(v *Visit, lm *limiter, part string, vd verdict) bool {
+	if lm == nil || !vd.checked || !lm.refunds {
 		return false
 	}
-	if err := lm.l.Refund(c.ctx, lm.key(part), v.res); err != nil {
-		s.log.WarnContext(c.ctx, "authkit: rate-limit refund failed", "limit", lm.name, "err", err)
+	if err := lm.l.Refund(v.ctx, lm.key(part), vd.res); err != nil {
+		s.log.WarnContext(v.ctx, "authkit: rate-limit refund failed", "limit", lm.name, "err", err)
 		return false
 	}
 	return true
 }
 
-func (s *Service) resetLimit(c *call, lm *limiter, part string) {
+// check counts one attempt for key and returns the limit's 429 when the
+// key is over it. A checked attempt's headers go on the visit.
+func (s *Service) check(v *Visit, lm *limiter, part string) (verdict, error) {
+	vd, err := s.attempt(v, lm, part)
+	if err != nil {
+		return vd, err
+	}
+	if vd.limited {
+		return vd, s.tooMany(v, lm, vd)
+	}
+	return vd, nil
+}
+
+func (s *Service) resetLimit(v *Visit, lm *limiter, part string) {
 	if lm == nil {
 		return
 	}
-	if err := lm.l.Reset(c.ctx, lm.key(part)); err != nil {
-		s.log.WarnContext(c.ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
+	if err := lm.l.Reset(v.ctx, lm.key(part)); err != nil {
+		s.log.WarnContext(v.ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
 	}
 }
 
-// rateHeaders sets the optional headers of spec section 7 from v.
-func (s *Service) rateHeaders(h http.Header, v verdict) {
-	if !v.checked {
+// rateHeaders sets the rate-limit headers (docs/api.md, Rate limits) from vd.
+func (s *Service) rateHeaders(h http.Header, vd verdict) {
+	if !vd.checked {
 		return
 	}
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(v.res.Remaining))
-	h.Set("X-RateLimit-Reset", isoTime(v.res.ResetAt))
-	if v.limited {
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(vd.res.Remaining))
+	h.Set("X-RateLimit-Reset", isoTime(vd.res.ResetAt))
+	if vd.limited {
 		// At least one second: a refused request never says "retry now",
 		// even when the store's clock (Redis) runs ahead of this server's.
-		secs := max(int64(v.res.RetryAfter(s.now())/time.Second), 1)
+		secs := max(int64(vd.res.RetryAfter(s.now())/time.Second), 1)
 		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 }
 
-// tooMany is the 429 answer: {error, retryAfter} with retryAfter the
-// window's reset time in ISO 8601 (spec rule 13).
-func (s *Service) tooMany(c *call, lm *limiter, v verdict) Response {
-	s.audit(c, Event{Type: EventRateLimited, Detail: lm.name})
-	r := s.json(http.StatusTooManyRequests, map[string]any{
-		"error":      lm.msg,
-		"retryAfter": isoTime(v.res.ResetAt),
-	})
-	s.rateHeaders(r.Header, v)
-	return r
+// tooMany is the 429 of lm for verdict vd: the limit's error with the
+// window's end as RetryAfter (docs/api.md, Rate limits) and its headers.
+func (s *Service) tooMany(v *Visit, lm *limiter, vd verdict) *Error {
+	s.audit(v, Event{Type: EventRateLimited, Detail: lm.name})
+	e := *lm.err
+	e.RetryAfter = vd.res.ResetAt
+	e.limit = http.Header{}
+	s.rateHeaders(e.limit, vd)
+	for k, vs := range e.limit { // an app's own page writes them with Visit.WriteHeaders
+		v.header[k] = vs
+	}
+	return &e
 }

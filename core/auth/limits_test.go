@@ -40,11 +40,11 @@ func TestStoreFullEventOncePerMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
-	c := &call{ctx: context.Background()}
+	c := &Visit{ctx: context.Background()}
 	burst := func() {
 		var wg sync.WaitGroup
 		for range 50 {
-			wg.Go(func() { s.storeFull(c, s.loginEmail); s.storeFull(c, s.resetEmail) })
+			wg.Go(func() { s.storeFull(c, s.lim.loginEmail); s.storeFull(c, s.lim.resetEmail) })
 		}
 		wg.Wait()
 	}

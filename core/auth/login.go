@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,83 +16,66 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// inputFail answers a decoding or validation error.
-func (s *Service) inputFail(c *call, err error) Response {
-	var ie *inputError
-	if errors.As(err, &ie) {
-		return s.fail(c, ie.status, ie.msg)
-	}
-	return s.internal(c, "decode", err)
+// Signing in and out: the password step (docs/api.md, Login), the second
+// step by TOTP code or recovery code (2FA verify and recover), logout, logout
+// everywhere and the current user.
+
+// LoginInput is what Login takes.
+type LoginInput struct {
+	Email    string
+	Password string
+	Remember bool // a long-lived session (Config.RememberLifetime)
 }
 
-// currentUser returns the signed-in user, or the response to send instead:
-// 401 "Not authenticated" (spec section 7), or 503 when the store failed.
-func (s *Service) currentUser(c *call) (*user.User, *Response) {
-	u, err := c.sess.User(c.ctx)
-	if err == nil {
-		return u, nil
-	}
-	r := s.sessionFailure(c, err)
-	return nil, &r
+// LoginResult is what a successful password step gives.
+type LoginResult struct {
+	User *user.User
+	// RequiresTwoFactor: the visit now holds the 2fa_pending cookie and no
+	// session; VerifyTwoFactor or RecoverTwoFactor finishes the login.
+	// Otherwise the visit holds the session cookie.
+	RequiresTwoFactor bool
 }
 
-// sessionFailure answers a request whose session check failed with err:
-// 401 {"error":"Not authenticated"} for no valid session, 503 (or 500) for
-// a store that failed.
-func (s *Service) sessionFailure(c *call, err error) Response {
-	if errors.Is(err, session.ErrNotAuthenticated) {
-		return s.fail(c, http.StatusUnauthorized, msgNotAuthenticated)
+// Login is the password step: rate limits by client address and by email,
+// the password check, the per-account lock-out, then either a session or
+// the 2fa_pending cookie on v. A wrong password, an unknown email, a locked
+// account and an account without a password all fail with
+// [ErrInvalidCredentials] after the same work (SECURITY.md "Timing").
+func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResult, error) {
+	v.use(ctx)
+	if in.Email == "" || in.Password == "" {
+		return LoginResult{}, ErrEmailPasswordRequired
 	}
-	return s.internal(c, "session", err)
-}
-
-// login is route rules 1 and 13 in one handler: rate limits by client
-// address and by email, the password check, the per-account lock-out, then
-// either a session or the 2fa_pending cookie. Both /api/login and
-// /api/auth/login serve it.
-func (s *Service) login(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("email"), str("password"), boolean("remember"))
-	if err != nil {
-		return s.inputFail(c, err)
-	}
-	if in.str("email") == "" || in.str("password") == "" {
-		return s.fail(c, http.StatusBadRequest, "Email and password are required")
+	if err := checkText(text{"email", in.Email}, text{"password", in.Password}); err != nil {
+		return LoginResult{}, err
 	}
 	// The address's attempt is counted before the password check, so
 	// concurrent guesses can never pass the limit; a correct password gives
 	// it back below.
-	ipKey := s.clientKey(c.req)
-	ipv, err := s.attempt(c, s.loginIP, ipKey)
+	ipv, err := s.check(v, s.lim.loginIP, v.ip)
 	if err != nil {
-		return s.internal(c, "login", err)
+		return LoginResult{}, err
 	}
-	if ipv.limited {
-		return s.tooMany(c, s.loginIP, ipv)
-	}
-	email, emailErr := normalizeEmail(in.str("email"))
+	email, emailErr := normalizeEmail(in.Email)
 	var u *user.User
 	shown := ipv
 	if emailErr == nil {
-		ev, err := s.attempt(c, s.loginEmail, email)
+		ev, err := s.check(v, s.lim.loginEmail, email)
 		if err != nil {
-			return s.internal(c, "login", err)
-		}
-		if ev.limited {
-			return s.tooMany(c, s.loginEmail, ev)
+			return LoginResult{}, err
 		}
 		if ev.checked && (!shown.checked || ev.res.Remaining < shown.res.Remaining) {
 			shown = ev
 		}
-		u, err = s.users.ByEmail(c.ctx, email)
+		u, err = s.users.ByEmail(v.ctx, email)
 		if err != nil && !errors.Is(err, user.ErrNotFound) {
-			return s.internal(c, "login", err)
+			return LoginResult{}, fmt.Errorf("login: %w", err)
 		}
 	}
-	s.rateHeaders(c.header, shown)
-	pw := in.str("password")
-	chk, err := s.checkLogin(c, u, pw)
+	s.rateHeaders(v.header, shown)
+	chk, err := s.checkLogin(v, u, in.Password)
 	if err != nil {
-		return s.internal(c, "login: check password", err)
+		return LoginResult{}, fmt.Errorf("login: check password: %w", err)
 	}
 	switch {
 	case chk.noAccount != "":
@@ -99,21 +83,21 @@ func (s *Service) login(c *call) Response {
 		if u != nil {
 			e.UserID = u.ID
 		}
-		s.audit(c, e)
-		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+		s.audit(v, e)
+		return LoginResult{}, ErrInvalidCredentials
 	case chk.locked:
-		s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
-		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+		s.audit(v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
+		return LoginResult{}, ErrInvalidCredentials
 	case !chk.ok:
-		s.audit(c, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
+		s.audit(v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
 		if chk.lockedUntil.After(s.now()) && !u.LockedUntil.Equal(chk.lockedUntil) {
-			s.audit(c, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(chk.lockedUntil)})
+			s.audit(v, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(chk.lockedUntil)})
 		}
-		return s.fail(c, http.StatusUnauthorized, msgInvalidCredentials)
+		return LoginResult{}, ErrInvalidCredentials
 	}
 	if chk.counted || u.FailedLogins > 0 || !u.LockedUntil.IsZero() {
-		if err := s.users.ClearLoginFailures(c.ctx, u.ID); err != nil {
-			return s.internal(c, "login: clear failures", err)
+		if err := s.users.ClearLoginFailures(v.ctx, u.ID); err != nil {
+			return LoginResult{}, fmt.Errorf("login: clear failures: %w", err)
 		}
 	}
 	// SECURITY.md deviation 4: the email key is reset on success; the
@@ -122,28 +106,31 @@ func (s *Service) login(c *call) Response {
 	// only, so correct logins never count against it while failures do,
 	// however many successes come between them. Also when the second
 	// factor follows: the password was right.
-	s.resetLimit(c, s.loginEmail, email)
-	if s.refundLimit(c, s.loginIP, ipKey, ipv) && shown == ipv {
+	s.resetLimit(v, s.lim.loginEmail, email)
+	if s.refundLimit(v, s.lim.loginIP, v.ip, ipv) && shown == ipv {
 		// The headers showed the address key: it has one more left now.
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
-		s.rateHeaders(c.header, ipv)
+		s.rateHeaders(v.header, ipv)
 	}
-	s.upgradeHash(c, u, pw)
+	s.upgradeHash(v, u, in.Password)
 
 	if u.TwoFactorEnabled {
-		tok, err := s.pending.CreateWith(u.ID, pendingData(in.flag("remember"), u.SessionVersion))
+		tok, err := s.pending.CreateWith(u.ID, pendingData(in.Remember, u.SessionVersion))
 		if err != nil {
-			return s.internal(c, "login: pending token", err)
+			return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
 		}
-		c.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
-		s.audit(c, Event{Type: EventLoginPending, UserID: u.ID})
-		return s.respond(c, http.StatusOK, map[string]bool{"requiresTwoFactor": true})
+		v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
+		s.audit(v, Event{Type: EventLoginPending, UserID: u.ID})
+		return LoginResult{User: u, RequiresTwoFactor: true}, nil
 	}
-	if err := c.sess.Login(c.ctx, u, in.flag("remember")); err != nil {
-		return s.internal(c, "login: session", err)
+	if err := s.afterLogin(v, u, LoginPassword); err != nil {
+		return LoginResult{}, err
 	}
-	s.audit(c, Event{Type: EventLoginSucceeded, UserID: u.ID})
-	return s.respond(c, http.StatusOK, map[string]bool{"success": true})
+	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
+		return LoginResult{}, fmt.Errorf("login: session: %w", err)
+	}
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID})
+	return LoginResult{User: u}, nil
 }
 
 // loginCheck is the outcome of the password step of a login.
@@ -166,18 +153,18 @@ type loginCheck struct {
 // answer waits for max(hash, write), which is the hash (bcrypt at cost 12 is
 // about 250 ms, a store write a few), so the write that an unknown email
 // never makes is not on the path an observer times. When the password turns
-// out right, login clears the count (it always clears on success); a
+// out right, Login clears the count (it always clears on success); a
 // failure recorded for a correct password is never seen as one.
-func (s *Service) checkLogin(c *call, u *user.User, pw string) (loginCheck, error) {
+func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, error) {
 	switch {
 	case u == nil:
-		s.dummyVerify(c, pw)
+		s.dummyVerify(v, pw)
 		return loginCheck{noAccount: "unknown email"}, nil
 	case u.PasswordHash == "": // a custom store's NULL hash: an account that cannot log in with a password
-		s.dummyVerify(c, pw)
+		s.dummyVerify(v, pw)
 		return loginCheck{noAccount: "no password"}, nil
 	case len(pw) > maxPasswordBytes:
-		s.dummyVerify(c, pw)
+		s.dummyVerify(v, pw)
 		return loginCheck{noAccount: "password too long"}, nil
 	}
 	chk := loginCheck{locked: u.LockedUntil.After(s.now())}
@@ -192,12 +179,12 @@ func (s *Service) checkLogin(c *call, u *user.User, pw string) (loginCheck, erro
 					recErr = fmt.Errorf("RecordLoginFailure panicked: %v", p)
 				}
 			}()
-			_, chk.lockedUntil, recErr = s.users.RecordLoginFailure(c.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
+			_, chk.lockedUntil, recErr = s.users.RecordLoginFailure(v.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
 		}()
 	} else {
 		close(done)
 	}
-	ok, err := s.hasher.Verify(c.ctx, pw, u.PasswordHash)
+	ok, err := s.hasher.Verify(v.ctx, pw, u.PasswordHash)
 	<-done
 	if err != nil {
 		return loginCheck{}, fmt.Errorf("verify password: %w", err)
@@ -211,7 +198,7 @@ func (s *Service) checkLogin(c *call, u *user.User, pw string) (loginCheck, erro
 	case recErr != nil:
 		// The password is right and nothing was counted: login goes on
 		// (and clears the count, which fails too if the store is down).
-		s.log.WarnContext(c.ctx, "authkit: login failure count not recorded", "user", u.ID, "err", recErr)
+		s.log.WarnContext(v.ctx, "authkit: login failure count not recorded", "user", u.ID, "err", recErr)
 	default:
 		chk.counted = count
 	}
@@ -221,27 +208,29 @@ func (s *Service) checkLogin(c *call, u *user.User, pw string) (loginCheck, erro
 // upgradeHash stores a fresh hash when u's was made with older settings.
 // It does not touch PasswordChangedAt, so no session ends. A conflict means
 // the password changed meanwhile: nothing to do.
-func (s *Service) upgradeHash(c *call, u *user.User, pw string) {
+func (s *Service) upgradeHash(v *Visit, u *user.User, pw string) {
 	rh, ok := s.hasher.(password.Rehasher)
 	if !ok || !rh.NeedsRehash(u.PasswordHash) {
 		return
 	}
-	h, err := s.hasher.Hash(c.ctx, pw)
+	h, err := s.hasher.Hash(v.ctx, pw)
 	if err == nil {
-		err = s.users.SetPassword(c.ctx, u.ID, user.PasswordUpdate{Hash: h, OldHash: u.PasswordHash})
+		err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{Hash: h, OldHash: u.PasswordHash})
 	}
 	if err != nil && !errors.Is(err, user.ErrConflict) {
-		s.log.WarnContext(c.ctx, "authkit: password rehash failed", "user", u.ID, "err", err)
+		s.log.WarnContext(v.ctx, "authkit: password rehash failed", "user", u.ID, "err", err)
 	}
 }
 
 // dummyVerify checks pw against the hash of a random password made by New,
 // so a login for an unknown email costs one hash check like any other.
-func (s *Service) dummyVerify(c *call, pw string) {
+func (s *Service) dummyVerify(v *Visit, pw string) {
 	if s.dummyHash != "" {
-		_, _ = s.hasher.Verify(c.ctx, pw, s.dummyHash)
+		_, _ = s.hasher.Verify(v.ctx, pw, s.dummyHash)
 	}
 }
+
+// The pending login between the two steps.
 
 // pendingData is the payload of a 2fa_pending token: the login's remember
 // flag and the user's session version, so that a password reset, a
@@ -270,35 +259,30 @@ func (s *Service) pendingCookie(value string, maxAge int) *http.Cookie {
 	}
 }
 
-func (s *Service) clearPending(c *call) { c.setCookie(s.pendingCookie("", -1)) }
+func (s *Service) clearPending(v *Visit) { v.setCookie(s.pendingCookie("", -1)) }
 
-// pendingUser reads and checks the 2fa_pending cookie for the verify and
-// recover routes, counts the attempt against the per-user 2FA limit, and
-// loads the user.
-func (s *Service) pendingUser(c *call) (*user.User, token.Claims, *Response) {
-	fail := func(r Response) (*user.User, token.Claims, *Response) { return nil, token.Claims{}, &r }
-	raw, ok := c.req.Cookie(PendingCookie)
+// pendingUser reads and checks the 2fa_pending cookie for the second step,
+// counts the attempt against the per-user 2FA limit, and loads the user.
+func (s *Service) pendingUser(v *Visit) (*user.User, token.Claims, error) {
+	raw, ok := v.req.Cookie(PendingCookie)
 	if !ok || raw == "" {
-		return fail(s.fail(c, http.StatusUnauthorized, msgNoPending2FA))
+		return nil, token.Claims{}, ErrNoPendingTwoFactor
 	}
 	claims, err := s.pending.Verify(raw)
 	if err != nil {
-		return fail(s.fail(c, http.StatusUnauthorized, msg2FAExpired))
+		return nil, token.Claims{}, ErrTwoFactorExpired
 	}
-	v, err := s.attempt(c, s.twoFactor, claims.UserID)
+	vd, err := s.check(v, s.lim.twoFactor, claims.UserID)
 	if err != nil {
-		return fail(s.internal(c, "2fa", err))
+		return nil, token.Claims{}, err
 	}
-	if v.limited {
-		return fail(s.tooMany(c, s.twoFactor, v))
-	}
-	s.rateHeaders(c.header, v)
-	u, err := s.users.ByID(c.ctx, claims.UserID)
+	s.rateHeaders(v.header, vd)
+	u, err := s.users.ByID(v.ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
-		return fail(s.fail(c, http.StatusUnauthorized, msgInvalidSession))
+		return nil, token.Claims{}, ErrInvalidSession
 	}
 	if err != nil {
-		return fail(s.internal(c, "2fa: load user", err))
+		return nil, token.Claims{}, fmt.Errorf("2fa: load user: %w", err)
 	}
 	return u, claims, nil
 }
@@ -312,166 +296,262 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 }
 
 // finishPending ends a 2FA login: the pending cookie goes, the session
-// starts. remember comes from this request when it says, else from login.
+// starts. remember, when set, overrides the one given at the password step.
 // u is the user as last read from the store: every path that turns a
 // pending login into a session goes through here, and here a pending login
 // older than u's session version (a password reset or change, 2FA disable,
 // email change or logout-everywhere since the password step) is refused,
 // whatever the path did before.
-func (s *Service) finishPending(c *call, op string, u *user.User, claims token.Claims, in input) *Response {
+func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how LoginMethod, remember *bool) error {
 	if !pendingCurrent(claims, u) {
-		r := s.fail(c, http.StatusUnauthorized, msg2FAExpired)
-		return &r
+		return ErrTwoFactorExpired
 	}
-	remember, _, _ := parsePendingData(claims.Data)
-	if _, said := in.bools["remember"]; said {
-		remember = in.flag("remember")
+	if err := s.afterLogin(v, u, how); err != nil {
+		return err
 	}
-	s.clearPending(c)
-	s.resetLimit(c, s.twoFactor, u.ID)
-	if err := c.sess.Login(c.ctx, u, remember); err != nil {
-		r := s.internal(c, op+": session", err)
-		return &r
+	keep, _, _ := parsePendingData(claims.Data)
+	if remember != nil {
+		keep = *remember
+	}
+	s.clearPending(v)
+	s.resetLimit(v, s.lim.twoFactor, u.ID)
+	if err := v.sess.Login(v.ctx, u, keep); err != nil {
+		return fmt.Errorf("session: %w", err)
 	}
 	return nil
 }
 
-// verify2FA is route rule 4, with replay protection (DESIGN.md "TOTP
-// replay") always on.
-func (s *Service) verify2FA(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("code"), boolean("remember"))
+// TwoFactorInput is what VerifyTwoFactor and RecoverTwoFactor take: the
+// code of the second step of a login.
+type TwoFactorInput struct {
+	Code string
+	// Remember, when set, overrides the remember flag of the password
+	// step (spec: "the remember flag of a 2FA login").
+	Remember *bool
+}
+
+// TwoFactorResult is what the second step of a login gives: the user, now
+// signed in on the visit, and how many recovery codes the account has left.
+type TwoFactorResult struct {
+	User           *user.User
+	RemainingCodes int
+}
+
+// VerifyTwoFactor is the second step by TOTP code (POST /api/2fa/verify), with
+// replay protection always on: a code's time step is accepted once.
+func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
+	u, err := s.verifyTwoFactor(ctx, v, in)
 	if err != nil {
-		return s.inputFail(c, err)
+		return TwoFactorResult{}, err
 	}
-	u, claims, fail := s.pendingUser(c)
-	if fail != nil {
-		return *fail
+	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
+}
+
+func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (*user.User, error) {
+	v.use(ctx)
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return nil, err
+	}
+	u, claims, err := s.pendingUser(v)
+	if err != nil {
+		return nil, err
 	}
 	if !u.TwoFactorEnabled || u.TOTPSecret == "" {
-		return s.fail(c, http.StatusUnauthorized, msgInvalidSession)
+		return nil, ErrInvalidSession
 	}
 	if !pendingCurrent(claims, u) {
-		return s.fail(c, http.StatusUnauthorized, msg2FAExpired)
+		return nil, ErrTwoFactorExpired
 	}
-	code := normalizeCode(in.str("code"))
+	code := normalizeCode(in.Code)
 	if code == "" || len(code) > maxCodeBytes {
-		return s.fail(c, http.StatusBadRequest, msgInvalid2FACode)
+		return nil, ErrInvalidTwoFactorCode
 	}
 	secret, err := s.openSecret(u.ID, u.TOTPSecret, false)
 	if err != nil {
-		return s.internal(c, "2fa verify: decrypt", err)
+		return nil, fmt.Errorf("2fa verify: decrypt: %w", err)
 	}
 	m, err := s.totp.Match(code, secret, s.now(), u.LastTOTPStep)
 	switch {
 	case errors.Is(err, totp.ErrCodeUsed):
-		s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
-		return s.fail(c, http.StatusBadRequest, msgCodeUsed)
+		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+		return nil, ErrCodeUsed
 	case err != nil:
-		s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID})
-		return s.fail(c, http.StatusBadRequest, msgInvalid2FACode)
+		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID})
+		return nil, ErrInvalidTwoFactorCode
 	}
-	if err := s.users.AcceptTOTPStep(c.ctx, u.ID, m.Step, m.Current); err != nil {
+	if err := s.users.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
-			return s.fail(c, http.StatusBadRequest, msgCodeUsed)
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+			return nil, ErrCodeUsed
 		}
-		return s.internal(c, "2fa verify: accept step", err)
+		return nil, fmt.Errorf("2fa verify: accept step: %w", err)
 	}
-	if r := s.finishPending(c, "2fa verify", u, claims, in); r != nil {
-		return *r
+	if err := s.finishPending(v, u, claims, LoginTOTP, in.Remember); err != nil {
+		return nil, err
 	}
-	s.audit(c, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
-	return s.respond(c, http.StatusOK, map[string]bool{"success": true})
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
+	return u, nil
 }
 
-// recover2FA is route rule 5. The used code is removed with a conditional
-// store update; when another recovery changed the codes meanwhile, the
-// code is checked again against the fresh list (a few times at most).
-func (s *Service) recover2FA(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("code"), boolean("remember"))
+// RecoverTwoFactor is the second step by recovery code (POST /api/2fa/recover). The
+// used code is removed with a conditional store update; when another
+// recovery changed the codes meanwhile, the account is read again, the
+// pending login checked again, and the code checked against the fresh list
+// (a few times at most).
+func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
+	v.use(ctx)
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return TwoFactorResult{}, err
+	}
+	u, claims, err := s.pendingUser(v)
 	if err != nil {
-		return s.inputFail(c, err)
+		return TwoFactorResult{}, err
 	}
-	u, claims, fail := s.pendingUser(c)
-	if fail != nil {
-		return *fail
-	}
-	// Rule 5 makes no twoFactorEnabled check: with 2FA off there are no
+	// The spec's recover makes no twoFactorEnabled check: with 2FA off there are no
 	// codes, so any code is invalid.
 	if u.TwoFactorEnabled && !pendingCurrent(claims, u) {
-		return s.fail(c, http.StatusUnauthorized, msg2FAExpired)
+		return TwoFactorResult{}, ErrTwoFactorExpired
 	}
-	code := in.str("code")
-	if code == "" || len(code) > maxCodeBytes {
-		return s.fail(c, http.StatusBadRequest, msgInvalidRecoveryCode)
+	if in.Code == "" || len(in.Code) > maxCodeBytes {
+		return TwoFactorResult{}, ErrInvalidRecoveryCode
 	}
 	var remaining []string
 	for attempt := 0; ; attempt++ {
-		valid, rest, err := recovery.Verify(c.ctx, code, u.RecoveryCodeHashes, s.recovery)
+		valid, rest, err := recovery.Verify(v.ctx, in.Code, u.RecoveryCodeHashes, s.recovery)
 		if err != nil && !valid {
-			return s.internal(c, "2fa recover: verify", err)
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: verify: %w", err)
 		}
 		if !valid {
-			s.audit(c, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code"})
-			return s.fail(c, http.StatusBadRequest, msgInvalidRecoveryCode)
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code"})
+			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
-		err = s.users.ConsumeRecoveryCode(c.ctx, u.ID, u.RecoveryCodeHashes, rest)
+		err = s.users.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
 		if err == nil {
 			remaining = rest
 			break
 		}
-		if !errors.Is(err, user.ErrConflict) || attempt == 2 {
-			if errors.Is(err, user.ErrConflict) {
-				return s.fail(c, http.StatusBadRequest, msgInvalidRecoveryCode)
-			}
-			return s.internal(c, "2fa recover: consume", err)
+		if !errors.Is(err, user.ErrConflict) {
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: consume: %w", err)
 		}
-		if u, err = s.users.ByID(c.ctx, u.ID); err != nil {
+		if attempt == 2 {
+			return TwoFactorResult{}, ErrInvalidRecoveryCode
+		}
+		if u, err = s.users.ByID(v.ctx, u.ID); err != nil {
 			if errors.Is(err, user.ErrNotFound) {
-				return s.fail(c, http.StatusUnauthorized, msgInvalidSession)
+				return TwoFactorResult{}, ErrInvalidSession
 			}
-			return s.internal(c, "2fa recover: reload", err)
+			return TwoFactorResult{}, fmt.Errorf("2fa recover: reload: %w", err)
 		}
 		// The account changed under this login: check the pending login
 		// again before spending a code of the fresh list.
 		if !pendingCurrent(claims, u) {
-			return s.fail(c, http.StatusUnauthorized, msg2FAExpired)
+			return TwoFactorResult{}, ErrTwoFactorExpired
 		}
 	}
-	if r := s.finishPending(c, "2fa recover", u, claims, in); r != nil {
-		return *r
+	if err := s.finishPending(v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
+		return TwoFactorResult{}, err
 	}
-	s.audit(c, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
-	return s.respond(c, http.StatusOK, map[string]any{"success": true, "remainingCodes": len(remaining)})
+	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
+	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }
 
-// logout ends this session and any pending 2FA login: always 200.
-func (s *Service) logout(c *call) Response {
-	_ = c.sess.Logout(c.ctx)
-	s.clearPending(c)
-	return s.ok(c, msgLoggedOut)
+// Logout ends this visit's session and any pending 2FA login. It never
+// fails.
+func (s *Service) Logout(ctx context.Context, v *Visit) {
+	v.use(ctx)
+	_ = v.sess.Logout(v.ctx)
+	s.clearPending(v)
 }
 
-// logoutAll ends every session of the user, this one included.
-func (s *Service) logoutAll(c *call) Response {
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+// LogoutEverywhere ends every session of the signed-in user, this one
+// included, and every pending 2FA login.
+func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return err
 	}
-	if _, err := s.users.BumpSessionVersion(c.ctx, u.ID); err != nil {
-		return s.internal(c, "logout all", err)
+	if _, err := s.users.BumpSessionVersion(v.ctx, u.ID); err != nil {
+		return fmt.Errorf("logout all: %w", err)
 	}
-	_ = c.sess.Logout(c.ctx)
-	s.clearPending(c)
-	s.audit(c, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
-	return s.ok(c, msgLoggedOutEverywhere)
+	_ = v.sess.Logout(v.ctx)
+	s.clearPending(v)
+	s.audit(v, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
+	return nil
 }
 
-// me answers the signed-in user's safe view.
-func (s *Service) me(c *call) Response {
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+// CurrentUser returns the visit's signed-in user: [ErrNotAuthenticated]
+// without a valid session (docs/api.md, Conventions).
+func (s *Service) CurrentUser(ctx context.Context, v *Visit) (*user.User, error) {
+	v.use(ctx)
+	u, err := v.sess.User(v.ctx)
+	switch {
+	case err == nil:
+		return u, nil
+	case errors.Is(err, session.ErrNotAuthenticated):
+		return nil, ErrNotAuthenticated
+	default:
+		return nil, fmt.Errorf("session: %w", err)
 	}
-	return s.respond(c, http.StatusOK, u.Public())
+}
+
+// The routes of the group: decode, call, render.
+
+func loginRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("email"), str("password"), boolean("remember"))
+	if err != nil {
+		return s.failure(v, "login", err)
+	}
+	res, err := s.Login(v.ctx, v, LoginInput{Email: in.str("email"), Password: in.str("password"), Remember: in.flag("remember")})
+	if err == nil && res.RequiresTwoFactor {
+		return s.respond(v, http.StatusOK, map[string]bool{"requiresTwoFactor": true})
+	}
+	return s.answer(v, "login", map[string]bool{"success": true}, err)
+}
+
+// secondStep decodes the body of the verify and recover routes.
+func (s *Service) secondStep(v *Visit) (TwoFactorInput, error) {
+	in, err := decode(v.req, s.maxBody, str("code"), boolean("remember"))
+	if err != nil {
+		return TwoFactorInput{}, err
+	}
+	step := TwoFactorInput{Code: in.str("code")}
+	if r, said := in.bools["remember"]; said {
+		step.Remember = &r
+	}
+	return step, nil
+}
+
+func verifyTwoFactorRoute(s *Service, v *Visit) Response {
+	in, err := s.secondStep(v)
+	if err == nil {
+		_, err = s.VerifyTwoFactor(v.ctx, v, in)
+	}
+	return s.answer(v, "2fa verify", map[string]bool{"success": true}, err)
+}
+
+func recoverTwoFactorRoute(s *Service, v *Visit) Response {
+	in, err := s.secondStep(v)
+	var res TwoFactorResult
+	if err == nil {
+		res, err = s.RecoverTwoFactor(v.ctx, v, in)
+	}
+	return s.answer(v, "2fa recover", map[string]any{"success": true, "remainingCodes": res.RemainingCodes}, err)
+}
+
+func logoutRoute(s *Service, v *Visit) Response {
+	s.Logout(v.ctx, v)
+	return s.respond(v, http.StatusOK, s.say(v, "logged_out", msgLoggedOut))
+}
+
+func logoutAllRoute(s *Service, v *Visit) Response {
+	err := s.LogoutEverywhere(v.ctx, v)
+	return s.answer(v, "logout all", s.say(v, "logged_out_everywhere", msgLoggedOutEverywhere), err)
+}
+
+func meRoute(s *Service, v *Visit) Response {
+	u, err := s.CurrentUser(v.ctx, v)
+	if err != nil {
+		return s.failure(v, "me", err)
+	}
+	return s.respond(v, http.StatusOK, u.Public())
 }

@@ -37,25 +37,28 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 // as Session.User would have, and the status is the one the routes give
 // (sessionFailure).
 func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response) {
-	v, found := r.Cookie(s.sessions.CookieName())
-	found = found && v != ""
+	raw, found := r.Cookie(s.sessions.CookieName())
+	found = found && raw != ""
 	var u *user.User
 	err := session.ErrNotAuthenticated
 	if found {
-		u, err = s.sessions.User(r.Context(), v)
+		u, err = s.sessions.User(r.Context(), raw)
 	}
 	if err == nil && (!verified || u.EmailVerified()) {
 		return u, nil
 	}
-	c := s.newCall(r)
+	v := s.Visit(r)
 	if err == nil {
-		resp := s.fail(c, http.StatusForbidden, "Email not verified")
+		resp := s.failure(v, "authenticate", ErrEmailNotVerified)
 		return nil, &resp
 	}
 	if found && errors.Is(err, session.ErrNotAuthenticated) {
-		_ = c.sess.Logout(c.ctx) // expires the dead cookie; never fails
+		_ = v.sess.Logout(v.ctx) // expires the dead cookie; never fails
+		err = ErrNotAuthenticated
+	} else if errors.Is(err, session.ErrNotAuthenticated) {
+		err = ErrNotAuthenticated
 	}
-	resp := s.sessionFailure(c, err)
+	resp := s.failure(v, "session", err)
 	return nil, &resp
 }
 
@@ -92,7 +95,8 @@ type RateLimit struct {
 // NewRateLimit returns a limit named name (the key prefix; keep it
 // distinct from authkit's: "login:ip", "register:ip", ...) of l, keyed by
 // key (default: the client address). msg is the 429 text; default "Too
-// many requests. Try again later." With the default in-memory store
+// many requests. Try again later." Its 429 has the code
+// "too_many_requests". With the default in-memory store
 // (Config.LimitCapacity keys), a new key is limited while the store is
 // full, the spec's rule, and the full store is reported as
 // EventLimitStoreFull; key with something that costs a client to vary.
@@ -103,12 +107,13 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	if l.Max == 0 || l.Window <= 0 {
 		return nil, fmt.Errorf("auth: rate limit %s: Max and Window are required", name)
 	}
-	if msg == "" {
-		msg = msgTooManyRequests
+	tooMany := ErrTooManyRequests
+	if msg != "" {
+		tooMany = tooMany.with(msg, "app:"+name, nil) // an app's own text: a catalog may have "app:NAME"
 	}
 	// The spec's rule at capacity (new keys limited): the key is the app's
 	// choice, by default the client address.
-	lim, err := newLimiter(limitSpec{name: "app:" + name, msg: msg, limit: l}, &s.cfg)
+	lim, err := newLimiter(limitSpec{name: "app:" + name, err: tooMany, limit: l}, &s.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,18 +127,14 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 // to the app's response, or the 429 (or 503 when the store is down) to
 // send instead.
 func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
-	c := rl.s.newCall(r)
-	v, err := rl.s.attempt(c, rl.lim, rl.key(r))
+	v := rl.s.Visit(r)
+	vd, err := rl.s.check(v, rl.lim, rl.key(r))
 	if err != nil {
-		resp := rl.s.internal(c, "rate limit", err)
-		return nil, &resp
-	}
-	if v.limited {
-		resp := rl.s.tooMany(c, rl.lim, v)
+		resp := rl.s.failure(v, "rate limit", err)
 		return nil, &resp
 	}
 	h := http.Header{}
-	rl.s.rateHeaders(h, v)
+	rl.s.rateHeaders(h, vd)
 	return h, nil
 }
 

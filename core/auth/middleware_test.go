@@ -86,12 +86,12 @@ func TestAuthenticate(t *testing.T) {
 	}{
 		{"valid session", map[string]string{name: good}, false, false, want{id: "u1"}},
 		{"valid session, verified address", map[string]string{name: good}, false, true, want{id: "u1"}},
-		{"no cookie", nil, false, false, want{status: 401, error: msgNotAuthenticated}},
-		{"empty cookie", map[string]string{name: ""}, false, false, want{status: 401, error: msgNotAuthenticated}},
-		{"forged cookie", map[string]string{name: good[:len(good)-2] + "AA"}, false, false, want{status: 401, error: msgNotAuthenticated, expires: true}},
-		{"another cookie's name", map[string]string{"session": good}, false, false, want{status: 401, error: msgNotAuthenticated}},
-		{"deleted user", map[string]string{name: gone}, false, false, want{status: 401, error: msgNotAuthenticated, expires: true}},
-		{"user store down", map[string]string{name: good}, true, false, want{status: 503, error: msgUnavailable}},
+		{"no cookie", nil, false, false, want{status: 401, error: ErrNotAuthenticated.Message}},
+		{"empty cookie", map[string]string{name: ""}, false, false, want{status: 401, error: ErrNotAuthenticated.Message}},
+		{"forged cookie", map[string]string{name: good[:len(good)-2] + "AA"}, false, false, want{status: 401, error: ErrNotAuthenticated.Message, expires: true}},
+		{"another cookie's name", map[string]string{"session": good}, false, false, want{status: 401, error: ErrNotAuthenticated.Message}},
+		{"deleted user", map[string]string{name: gone}, false, false, want{status: 401, error: ErrNotAuthenticated.Message, expires: true}},
+		{"user store down", map[string]string{name: good}, true, false, want{status: 503, error: ErrUnavailable.Message}},
 		{"unverified address", map[string]string{name: unverifiedCookie}, false, true, want{status: 403, error: "Email not verified"}},
 		{"unverified address, RequireUser", map[string]string{name: unverifiedCookie}, false, false, want{id: "u2"}},
 	} {
@@ -124,8 +124,9 @@ func TestAuthenticate(t *testing.T) {
 				t.Fatalf("got %v, %+v; want no user and a %d", u, resp, tt.want.status)
 			}
 			var body map[string]string
-			if err := json.Unmarshal(resp.Body, &body); err != nil || resp.Status != tt.want.status || body["error"] != tt.want.error || len(body) != 1 {
-				t.Fatalf("got %d %s, want %d {\"error\":%q}", resp.Status, resp.Body, tt.want.status, tt.want.error)
+			if err := json.Unmarshal(resp.Body, &body); err != nil || resp.Status != tt.want.status || body["error"] != tt.want.error ||
+				body["code"] != string(codeOf(t, tt.want.status, tt.want.error)) || len(body) != 2 {
+				t.Fatalf("got %d %s, want %d {\"error\":%q, \"code\": its code}", resp.Status, resp.Body, tt.want.status, tt.want.error)
 			}
 			expired := false
 			for _, c := range resp.Cookies {
@@ -157,7 +158,7 @@ func TestAuthenticateLeanPath(t *testing.T) {
 		t.Fatalf("%d user reads, want 1", users.reads)
 	}
 	lean := testing.AllocsPerRun(50, func() { _, _ = s.Authenticate(r) })
-	full := testing.AllocsPerRun(50, func() { _, _ = s.currentUser(s.newCall(r)) })
+	full := testing.AllocsPerRun(50, func() { _, _ = s.CurrentUser(r.Context(), s.Visit(r)) })
 	if lean >= full {
 		t.Fatalf("Authenticate makes %v allocations, the full path %v: the lean path is not taken", lean, full)
 	}
@@ -257,7 +258,14 @@ func BenchmarkAuthenticate(b *testing.B) {
 	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
 	for name, check := range map[string]func(Request) (*user.User, *Response){
 		"lean": s.Authenticate,
-		"full": func(r Request) (*user.User, *Response) { return s.currentUser(s.newCall(r)) },
+		"full": func(r Request) (*user.User, *Response) {
+			u, err := s.CurrentUser(r.Context(), s.Visit(r))
+			if err != nil {
+				resp := s.failure(s.Visit(r), "me", err)
+				return nil, &resp
+			}
+			return u, nil
+		},
 	} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -291,4 +299,17 @@ func BenchmarkCookieValue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// codeOf returns the code of the condition with status and text in the
+// table of Codes.
+func codeOf(t *testing.T, status int, text string) Code {
+	t.Helper()
+	for _, e := range Codes() {
+		if e.Status == status && e.Message == text {
+			return e.Code
+		}
+	}
+	t.Fatalf("no condition %d %q in Codes()", status, text)
+	return ""
 }

@@ -2,14 +2,9 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 )
-
-// ErrBodyTooLarge is returned (wrapped) by [Request.Body] when the body is
-// longer than the limit asked for.
-var ErrBodyTooLarge = errors.New("auth: request body too large")
 
 // Request is one HTTP request as a framework module hands it to the flows.
 // It is the whole of what authkit reads from a request, so a module for a
@@ -34,7 +29,7 @@ type Request interface {
 	// Cookie returns the named cookie's value.
 	Cookie(name string) (string, bool)
 	// Body returns the raw body, reading at most limit bytes; a longer
-	// body gives an error wrapping ErrBodyTooLarge.
+	// body gives an error wrapping [ErrBodyTooLarge].
 	Body(limit int64) ([]byte, error)
 }
 

@@ -13,7 +13,8 @@ type Route struct {
 	// Pattern is the path in net/http ServeMux form, with parameters as
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
-	handle  func(s *Service, c *call) Response
+	handle  func(s *Service, v *Visit) Response
+	feature Feature // the feature the route belongs to; "" for the always-on ones
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -34,30 +35,40 @@ func (r Route) ColonPattern() string {
 }
 
 var routes = []Route{
-	// Spec section 4.
-	{http.MethodPost, "/api/2fa/setup", (*Service).setup2FA},
-	{http.MethodPost, "/api/2fa/confirm", (*Service).confirm2FA},
-	{http.MethodPost, "/api/login", (*Service).login},
-	{http.MethodPost, "/api/auth/login", (*Service).login},
-	{http.MethodPost, "/api/2fa/verify", (*Service).verify2FA},
-	{http.MethodPost, "/api/2fa/recover", (*Service).recover2FA},
-	{http.MethodPost, "/api/2fa/regenerate-codes", (*Service).regenerateCodes},
-	{http.MethodPost, "/api/2fa/disable", (*Service).disable2FA},
-	{http.MethodPost, "/api/auth/register", (*Service).registerUser},
-	{http.MethodGet, "/api/auth/verify-email/{token}", (*Service).verifyEmail},
-	{http.MethodPost, "/api/auth/resend-verification", (*Service).resendVerification},
-	{http.MethodPost, "/api/auth/change-email", (*Service).changeEmail},
-	{http.MethodPost, "/api/auth/forgot-password", (*Service).forgotPassword},
-	{http.MethodPost, "/api/auth/reset-password/{token}", (*Service).resetPassword},
-	// authkit's own (DESIGN.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", (*Service).logout},
-	{http.MethodPost, "/api/auth/logout-all", (*Service).logoutAll},
-	{http.MethodGet, "/api/auth/me", (*Service).me},
-	{http.MethodPost, "/api/auth/change-password", (*Service).changePassword},
+	// The spec's routes (docs/api.md, Routes).
+	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/login", loginRoute, ""},
+	{http.MethodPost, "/api/auth/login", loginRoute, ""},
+	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, ""},
+	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor},
+	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, ""},
+	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration},
+	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, ""},
+	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, ""},
+	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange},
+	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset},
+	// authkit's own (docs/api.md "Routes beyond the spec").
+	{http.MethodPost, "/api/auth/logout", logoutRoute, ""},
+	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, ""},
+	{http.MethodGet, "/api/auth/me", meRoute, ""},
+	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange},
 }
 
-// Routes lists every endpoint. The slice is the caller's.
-func (s *Service) Routes() []Route { return append([]Route(nil), routes...) }
+// Routes lists every endpoint of the features the Service has on
+// (Config.Disable): a switched-off route is not listed, so no framework
+// module registers it and it answers 404. The slice is the caller's.
+func (s *Service) Routes() []Route {
+	var out []Route
+	for _, rt := range routes {
+		if s.enabled(rt.feature) == nil {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
 
 // Path is one route path with every route on it and the Allow header value
 // a 405 on that path carries.
@@ -75,7 +86,7 @@ func (p Path) ColonPattern() string { return Route{Pattern: p.Pattern}.ColonPatt
 func (s *Service) Paths() []Path {
 	var out []Path
 	index := map[string]int{}
-	for _, rt := range routes {
+	for _, rt := range s.Routes() {
 		i, ok := index[rt.Pattern]
 		if !ok {
 			i = len(out)
@@ -100,28 +111,42 @@ func (s *Service) Paths() []Path {
 // Handle runs route rt for r. It never panics: a panic in a flow is logged
 // and answered 500.
 func (s *Service) Handle(rt Route, r Request) (resp Response) {
-	c := s.newCall(r)
+	v := s.Visit(r)
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.ErrorContext(c.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
-			resp = s.fail(&call{}, http.StatusInternalServerError, msgInternal)
+			s.log.ErrorContext(v.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
+			resp = s.respond(&Visit{ctx: v.ctx}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
 		}
 	}()
 	if !safeMethod(r.Method()) {
-		if err := s.checkOrigin(r); err != nil {
-			return s.fail(c, http.StatusForbidden, msgCrossOrigin)
+		if err := s.CheckOrigin(r); err != nil {
+			return s.failure(v, "origin", err)
 		}
 	}
-	return rt.handle(s, c)
+	return rt.handle(s, v)
 }
 
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// checkOrigin is http.CrossOriginProtection's check on the headers that
-// decide it: Sec-Fetch-Site, else Origin against Host. Requests without
-// either (curl, server-to-server) pass.
+// CheckOrigin is the cross-origin protection of the JSON routes, for an
+// app's own state-changing handlers (its form posts): http.
+// CrossOriginProtection's check on the headers that decide it,
+// Sec-Fetch-Site, else Origin against Host, with Config.TrustedOrigins
+// allowed. Requests without either (curl, server-to-server) pass. It
+// returns ErrCrossOrigin for a request to refuse (403). Safe methods (GET,
+// HEAD, OPTIONS) always pass.
+func (s *Service) CheckOrigin(r Request) error {
+	if safeMethod(r.Method()) {
+		return nil
+	}
+	if err := s.checkOrigin(r); err != nil {
+		return ErrCrossOrigin
+	}
+	return nil
+}
+
 func (s *Service) checkOrigin(r Request) error {
 	hr := &http.Request{Method: r.Method(), Host: r.Host(), Header: http.Header{}, URL: &url.URL{Path: "/"}}
 	for _, h := range []string{"Sec-Fetch-Site", "Origin"} {
@@ -134,39 +159,49 @@ func (s *Service) checkOrigin(r Request) error {
 
 // NotFound answers an unknown path under authkit's prefix as JSON.
 func (s *Service) NotFound(r Request) Response {
-	return s.json(http.StatusNotFound, map[string]string{"error": msgNotFound})
+	return s.errorResponse(ErrNotFound)
 }
 
 // MethodNotAllowed answers a known path with the wrong method as JSON.
 func (s *Service) MethodNotAllowed(r Request, allow string) Response {
-	resp := s.json(http.StatusMethodNotAllowed, map[string]string{"error": msgMethodNotAllowed})
+	resp := s.errorResponse(ErrMethodNotAllowed)
 	if allow != "" {
 		resp.Header.Set("Allow", allow)
 	}
 	return resp
 }
 
-// Error is an authkit error response, {"error": ...} with the headers of
-// every authkit answer, for the errors a framework raises before a route
-// runs (fiber's body limit, a malformed request). Statuses authkit answers
-// itself keep its own texts whatever msg says: 404 "Not found", 405
-// "Method not allowed", 413 "Request body too large", and every 5xx
-// "Internal server error" (a framework's text for a server error is never
-// sent). An empty msg gives the status text.
+// Error is an authkit error response, {"error": ..., "code": ...} with the
+// headers of every authkit answer, for the errors a framework raises before
+// a route runs (fiber's body limit, a malformed request). Statuses authkit
+// answers itself keep its own texts and codes whatever msg says: 404 "Not
+// found", 405 "Method not allowed", 413 "Request body too large", and every
+// 5xx "Internal server error" (a framework's text for a server error is
+// never sent). Any other status has the code "request_rejected" and msg, or
+// the status text when msg is empty.
 func (s *Service) Error(status int, msg string) Response {
 	switch {
 	case status == http.StatusNotFound:
-		msg = msgNotFound
+		return s.errorResponse(ErrNotFound)
 	case status == http.StatusMethodNotAllowed:
-		msg = msgMethodNotAllowed
+		return s.errorResponse(ErrMethodNotAllowed)
 	case status == http.StatusRequestEntityTooLarge:
-		msg = msgBodyTooLarge
+		return s.errorResponse(ErrBodyTooLarge)
 	case status >= 500:
-		msg = msgInternal
+		e := *ErrInternal
+		e.Status = status
+		return s.errorResponse(&e)
 	case msg == "":
 		msg = http.StatusText(status)
 	}
-	r := s.json(status, map[string]string{"error": msg})
+	e := ErrRequestRejected.with(msg, "", nil)
+	e.Status = status
+	return s.errorResponse(e)
+}
+
+// errorResponse is e as an answer of its own: no visit, no cookies.
+func (s *Service) errorResponse(e *Error) Response {
+	r := s.json(e.Status, errorBody{Error: e.Message, Code: e.Code})
 	retryAfterUnavailable(&r)
 	return r
 }

@@ -41,13 +41,13 @@ func TestError(t *testing.T) {
 		status    int
 		msg, want string
 	}{
-		{404, "Cannot GET /x", `{"error":"Not found"}`},
-		{405, "", `{"error":"Method not allowed"}`},
-		{413, "body size exceeds the given limit", `{"error":"Request body too large"}`},
-		{500, "panic: runtime error: index out of range", `{"error":"Internal server error"}`},
-		{503, "", `{"error":"Internal server error"}`},
-		{431, "", `{"error":"Request Header Fields Too Large"}`},
-		{400, "Bad request body", `{"error":"Bad request body"}`},
+		{404, "Cannot GET /x", `{"error":"Not found","code":"not_found"}`},
+		{405, "", `{"error":"Method not allowed","code":"method_not_allowed"}`},
+		{413, "body size exceeds the given limit", `{"error":"Request body too large","code":"body_too_large"}`},
+		{500, "panic: runtime error: index out of range", `{"error":"Internal server error","code":"internal_error"}`},
+		{503, "", `{"error":"Internal server error","code":"internal_error"}`},
+		{431, "", `{"error":"Request Header Fields Too Large","code":"request_rejected"}`},
+		{400, "Bad request body", `{"error":"Bad request body","code":"request_rejected"}`},
 	} {
 		r := s.Error(tc.status, tc.msg)
 		if r.Status != tc.status || string(r.Body) != tc.want || r.Header.Get("Cache-Control") != "no-store" {

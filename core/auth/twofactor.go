@@ -1,8 +1,9 @@
 package auth
 
 import (
+	"context"
 	"errors"
-	"net/http"
+	"fmt"
 
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/recovery"
@@ -30,188 +31,236 @@ func (s *Service) openSecret(userID, sealed string, pending bool) (string, error
 	return string(b), err
 }
 
-// setup2FA is route rule 2. While 2FA is on it answers 400 "2FA is already
-// enabled" (DESIGN.md deviation 5): a second setup would otherwise leave a
-// pending secret beside the live one.
-func (s *Service) setup2FA(c *call) Response {
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+// TwoFactorSetup is a pending TOTP secret, as SetupTwoFactor gives it for
+// the user to add to an authenticator app.
+type TwoFactorSetup struct {
+	// URI is the otpauth:// key URI (the spec's qrUri); it holds the secret.
+	URI string
+	// QRImage is URI as a PNG QR code in a data: URL, for pages without a
+	// QR library.
+	QRImage string
+}
+
+// SetupTwoFactor is POST /api/2fa/setup: a new secret, stored encrypted as the
+// user's pending secret. While 2FA is on it fails with
+// [ErrTwoFactorAlreadyEnabled] (SECURITY.md deviation 5): a second setup
+// would otherwise leave a pending secret beside the live one.
+func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup, error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return TwoFactorSetup{}, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return TwoFactorSetup{}, err
 	}
 	if u.TwoFactorEnabled {
-		return s.fail(c, http.StatusBadRequest, msg2FAAlreadyEnabled)
+		return TwoFactorSetup{}, ErrTwoFactorAlreadyEnabled
 	}
 	secret, err := s.totp.GenerateSecret()
 	if err != nil {
-		return s.internal(c, "2fa setup: secret", err)
+		return TwoFactorSetup{}, fmt.Errorf("2fa setup: secret: %w", err)
 	}
 	sealed, err := s.sealSecret(u.ID, secret, true)
 	if err != nil {
-		return s.internal(c, "2fa setup: encrypt", err)
+		return TwoFactorSetup{}, fmt.Errorf("2fa setup: encrypt: %w", err)
 	}
-	if err := s.users.BeginTOTPSetup(c.ctx, u.ID, sealed); err != nil {
+	if err := s.users.BeginTOTPSetup(v.ctx, u.ID, sealed); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msg2FAAlreadyEnabled)
+			return TwoFactorSetup{}, ErrTwoFactorAlreadyEnabled
 		}
-		return s.internal(c, "2fa setup: store", err)
+		return TwoFactorSetup{}, fmt.Errorf("2fa setup: store: %w", err)
 	}
 	uri := s.totp.QRURI(secret, s.cfg.AppName, u.Email)
 	img, err := totp.QRCodeDataURL(uri, 256)
 	if err != nil {
-		return s.internal(c, "2fa setup: QR image", err)
+		return TwoFactorSetup{}, fmt.Errorf("2fa setup: QR image: %w", err)
 	}
-	// qrImage is authkit's addition beside the spec's qrUri: the same URI
-	// as a PNG data URL, for pages that show the code without a QR library.
-	return s.respond(c, http.StatusOK, map[string]string{"qrUri": uri, "qrImage": img})
+	return TwoFactorSetup{URI: uri, QRImage: img}, nil
 }
 
-// confirm2FA is route rule 3 (spec 3.1). The confirming code's step is
-// recorded as used, so the same code cannot then log in.
-func (s *Service) confirm2FA(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("code"))
-	if err != nil {
-		return s.inputFail(c, err)
+// ConfirmTwoFactorInput is what ConfirmTwoFactor takes.
+type ConfirmTwoFactorInput struct {
+	Code string // a code of the pending secret
+}
+
+// ConfirmTwoFactor is POST /api/2fa/confirm: a code of the pending
+// secret turns 2FA on and returns the recovery codes, shown once. The
+// confirming code's step is recorded as used, so the same code cannot then
+// log in.
+func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return nil, err
 	}
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return nil, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
 	}
 	if u.TwoFactorEnabled || u.PendingTOTPSecret == "" {
-		return s.fail(c, http.StatusBadRequest, msgNoPendingSetup)
+		return nil, ErrNoPendingSetup
 	}
 	secret, err := s.openSecret(u.ID, u.PendingTOTPSecret, true)
 	if err != nil {
-		return s.internal(c, "2fa confirm: decrypt", err)
+		return nil, fmt.Errorf("2fa confirm: decrypt: %w", err)
 	}
-	code := normalizeCode(in.str("code"))
-	m, err := s.totp.Match(code, secret, s.now(), 0)
+	m, err := s.totp.Match(normalizeCode(in.Code), secret, s.now(), 0)
 	if err != nil {
-		return s.fail(c, http.StatusBadRequest, msgInvalidCode)
+		return nil, ErrInvalidCode
 	}
-	codes, hashes, err := recovery.Generate(c.ctx, s.recovery, recovery.DefaultCount)
+	codes, hashes, err := recovery.Generate(v.ctx, s.recovery, recovery.DefaultCount)
 	if err != nil {
-		return s.internal(c, "2fa confirm: recovery codes", err)
+		return nil, fmt.Errorf("2fa confirm: recovery codes: %w", err)
 	}
 	sealed, err := s.sealSecret(u.ID, secret, false)
 	if err != nil {
-		return s.internal(c, "2fa confirm: encrypt", err)
+		return nil, fmt.Errorf("2fa confirm: encrypt: %w", err)
 	}
-	err = s.users.EnableTOTP(c.ctx, u.ID, user.EnableTOTP{
+	err = s.users.EnableTOTP(v.ctx, u.ID, user.EnableTOTP{
 		Pending: u.PendingTOTPSecret, Secret: sealed, RecoveryCodeHashes: hashes, Step: m.LastStep(),
 	})
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msgNoPendingSetup)
+			return nil, ErrNoPendingSetup
 		}
-		return s.internal(c, "2fa confirm: store", err)
+		return nil, fmt.Errorf("2fa confirm: store: %w", err)
 	}
-	s.audit(c, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
-	return s.respond(c, http.StatusOK, map[string]any{"message": msg2FAEnabled, "recoveryCodes": codes})
+	s.audit(v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
+	return codes, nil
 }
 
-// regenerateCodes is route rule 6.
-func (s *Service) regenerateCodes(c *call) Response {
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+// RegenerateRecoveryCodes is POST /api/2fa/regenerate-codes: a new set of recovery codes
+// replaces every earlier one.
+func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
+	if err := s.enabled(FeatureTwoFactor); err != nil {
+		return nil, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
 	}
 	if !u.TwoFactorEnabled {
-		return s.fail(c, http.StatusBadRequest, msg2FANotEnabled)
+		return nil, ErrTwoFactorNotEnabled
 	}
-	codes, hashes, err := recovery.Generate(c.ctx, s.recovery, recovery.DefaultCount)
+	codes, hashes, err := recovery.Generate(v.ctx, s.recovery, recovery.DefaultCount)
 	if err != nil {
-		return s.internal(c, "regenerate codes", err)
+		return nil, fmt.Errorf("regenerate codes: %w", err)
 	}
-	if err := s.users.ReplaceRecoveryCodes(c.ctx, u.ID, hashes); err != nil {
+	if err := s.users.ReplaceRecoveryCodes(v.ctx, u.ID, hashes); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msg2FANotEnabled)
+			return nil, ErrTwoFactorNotEnabled
 		}
-		return s.internal(c, "regenerate codes: store", err)
+		return nil, fmt.Errorf("regenerate codes: store: %w", err)
 	}
-	s.audit(c, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
-	return s.respond(c, http.StatusOK, map[string]any{"recoveryCodes": codes})
+	s.audit(v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
+	return codes, nil
 }
 
-// disable2FA is route rule 7. It ends the user's other sessions and keeps
-// this one, and mails a notice.
-func (s *Service) disable2FA(c *call) Response {
-	in, err := decode(c.req, s.maxBody, str("password"))
-	if err != nil {
-		return s.inputFail(c, err)
+// DisableTwoFactorInput is what DisableTwoFactor takes.
+type DisableTwoFactorInput struct {
+	CurrentPassword string
+}
+
+// DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
+// off. It ends the user's other sessions, keeps this one, and mails a
+// notice.
+func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
+	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
+		return err
 	}
-	u, fail := s.currentUser(c)
-	if fail != nil {
-		return *fail
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return err
 	}
 	if !u.TwoFactorEnabled {
-		return s.fail(c, http.StatusBadRequest, msg2FANotEnabled)
+		return ErrTwoFactorNotEnabled
 	}
-	if fail := s.checkPassword(c, u, in.str("password")); fail != nil {
-		return *fail
+	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+		return err
 	}
-	if err := s.users.DisableTOTP(c.ctx, u.ID); err != nil {
+	if err := s.users.DisableTOTP(v.ctx, u.ID); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return s.fail(c, http.StatusBadRequest, msg2FANotEnabled)
+			return ErrTwoFactorNotEnabled
 		}
-		return s.internal(c, "2fa disable: store", err)
+		return fmt.Errorf("2fa disable: store: %w", err)
 	}
-	if r := s.renewSession(c, u.ID); r != nil {
-		return *r
+	if err := s.renewSession(v, u.ID); err != nil {
+		return err
 	}
-	s.audit(c, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
-	s.send(c, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
-	return s.ok(c, msg2FADisabled)
+	s.audit(v, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
+	s.send(v, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
+	return nil
 }
 
 // checkPassword is the re-entry of the current password that disable,
-// change-email and change-password require (spec 5.4), limited per user.
-func (s *Service) checkPassword(c *call, u *user.User, pw string) *Response {
-	v, err := s.attempt(c, s.passwordLimit, u.ID)
-	if err != nil {
-		r := s.internal(c, "password check", err)
-		return &r
-	}
-	if v.limited {
-		r := s.tooMany(c, s.passwordLimit, v)
-		return &r
+// change-email and change-password require (docs/api.md), limited per user.
+func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
+	if _, err := s.check(v, s.lim.password, u.ID); err != nil {
+		return err
 	}
 	if pw == "" || len(pw) > maxPasswordBytes {
-		r := s.fail(c, http.StatusUnauthorized, msgInvalidPassword)
-		return &r
+		return ErrInvalidPassword
 	}
 	if u.PasswordHash == "" { // a custom store's NULL hash: no password can match
-		s.dummyVerify(c, pw)
-		s.audit(c, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
-		r := s.fail(c, http.StatusUnauthorized, msgInvalidPassword)
-		return &r
+		s.dummyVerify(v, pw)
+		s.audit(v, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
+		return ErrInvalidPassword
 	}
-	ok, err := s.hasher.Verify(c.ctx, pw, u.PasswordHash)
+	ok, err := s.hasher.Verify(v.ctx, pw, u.PasswordHash)
 	if err != nil {
-		r := s.internal(c, "password check", err)
-		return &r
+		return fmt.Errorf("password check: %w", err)
 	}
 	if !ok {
-		s.audit(c, Event{Type: EventPasswordCheckFailed, UserID: u.ID})
-		r := s.fail(c, http.StatusUnauthorized, msgInvalidPassword)
-		return &r
+		s.audit(v, Event{Type: EventPasswordCheckFailed, UserID: u.ID})
+		return ErrInvalidPassword
 	}
-	s.resetLimit(c, s.passwordLimit, u.ID)
+	s.resetLimit(v, s.lim.password, u.ID)
 	return nil
 }
 
-// renewSession reissues this request's session cookie after a change that
+// renewSession reissues the visit's session cookie after a change that
 // raised the user's session version, so this session survives while every
 // other one ends.
-func (s *Service) renewSession(c *call, id string) *Response {
-	fresh, err := s.users.ByID(c.ctx, id)
+func (s *Service) renewSession(v *Visit, id string) error {
+	fresh, err := s.users.ByID(v.ctx, id)
 	if err == nil {
-		err = c.sess.Renew(c.ctx, fresh)
+		err = v.sess.Renew(v.ctx, fresh)
 	}
 	if err != nil {
-		r := s.internal(c, "renew session", err)
-		return &r
+		return fmt.Errorf("renew session: %w", err)
 	}
 	return nil
+}
+
+// The routes of the group.
+
+func setupTwoFactorRoute(s *Service, v *Visit) Response {
+	// qrImage is authkit's addition beside the spec's qrUri.
+	res, err := s.SetupTwoFactor(v.ctx, v)
+	return s.answer(v, "2fa setup", map[string]string{"qrUri": res.URI, "qrImage": res.QRImage}, err)
+}
+
+func confirmTwoFactorRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("code"))
+	var codes []string
+	if err == nil {
+		codes, err = s.ConfirmTwoFactor(v.ctx, v, ConfirmTwoFactorInput{Code: in.str("code")})
+	}
+	return s.answer(v, "2fa confirm", map[string]any{"message": s.say(v, "two_factor_enabled", msg2FAEnabled).Message, "recoveryCodes": codes}, err)
+}
+
+func regenerateCodesRoute(s *Service, v *Visit) Response {
+	codes, err := s.RegenerateRecoveryCodes(v.ctx, v)
+	return s.answer(v, "regenerate codes", map[string]any{"recoveryCodes": codes}, err)
+}
+
+func disableTwoFactorRoute(s *Service, v *Visit) Response {
+	in, err := decode(v.req, s.maxBody, str("password"))
+	if err == nil {
+		err = s.DisableTwoFactor(v.ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
+	}
+	return s.answer(v, "2fa disable", s.say(v, "two_factor_disabled", msg2FADisabled), err)
 }
 
 // normalizeCode drops the spaces people type or paste inside a TOTP code

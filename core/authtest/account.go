@@ -26,7 +26,7 @@ func mustClearCookies(t *testing.T, c *client, r *reply, names ...string) {
 	}
 }
 
-// accountRoutes covers DESIGN.md "Routes beyond the spec": logout,
+// accountRoutes covers docs/api.md "Routes beyond the spec": logout,
 // logout-all, me and change-password.
 func (s suite) accountRoutes(t *testing.T) {
 	t.Parallel()

@@ -11,11 +11,14 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authkit-go/authkit/core/auth"
 )
 
 // obj is a JSON object, for request bodies and expected replies.
@@ -227,8 +230,38 @@ func mustStatus(t *testing.T, r *reply, status int, text string) {
 	if r.status != status {
 		t.Fatalf("%s: status %d, want %d %q", r, r.status, status, text)
 	}
-	if got := r.str("error"); got != text || len(r.json) != 1 {
-		t.Errorf("%s: body %s, want {\"error\":%q}", r, r.body, text)
+	if got := r.str("error"); got != text || len(r.json) != 2 {
+		t.Errorf("%s: body %s, want {\"error\":%q, \"code\"}", r, r.body, text)
+	}
+	mustCode(t, r)
+}
+
+// snakeCase is the form of every error code.
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// mustCode checks the "code" of an error reply: lower snake_case, a code of
+// auth.Codes() answered with the reply's status, and exactly the code of
+// the condition when the reply's status and text are one of the table's.
+func mustCode(t *testing.T, r *reply) {
+	t.Helper()
+	code := r.str("code")
+	if !snakeCase.MatchString(code) {
+		t.Errorf("%s: code %q, want a lower snake_case code", r, code)
+		return
+	}
+	text := r.str("error")
+	known := false
+	for _, e := range auth.Codes() {
+		if e.Status == r.status && e.Message == text {
+			if string(e.Code) != code {
+				t.Errorf("%s: code %q, want %q (the code of %d %q)", r, code, e.Code, e.Status, e.Message)
+			}
+			return
+		}
+		known = known || (string(e.Code) == code && e.Status == r.status)
+	}
+	if !known {
+		t.Errorf("%s: code %q with status %d is not in auth.Codes()", r, code, r.status)
 	}
 }
 
@@ -268,12 +301,13 @@ func mustClientError(t *testing.T, r *reply) {
 	if r.status < 400 || r.status > 499 {
 		t.Fatalf("%s: status %d, want 4xx", r, r.status)
 	}
-	if r.str("error") == "" || len(r.json) != 1 {
-		t.Errorf("%s: body %s, want {\"error\": text}", r, r.body)
+	if r.str("error") == "" || len(r.json) != 2 {
+		t.Errorf("%s: body %s, want {\"error\": text, \"code\"}", r, r.body)
 	}
+	mustCode(t, r)
 }
 
-// mustLimited checks a 429 reply of spec rule 13 and section 7: body
+// mustLimited checks a 429 reply (docs/api.md, Rate limits): body
 // exactly {error, retryAfter} with retryAfter the window's end in ISO 8601,
 // X-RateLimit-Remaining 0, X-RateLimit-Reset the same instant, and
 // Retry-After the seconds until then, rounded up. resetAt is the window's
@@ -284,9 +318,10 @@ func (e *env) mustLimited(t *testing.T, r *reply, text string, resetAt time.Time
 	if r.status != http.StatusTooManyRequests {
 		t.Fatalf("%s: status %d, want 429 %q", r, r.status, text)
 	}
-	if r.str("error") != text || len(r.json) != 2 {
-		t.Errorf("%s: body %s, want exactly {error %q, retryAfter}", r, r.body, text)
+	if r.str("error") != text || len(r.json) != 3 {
+		t.Errorf("%s: body %s, want exactly {error %q, code, retryAfter}", r, r.body, text)
 	}
+	mustCode(t, r)
 	ra, err := time.Parse(time.RFC3339Nano, r.str("retryAfter"))
 	if err != nil {
 		t.Fatalf("%s: retryAfter %q is not ISO 8601: %v", r, r.str("retryAfter"), err)

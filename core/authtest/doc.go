@@ -1,5 +1,5 @@
 // Package authtest is authkit's HTTP flow suite: it runs every reference
-// flow (spec sections 3 to 8, and the routes and deviations of DESIGN.md)
+// flow (docs/api.md, and the deviations of SECURITY.md)
 // against a framework module through a real *http.Client with a cookie
 // jar, one client per simulated browser.
 //
@@ -25,7 +25,7 @@
 // parallel.
 //
 // What a subtest checks: the exact status and the exact client text (the
-// spec's section 7 texts where the spec has one), the JSON fields, the
+// spec's error texts where the spec has one), the JSON fields, the
 // cookie attributes parsed from the raw Set-Cookie lines, the record in the
 // user store after the call, and the mail that was (or was not) sent:
 // kind, recipient, link and the expiry it states. Every response of an

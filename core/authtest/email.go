@@ -13,7 +13,7 @@ import (
 
 func verifyPath(tok string) string { return "/api/auth/verify-email/" + url.PathEscape(tok) }
 
-// emailVerification covers spec section 3.3 and route rules 8 and 9.
+// emailVerification covers docs/api.md's Email verification, Registration and Resend verification.
 func (s suite) emailVerification(t *testing.T) {
 	t.Parallel()
 
@@ -78,7 +78,7 @@ func (s suite) emailVerification(t *testing.T) {
 		if me := c.me(); me.json["emailVerified"] != true {
 			t.Errorf("%s: want emailVerified true", me)
 		}
-		// Spec 3.3 "Verified, verify link: response says already verified".
+		// The link of a verified address says it is verified already.
 		at := e.byID(t, u.ID).EmailVerifiedAt
 		e.clock.Advance(time.Minute)
 		r := e.client().get(verifyPath(tok))
@@ -143,7 +143,7 @@ func (s suite) emailVerification(t *testing.T) {
 		u := e.signup(t, c, "ada@example.com")
 		old := e.verifyToken(t, "ada@example.com")
 		// The clock stands still: the change happens in the same
-		// millisecond as both links (DESIGN.md deviation 1).
+		// millisecond as both links (SECURITY.md deviation 1).
 		mustMessage(t, c.post("/api/auth/change-email", obj{"newEmail": "new@example.com", "password": goodPassword}), msgEmailChanged)
 		mustStatus(t, e.client().get(verifyPath(old)), http.StatusBadRequest, errVerifyStale)
 		fresh := e.verifyToken(t, "new@example.com")
@@ -221,7 +221,7 @@ func (s suite) emailVerification(t *testing.T) {
 	})
 }
 
-// changeEmail covers route rule 10 and the "Email change" row of 3.3.
+// changeEmail covers docs/api.md, Change email.
 func (s suite) changeEmail(t *testing.T) {
 	t.Parallel()
 

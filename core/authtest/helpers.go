@@ -22,14 +22,14 @@ const (
 	wrongPassword = "not the right password"
 )
 
-// The session cookie's name (DESIGN.md "The user and the session").
+// The session cookie's name (docs/api.md, Cookies).
 const sessionCookie = "authkit_session"
 
 // rememberMaxAge is the Max-Age of a remembered session cookie: 30 days
-// (DESIGN.md "The user and the session").
+// (docs/api.md, Cookies).
 const rememberMaxAge = 30 * 24 * 60 * 60
 
-// recoveryCodeFormat is spec 2.1's xxxxxxxx-xxxxxxxx (authkit's alphabet:
+// recoveryCodeFormat is the spec's xxxxxxxx-xxxxxxxx (authkit's alphabet:
 // lowercase Crockford base32).
 var recoveryCodeFormat = regexp.MustCompile(`^[0-9a-z]{8}-[0-9a-z]{8}$`)
 

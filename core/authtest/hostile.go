@@ -398,8 +398,8 @@ func mustSurvive(t *testing.T, what string, r *reply, err error, big, mustRefuse
 		t.Errorf("%s: %s: a 5xx", what, r)
 	case r.status == http.StatusRequestURITooLong || r.status == http.StatusRequestHeaderFieldsTooLarge:
 		// Refused before authkit saw it.
-	case r.status >= 400 && (r.str("error") == "" || len(r.json) != 1):
-		t.Errorf("%s: %s: want a JSON {\"error\": text} body", what, r)
+	case r.status >= 400 && (r.str("error") == "" || r.str("code") == "" || len(r.json) != 2):
+		t.Errorf("%s: %s: want a JSON {\"error\": text, \"code\"} body", what, r)
 	case mustRefuse && r.status < 400:
 		t.Errorf("%s: %s: want a 4xx", what, r)
 	}

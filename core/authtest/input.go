@@ -94,7 +94,7 @@ func (e *env) mustMatch(t *testing.T, s snapshot, after string) {
 	}
 }
 
-// badInput covers DESIGN.md's input rules: every POST route that reads a
+// badInput covers docs/api.md "Request bodies": every POST route that reads a
 // body refuses malformed ones with a 4xx JSON error and changes nothing.
 func (s suite) badInput(t *testing.T) {
 	t.Parallel()
@@ -122,14 +122,16 @@ func (s suite) badInput(t *testing.T) {
 				case bad.status == 0:
 					mustClientError(t, r)
 				case bad.text == "":
-					if r.status != bad.status || r.str("error") == "" || len(r.json) != 1 {
-						t.Errorf("%s (%s): want %d {\"error\": text}", r, bad.name, bad.status)
+					if r.status != bad.status || r.str("error") == "" || len(r.json) != 2 {
+						t.Errorf("%s (%s): want %d {\"error\": text, \"code\"}", r, bad.name, bad.status)
 					}
+					mustCode(t, r)
 				default:
 					want := strings.ReplaceAll(bad.text, "$F", rt.field)
-					if r.status != bad.status || r.str("error") != want || len(r.json) != 1 {
-						t.Errorf("%s (%s): want %d {\"error\":%q}", r, bad.name, bad.status, want)
+					if r.status != bad.status || r.str("error") != want || len(r.json) != 2 {
+						t.Errorf("%s (%s): want %d {\"error\":%q, \"code\"}", r, bad.name, bad.status, want)
 					}
+					mustCode(t, r)
 				}
 				if r.setCookie(sessionCookie) != nil && r.setCookie(sessionCookie).MaxAge >= 0 {
 					t.Errorf("%s (%s): a refused request sets a session", r, bad.name)

@@ -41,8 +41,8 @@ func (e *env) waitOut(t *testing.T, r *reply) {
 	e.clock.Advance(retryAfter(t, r))
 }
 
-// rateLimits covers spec sections 3.5, 7 (the 429 body and headers) and 8
-// (each recommended limit), and deviation 4 with its refund: a correct
+// rateLimits covers docs/api.md "Rate limits": the 429 body and headers
+// and each default limit, and deviation 4 with its refund: a correct
 // password gives back its own attempt on the address key.
 func (s suite) rateLimits(t *testing.T) {
 	t.Parallel()
@@ -306,7 +306,7 @@ func (s suite) rateLimits(t *testing.T) {
 	})
 }
 
-// clientIP covers spec 5.6 with deviation 3: which address keys the
+// clientIP covers the client address (docs/api.md, Rate limits) with deviation 3: which address keys the
 // limits.
 func (s suite) clientIP(t *testing.T) {
 	t.Parallel()

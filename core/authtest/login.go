@@ -9,7 +9,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// mustPendingCookie checks the attributes of spec 2.3 on a 2fa_pending
+// mustPendingCookie checks the attributes of docs/api.md "Cookies" on a 2fa_pending
 // Set-Cookie line.
 func mustPendingCookie(t *testing.T, r *reply, secure bool) {
 	t.Helper()
@@ -25,7 +25,7 @@ func mustPendingCookie(t *testing.T, r *reply, secure bool) {
 }
 
 // mustSessionCookie checks the session Set-Cookie line of a login: the
-// DESIGN.md attributes, Max-Age 30 days with remember, none without.
+// docs/api.md attributes, Max-Age 30 days with remember, none without.
 func mustSessionCookie(t *testing.T, r *reply, remember, secure bool) {
 	t.Helper()
 	ck := r.setCookie(sessionCookie)
@@ -43,8 +43,8 @@ func mustSessionCookie(t *testing.T, r *reply, remember, secure bool) {
 	}
 }
 
-// twoFactorLogin covers spec section 3.2, route rules 1, 4 and 5, and
-// DESIGN.md "TOTP replay".
+// twoFactorLogin covers docs/api.md's Login, 2FA verify and 2FA recover, and
+// SECURITY.md deviation 2 (TOTP replay).
 func (s suite) twoFactorLogin(t *testing.T) {
 	t.Parallel()
 
@@ -187,7 +187,7 @@ func (s suite) twoFactorLogin(t *testing.T) {
 		r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
 		mustStatus(t, r, http.StatusUnauthorized, errInvalidSession)
 		mustKeepPending(t, b, r)
-		// Recover makes no twoFactorEnabled check (rule 5), but disabling
+		// Recover makes no twoFactorEnabled check (as the spec has it), but disabling
 		// cleared the codes.
 		mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusBadRequest, errInvalidRecovery)
 		mustBeSignedOut(t, b)
@@ -265,7 +265,7 @@ func (s suite) twoFactorLogin(t *testing.T) {
 	t.Run("a used code cannot be replayed in the following step", func(t *testing.T) {
 		// The spec's rule alone (current step <= lastTotpStep) accepts a
 		// code of step S again in step S+1, where it is still inside the
-		// window; DESIGN.md's rule refuses it (matched step S <= last).
+		// window; SECURITY.md deviation 2 refuses it (matched step S <= last).
 		t.Parallel()
 		e := s.env(t)
 		_, _, secret, _ := e.twoFactorUser(t)
@@ -282,7 +282,7 @@ func (s suite) twoFactorLogin(t *testing.T) {
 	})
 
 	t.Run("a next-step code cannot be replayed in the next step", func(t *testing.T) {
-		// DESIGN.md "TOTP replay": lastTotpStep = max(current, matched).
+		// SECURITY.md deviation 2: lastTotpStep = max(current, matched).
 		t.Parallel()
 		e := s.env(t)
 		_, u, secret, _ := e.twoFactorUser(t)

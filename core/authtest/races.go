@@ -52,7 +52,7 @@ func mustOneWinner(t *testing.T, rs []*reply, status int, text string) int {
 	return winner
 }
 
-// races covers DESIGN.md "Stores": whatever changes security state under
+// races covers ARCHITECTURE.md "Stores": whatever changes security state under
 // concurrency is one conditional store operation, so of several identical
 // requests racing, exactly one wins.
 func (s suite) races(t *testing.T) {

@@ -39,7 +39,7 @@ func sameUser(a, b *user.User) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// passwordReset covers spec section 3.4 and route rules 11 and 12.
+// passwordReset covers docs/api.md's Forgot password and Reset password.
 func (s suite) passwordReset(t *testing.T) {
 	t.Parallel()
 
@@ -119,7 +119,7 @@ func (s suite) passwordReset(t *testing.T) {
 		mustBody(t, remembered.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
 		tok := e.resetToken(t, "ada@example.com")
 		// The clock stands still: the sessions above were issued in the
-		// same second as the reset, which spec 3.4's seconds comparison
+		// same second as the reset, which the spec's seconds comparison
 		// alone would let live.
 		mustMessage(t, e.client().post(resetPath(tok), resetBody(newPassword)), msgPasswordReset)
 		got := e.byID(t, u.ID)
@@ -127,7 +127,7 @@ func (s suite) passwordReset(t *testing.T) {
 			t.Errorf("store: password hash unchanged")
 		}
 		mustTime(t, "passwordChangedAt", got.PasswordChangedAt, e.clock.Now())
-		// Spec 3.4: such a session "is logged out": its cookie is expired.
+		// The spec: such a session is logged out; its cookie is expired.
 		r := before.me()
 		mustStatus(t, r, http.StatusUnauthorized, errNotAuthenticated)
 		if ck := r.setCookie(sessionCookie); ck == nil || ck.MaxAge >= 0 {
@@ -209,7 +209,7 @@ func (s suite) passwordReset(t *testing.T) {
 	})
 
 	t.Run("forgot answers known, unknown and over-limit addresses alike", func(t *testing.T) {
-		// Spec 7: "Forgot-password never reveals whether an email exists".
+		// Forgot-password never reveals whether an email exists (docs/api.md).
 		// Each request comes from a fresh address, so the address limit's
 		// headers are the same for all.
 		t.Parallel()

@@ -97,7 +97,7 @@ func (s suite) accountSafety(t *testing.T) {
 
 	t.Run("sessions made in the reset's second: before it end, after it live", func(t *testing.T) {
 		// start is 26.535897932 s past the minute: the reset at .635 and
-		// the logins at .535 and .935 share its second, which spec 3.4's
+		// the logins at .535 and .935 share its second, which the spec's
 		// seconds comparison cannot tell apart; the session version can.
 		t.Parallel()
 		e := s.env(t, relaxed, fast)

@@ -8,7 +8,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// purposeBinding covers DESIGN.md "Tokens": a token made for one purpose
+// purposeBinding covers ARCHITECTURE.md "Tokens": a token made for one purpose
 // never verifies for another.
 func (s suite) purposeBinding(t *testing.T) {
 	t.Parallel()
@@ -89,7 +89,7 @@ func (s suite) purposeBinding(t *testing.T) {
 	})
 }
 
-// crossOrigin covers DESIGN.md "Routes beyond the spec": cross-origin
+// crossOrigin covers docs/api.md "Cross-origin requests": cross-origin
 // browser requests to state-changing routes are refused and change nothing.
 func (s suite) crossOrigin(t *testing.T) {
 	t.Parallel()
@@ -239,7 +239,7 @@ func (s suite) lockout(t *testing.T) {
 
 // cookies covers the Secure attribute, which the other subtests cannot see
 // (they run with Insecure so that the cookie jar sends cookies over http):
-// spec 2.3 "secure true in production" and the session cookie.
+// docs/api.md "Cookies" (Secure unless Config.Insecure) and the session cookie.
 func (s suite) cookies(t *testing.T) {
 	t.Parallel()
 

@@ -9,7 +9,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// specErrors walks spec section 7's table row by row. Each row makes its
+// specErrors walks the spec's error table (docs/errors.md) row by row. Each row makes its
 // condition happen and checks status and text; "also" names the subtests
 // that cover the row in depth (store state, mails, cookies).
 func (s suite) specErrors(t *testing.T) {
@@ -220,14 +220,16 @@ func (s suite) specErrors(t *testing.T) {
 						continue
 					}
 					msg := r.str("error")
-					if !strings.HasPrefix(msg, "Too many ") || !strings.HasSuffix(msg, " Try again later.") || r.str("retryAfter") == "" || len(r.json) != 2 {
-						t.Errorf("%s: body %s, want {error \"Too many ... Try again later.\", retryAfter}", r, r.body)
+					if !strings.HasPrefix(msg, "Too many ") || !strings.HasSuffix(msg, " Try again later.") || r.str("retryAfter") == "" || len(r.json) != 3 {
+						t.Errorf("%s: body %s, want {error \"Too many ... Try again later.\", code, retryAfter}", r, r.body)
 					}
+					mustCode(t, r)
 					continue
 				}
-				if r.status != row.status || r.str("error") != row.text || len(r.json) != 1 {
-					t.Errorf("%s: want %d {\"error\":%q}", r, row.status, row.text)
+				if r.status != row.status || r.str("error") != row.text || len(r.json) != 2 {
+					t.Errorf("%s: want %d {\"error\":%q, \"code\"}", r, row.status, row.text)
 				}
+				mustCode(t, r)
 			}
 		})
 	}

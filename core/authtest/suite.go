@@ -36,27 +36,29 @@ func Run(t *testing.T, h Harness) {
 		name string
 		run  func(*testing.T)
 	}{
-		{"TwoFactorSetup", s.twoFactorSetup},       // spec 3.1
-		{"TwoFactorLogin", s.twoFactorLogin},       // spec 3.2
-		{"EmailVerification", s.emailVerification}, // spec 3.3
-		{"ChangeEmail", s.changeEmail},             // spec 3.3, route rule 10
-		{"PasswordReset", s.passwordReset},         // spec 3.4
-		{"RateLimits", s.rateLimits},               // spec 3.5, 7, 8
-		{"FullLimitStores", s.fullLimitStores},     // spec 8, deviation 10
-		{"ClientIP", s.clientIP},                   // spec 5.6, deviation 3
-		{"PurposeBinding", s.purposeBinding},       // DESIGN.md "Tokens"
-		{"SpecErrors", s.specErrors},               // spec 7 table
-		{"CrossOrigin", s.crossOrigin},             // DESIGN.md routes beyond the spec
+		{"TwoFactorSetup", s.twoFactorSetup},       // docs/api.md: 2FA setup and confirm
+		{"TwoFactorLogin", s.twoFactorLogin},       // docs/api.md: Login, 2FA verify and recover
+		{"EmailVerification", s.emailVerification}, // docs/api.md: Email verification
+		{"ChangeEmail", s.changeEmail},             // docs/api.md: Change email
+		{"PasswordReset", s.passwordReset},         // docs/api.md: Reset password
+		{"RateLimits", s.rateLimits},               // docs/api.md: Rate limits
+		{"FullLimitStores", s.fullLimitStores},     // docs/api.md: Rate limits; deviation 10
+		{"ClientIP", s.clientIP},                   // the client address; deviation 3
+		{"PurposeBinding", s.purposeBinding},       // ARCHITECTURE.md "Tokens"
+		{"SpecErrors", s.specErrors},               // the spec's error table (docs/errors.md)
+		{"CrossOrigin", s.crossOrigin},             // docs/api.md: Cross-origin requests
 		{"AccountRoutes", s.accountRoutes},         // logout, logout-all, me, change-password
 		{"Lockout", s.lockout},                     // Config.Lockout
-		{"Cookies", s.cookies},                     // spec 2.3, session cookie
-		{"BadInput", s.badInput},                   // DESIGN.md input rules
+		{"Cookies", s.cookies},                     // docs/api.md: Cookies
+		{"BadInput", s.badInput},                   // docs/api.md: Request bodies
 		{"NoStore", s.noStore},                     // Cache-Control on every route
-		{"Races", s.races},                         // DESIGN.md "Stores": atomic conditions
+		{"Races", s.races},                         // ARCHITECTURE.md "Stores": atomic conditions
 		{"AttackRaces", s.attackRaces},             // issue 7: the races at full size
 		{"AccountSafety", s.accountSafety},         // issue 7: lock-out defaults, sessions in a reset's second
 		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
 		{"Hardening", s.hardening},                 // issue 13: 405s, side-channel parity, interleaving
+		{"Extending", s.extending},                 // issue 14: features off, optional name, hooks
+		{"Languages", s.languages},                 // issue 14: a second language, opted into
 	} {
 		t.Run(g.name, g.run)
 	}

@@ -1,6 +1,6 @@
 package authtest
 
-// Spec section 7's texts, as the spec writes them. The 429 texts are
+// The spec's error texts (docs/errors.md), as the spec writes them. The 429 texts are
 // authkit's, of the spec's form "Too many ... Try again later.".
 const (
 	errNoPendingSetup     = "No pending 2FA setup"
@@ -40,7 +40,7 @@ const (
 	msgLoggedOutAll      = "Logged out of all sessions"
 	msg2FAEnabled        = "2FA enabled"
 	msg2FADisabled       = "2FA disabled"
-	msg2FAAlreadyEnabled = "2FA is already enabled" // DESIGN.md deviation 5
+	msg2FAAlreadyEnabled = "2FA is already enabled" // SECURITY.md deviation 5
 	msgCrossOrigin       = "Cross-origin request blocked"
 	msgTooManyLogins     = "Too many login attempts. Try again later."
 	msgTooManyRegister   = "Too many registration attempts. Try again later."

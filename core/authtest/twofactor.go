@@ -31,7 +31,7 @@ func (e *env) wrongCode(t *testing.T, secret string) string {
 }
 
 // mustKeepPending checks that an error reply of the 2FA flow leaves the
-// pending cookie alone (spec section 7 rule) and that c still holds it.
+// pending cookie alone (docs/api.md, 2FA verify) and that c still holds it.
 func mustKeepPending(t *testing.T, c *client, r *reply) {
 	t.Helper()
 	if ck := r.setCookie(auth.PendingCookie); ck != nil {
@@ -65,7 +65,7 @@ func (e *env) twoFactorUser(t *testing.T) (c *client, u *user.User, secret strin
 	return c, u, secret, codes
 }
 
-// twoFactorSetup covers spec section 3.1 and route rules 2, 3, 6 and 7.
+// twoFactorSetup covers docs/api.md's 2FA setup, confirm, regenerate and disable.
 func (s suite) twoFactorSetup(t *testing.T) {
 	t.Parallel()
 

@@ -179,8 +179,14 @@ func Browser(t testing.TB) *http.Client {
 // body of exactly {"error": text}, and the headers of WantJSONHeaders.
 func WantError(t testing.TB, r Reply, status int, text string) {
 	t.Helper()
-	if r.Status != status || r.JSON["error"] != text || len(r.JSON) != 1 {
-		t.Errorf("got %d %s, want %d {\"error\":%q}", r.Status, r.Body, status, text)
+	code, _ := r.JSON["code"].(string)
+	if r.Status != status || r.JSON["error"] != text || code == "" || len(r.JSON) != 2 {
+		t.Errorf("got %d %s, want %d {\"error\":%q, \"code\"}", r.Status, r.Body, status, text)
+	}
+	for _, e := range auth.Codes() {
+		if e.Status == status && e.Message == text && string(e.Code) != code {
+			t.Errorf("got code %q, want %q", code, e.Code)
+		}
 	}
 	WantJSONHeaders(t, r.Header)
 }
@@ -285,8 +291,8 @@ func CheckRateLimit(t testing.TB, url, want string) {
 	}
 	r := Send(t, c, http.MethodGet, url, "")
 	if r.Status != http.StatusTooManyRequests || r.JSON["error"] != "Too many requests. Try again later." ||
-		r.JSON["retryAfter"] != reset || len(r.JSON) != 2 {
-		t.Errorf("third request: %d %s, want 429 {error, retryAfter}", r.Status, r.Body)
+		r.JSON["retryAfter"] != reset || r.JSON["code"] != "too_many_requests" || len(r.JSON) != 3 {
+		t.Errorf("third request: %d %s, want 429 {error, code too_many_requests, retryAfter}", r.Status, r.Body)
 	}
 	WantJSONHeaders(t, r.Header)
 	if got := r.Header.Get("Retry-After"); got != "60" {

@@ -1,5 +1,5 @@
 // Package clientip finds the client address that rate-limit keys are made
-// of (spec section 5 item 6, with authkit's deviation 3).
+// of (docs/api.md, Rate limits; SECURITY.md deviation 3).
 //
 //	resolver, err := clientip.Parse(os.Getenv("TRUST_PROXY"))
 //	if err != nil {

@@ -1,5 +1,5 @@
-// Package mail renders and sends the mails of the reference flows (spec
-// section 6): the verification link (register, resend), the verification
+// Package mail renders and sends the mails of the reference flows (docs/api.md,
+// Tokens and mailed links): the verification link (register, resend), the verification
 // link for a new address (change email), the reset link (forgot password),
 // and notices that tell an account's owner what changed (password changed
 // or reset, two-factor authentication turned off, email address changed).

@@ -67,6 +67,20 @@ type Data struct {
 	// Time is when the event happened, for the notices; templates print it
 	// with [Data.TimeText]. Zero for none.
 	Time time.Time
+
+	// Words, when set, words Expiry and Time in the mail's language for
+	// ExpiryText and TimeText (core/i18n's Language does). Nil: English.
+	Words Wording
+}
+
+// Wording words durations and times in a language, for templates in that
+// language.
+type Wording interface {
+	// Duration words d ("24 Stunden"); "" to fall back to English.
+	Duration(d time.Duration) string
+	// Time words t ("14. März 2031 um 15:09 UTC"); "" to fall back to
+	// English.
+	Time(t time.Time) string
 }
 
 // Spec lifetimes that Render assumes when Data.Expiry is zero.
@@ -82,6 +96,11 @@ func (d Data) ExpiryText() string {
 	e := d.Expiry.Truncate(time.Second)
 	if e <= 0 {
 		return ""
+	}
+	if d.Words != nil {
+		if w := d.Words.Duration(e); w != "" {
+			return w
+		}
 	}
 	if e >= 48*time.Hour && e%(24*time.Hour) == 0 {
 		return plural(int64(e/(24*time.Hour)), "day")
@@ -115,6 +134,11 @@ func plural(n int64, unit string) string {
 func (d Data) TimeText() string {
 	if d.Time.IsZero() {
 		return ""
+	}
+	if d.Words != nil {
+		if w := d.Words.Time(d.Time); w != "" {
+			return w
+		}
 	}
 	return d.Time.Format("2 January 2006 at 15:04 MST")
 }
@@ -183,6 +207,28 @@ func (t Templates) Validate() error {
 }
 
 // lookup returns kind's template with empty fields filled from the default.
+// With returns t with kind's template replaced by tpl, for a mail in
+// another language; ErrUnknownKind for a kind that is not one of mail's.
+func (t Templates) With(kind Kind, tpl Template) (Templates, error) {
+	switch kind {
+	case KindVerifyEmail:
+		t.VerifyEmail = tpl
+	case KindResetPassword:
+		t.ResetPassword = tpl
+	case KindPasswordChanged:
+		t.PasswordChanged = tpl
+	case KindPasswordResetDone:
+		t.PasswordResetDone = tpl
+	case KindTwoFactorDisabled:
+		t.TwoFactorDisabled = tpl
+	case KindEmailChanged:
+		t.EmailChanged = tpl
+	default:
+		return t, fmt.Errorf("%w: %q", ErrUnknownKind, kind)
+	}
+	return t, nil
+}
+
 func (t Templates) lookup(kind Kind) (Template, bool) {
 	var tpl, def Template
 	switch kind {

@@ -1,5 +1,5 @@
 // Package password hashes and verifies passwords: the spec's hash object
-// (section 2.1, createHash with make and verify).
+// (createHash with make and verify).
 //
 // [Hasher] and [Rehasher] are the interfaces the flows use; [Standard],
 // made by [New], implements both. Its zero Config hashes with bcrypt at cost

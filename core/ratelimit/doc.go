@@ -1,5 +1,5 @@
-// Package ratelimit counts attempts per key in a fixed window (spec sections
-// 2.1, 3.5 and 8).
+// Package ratelimit counts attempts per key in a fixed window (docs/api.md,
+// Rate limits).
 //
 // A [Limiter] allows MaxAttempts attempts per key per Window. The window
 // starts at a key's first attempt and does not slide: attempts inside it,
@@ -28,7 +28,7 @@
 // Counters live in a [Store], an interface of exactly two methods (Increment
 // and Reset) that Redis or SQL stores implement. [MemoryStore] is the
 // built-in one: per process, lost on restart, never shared between processes
-// (spec section 8). It holds at most Capacity keys (default 10,000); an
+// (the spec's scope). It holds at most Capacity keys (default 10,000); an
 // existing key keeps counting at capacity, but a new key is refused with
 // [ErrStoreFull] until expired entries are removed, which the limiter reports
 // as "not allowed" rather than as an error. Expired entries are removed every
@@ -48,7 +48,7 @@
 // # A full store
 //
 // What a full store's refusal means is the limiter's choice
-// (Config.AllowWhenFull). By default (spec section 8) the attempt is not
+// (Config.AllowWhenFull). By default (the spec's rule) the attempt is not
 // allowed, which protects for keys that cost an attacker something each: a
 // client address, a user id. For keys an attacker invents for free (the email
 // typed into a login form) that rule hands the attacker everyone else's new

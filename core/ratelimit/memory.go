@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Defaults of [MemoryConfig] (spec section 8).
+// Defaults of [MemoryConfig] (the spec's; docs/api.md, Rate limits).
 const (
 	// DefaultMemoryCapacity is the number of keys a MemoryStore holds when
 	// MemoryConfig.Capacity is not set.
@@ -48,13 +48,13 @@ type MemoryConfig struct {
 	// Capacity is the number of keys the store holds at most; at capacity a
 	// new key gets [ErrStoreFull] until expired entries are removed. Expired
 	// entries count until they are removed. Zero or negative means the
-	// default. Default: 10,000 (spec section 8).
+	// default. Default: 10,000 (the spec's capacity).
 	Capacity int
 
 	// CleanupInterval is how often a background goroutine removes expired
 	// entries. Negative: no background cleanup (expired entries are then
 	// removed only by Sweep, by a store at capacity, and by reuse of their
-	// key). Default: 60 seconds (spec section 8).
+	// key). Default: 60 seconds (the spec's cleanup interval).
 	CleanupInterval time.Duration
 
 	// Now returns the current time; windows start and expire by it.
@@ -84,7 +84,7 @@ type shard struct {
 }
 
 // MemoryStore is the built-in [Store]: counters in process memory, lost on
-// restart, never shared between processes (spec section 8). It is safe for
+// restart, never shared between processes (the spec's scope). It is safe for
 // concurrent use and takes no global lock on the path of an existing key: keys
 // are spread over 64 independently locked shards by a seeded hash.
 //

@@ -48,7 +48,7 @@ type Refunder interface {
 // ErrStoreFull is returned by a Store at capacity that refuses a key it does
 // not hold yet. The store may return a non-zero resetAt hint (when it expects
 // room) with it. [Limiter.Attempt] reports such an attempt as not allowed,
-// never as an error (spec section 8: at capacity, new keys are limited
+// never as an error (the spec's rule: at capacity, new keys are limited
 // immediately until expired entries are evicted), unless the limiter's
 // Config.AllowWhenFull says otherwise.
 var ErrStoreFull = errors.New("ratelimit: store full")
@@ -84,7 +84,7 @@ type Config struct {
 	Now func() time.Time
 
 	// AllowWhenFull decides what an attempt gets when the store is full and
-	// refuses its key ([ErrStoreFull]). False (the default, spec section 8):
+	// refuses its key ([ErrStoreFull]). False (the default, the spec's rule):
 	// the attempt is not allowed. True: it is allowed without being counted.
 	// Either way Result.StoreFull is set.
 	//
@@ -153,8 +153,8 @@ type Result struct {
 
 // RetryAfter returns the time from now until ResetAt, rounded up to whole
 // seconds (1.2 s gives 2 s, exactly 2 s stays 2 s), and 0 when ResetAt is not
-// after now. Its seconds are the value of a Retry-After header (spec section
-// 7: "seconds, rounded up"). Rounding up means a client that waits that long
+// after now. Its seconds are the value of a Retry-After header (docs/api.md,
+// Rate limits: "rounded up"). Rounding up means a client that waits that long
 // never arrives before the window ends.
 func (r Result) RetryAfter(now time.Time) time.Duration {
 	d := r.ResetAt.Sub(now) // saturates instead of overflowing
@@ -201,8 +201,8 @@ func (l *Limiter) Attempt(ctx context.Context, key string) (Result, error) {
 	return res, nil
 }
 
-// Reset clears key's counter (spec rule 13: a successful login resets its
-// keys). Resetting a key that has no counter is not an error. A store error
+// Reset clears key's counter (as a successful login clears its email
+// key). Resetting a key that has no counter is not an error. A store error
 // is returned wrapped.
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if err := l.store.Reset(ctx, key); err != nil {

@@ -1,4 +1,4 @@
-// Package recovery makes and checks two-factor recovery codes (spec 2.1,
+// Package recovery makes and checks two-factor recovery codes (the spec's
 // "Recovery codes"): single-use codes that stand in for a TOTP code when the
 // authenticator is lost.
 //

@@ -20,7 +20,7 @@ import (
 
 const (
 	// DefaultCount is the number of codes Generate makes when asked for 0
-	// (spec 2.1).
+	// (the spec's default).
 	DefaultCount = 8
 
 	// MaxCount is the most codes one call to Generate makes.

@@ -1,5 +1,5 @@
 // Package secretbox encrypts small secrets at rest, such as the TOTP secrets
-// that authkit keeps in a text column of the user table (spec section 2.1,
+// that authkit keeps in a text column of the user table (the spec's
 // encrypt / decrypt).
 //
 // Parse the keys once at startup and use the [Keyring]:

@@ -57,13 +57,4 @@
 //
 // Config.Secrets works as in package token: the first secret signs, every
 // secret verifies.
-//
-// # Attempt
-//
-// [Session.Attempt] looks the user up by email, checks the password with
-// the Hasher and logs the user in. An unknown email costs one Hasher.Verify
-// against a dummy hash made with the same Hasher, so the answer takes as
-// long as a wrong password. Attempt knows nothing about 2FA, lock-outs or
-// rate limits; the reference flows check those themselves. Lowercasing and
-// validating the email is the caller's job.
 package session

@@ -2,15 +2,12 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
-	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/token"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -23,8 +20,7 @@ import (
 // with errors.Is.
 var ErrNotAuthenticated = errors.New("session: not authenticated")
 
-// ErrInvalidConfig wraps every error from [New], and the error of
-// [Session.Attempt] on a Manager configured without a Hasher.
+// ErrInvalidConfig wraps every error from [New].
 var ErrInvalidConfig = errors.New("session: invalid config")
 
 // Reasons wrapped by ErrNotAuthenticated, for logs.
@@ -77,12 +73,6 @@ type CookieBridge interface {
 	Delete(name string, opts CookieOptions)
 }
 
-// Credentials are what a user logs in with.
-type Credentials struct {
-	Email    string
-	Password string
-}
-
 // Config configures a [Manager]. The zero value of each optional field
 // means the documented default. New copies what it needs; it never changes
 // the Config.
@@ -97,16 +87,6 @@ type Config struct {
 	// Session.User returns it wrapped and leaves the cookie alone, so a
 	// flow can answer 503 instead of logging the user out. Required.
 	ResolveUser func(ctx context.Context, id string) (*user.User, error)
-
-	// ResolveUserByCredentials looks a user up by c.Email (it must not
-	// check the password: Attempt does, with Hasher). Same contract as
-	// ResolveUser: (nil, nil) for no such user, an error only for a backend
-	// failure. Needed by Attempt only; set it together with Hasher.
-	ResolveUserByCredentials func(ctx context.Context, c Credentials) (*user.User, error)
-
-	// Hasher checks passwords in Attempt. Needed by Attempt only; set it
-	// together with ResolveUserByCredentials.
-	Hasher password.Hasher
 
 	// CookieName is the session cookie's name. Default: "authkit_session".
 	CookieName string
@@ -142,16 +122,11 @@ type Config struct {
 type Manager struct {
 	tokens           *token.Verifier
 	resolveUser      func(ctx context.Context, id string) (*user.User, error)
-	resolveByCreds   func(ctx context.Context, c Credentials) (*user.User, error)
-	hasher           password.Hasher
 	name             string
 	lifetime         time.Duration
 	rememberLifetime time.Duration
 	cookie           CookieOptions // MaxAge 0
 	now              func() time.Time
-
-	dummyMu   sync.Mutex
-	dummyHash string // made lazily by Attempt for unknown users
 }
 
 // New returns a Manager for cfg.
@@ -159,13 +134,8 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.ResolveUser == nil {
 		return nil, fmt.Errorf("%w: ResolveUser is required", ErrInvalidConfig)
 	}
-	if (cfg.Hasher == nil) != (cfg.ResolveUserByCredentials == nil) {
-		return nil, fmt.Errorf("%w: set Hasher and ResolveUserByCredentials together", ErrInvalidConfig)
-	}
 	m := &Manager{
 		resolveUser:      cfg.ResolveUser,
-		resolveByCreds:   cfg.ResolveUserByCredentials,
-		hasher:           cfg.Hasher,
 		name:             cfg.CookieName,
 		lifetime:         cfg.Lifetime,
 		rememberLifetime: cfg.RememberLifetime,
@@ -232,7 +202,7 @@ func (m *Manager) Session(c CookieBridge) *Session {
 }
 
 // A Session is the spec's auth() object for one request: Login, Logout,
-// User and Attempt. It is not safe for concurrent use.
+// User. It is not safe for concurrent use.
 type Session struct {
 	m       *Manager
 	cookies CookieBridge
@@ -319,7 +289,7 @@ func (s *Session) Logout(ctx context.Context) error {
 // request carried a session cookie that is no longer valid it also expires
 // that cookie. A session is invalid when its token does not verify, it is
 // older than its lifetime, the user no longer exists, its issue time in
-// whole seconds is below floor(PasswordChangedAt in ms / 1000) (spec 3.4),
+// whole seconds is below floor(PasswordChangedAt in ms / 1000) (the spec's rule),
 // or its session version is below u.SessionVersion.
 //
 // An error from ResolveUser is returned wrapped; the cookie is kept and
@@ -407,66 +377,6 @@ func (s *Session) end(reason error) error {
 	s.cookies.Delete(s.m.name, s.m.cookie)
 	s.state, s.user, s.remember = anonymous, nil, false
 	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
-}
-
-// Attempt checks credentials, and on success logs the user in (see Login)
-// and returns true. It looks the user up with ResolveUserByCredentials and
-// checks c.Password with Hasher; an unknown email, or a user without a
-// password hash, costs one Hasher.Verify against a dummy hash too, so the
-// time taken does not tell whether the email exists. Wrong credentials give
-// (false, nil); a backend or hasher failure gives (false, err).
-//
-// Attempt knows nothing about 2FA, lock-outs or rate limits: the reference
-// flows look the user up and check those themselves. Lowercasing and
-// validating the email is the caller's job too.
-func (s *Session) Attempt(ctx context.Context, c Credentials, remember bool) (bool, error) {
-	m := s.m
-	if m.hasher == nil {
-		return false, fmt.Errorf("%w: Attempt needs Hasher and ResolveUserByCredentials", ErrInvalidConfig)
-	}
-	u, err := m.resolveByCreds(ctx, c)
-	if err != nil {
-		return false, fmt.Errorf("session: resolve user by credentials: %w", err)
-	}
-	hash := ""
-	if u != nil {
-		hash = u.PasswordHash
-	}
-	if hash == "" {
-		if hash, err = m.dummy(ctx); err != nil {
-			return false, err
-		}
-		u = nil
-	}
-	ok, err := m.hasher.Verify(ctx, c.Password, hash)
-	if err != nil {
-		return false, fmt.Errorf("session: verify password: %w", err)
-	}
-	if !ok || u == nil {
-		return false, nil
-	}
-	if err := s.Login(ctx, u, remember); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// dummy returns a hash of a random password made with the configured
-// Hasher, so checking it costs what checking a real password costs. It is
-// made on first use and kept; a failure is retried on the next call.
-func (m *Manager) dummy(ctx context.Context) (string, error) {
-	m.dummyMu.Lock()
-	defer m.dummyMu.Unlock()
-	if m.dummyHash == "" {
-		// The hash is shared by later requests: do not let this one's
-		// cancellation spoil it.
-		h, err := m.hasher.Hash(context.WithoutCancel(ctx), rand.Text())
-		if err != nil {
-			return "", fmt.Errorf("session: make dummy hash: %w", err)
-		}
-		m.dummyHash = h
-	}
-	return m.dummyHash, nil
 }
 
 const flagRemember = 1

@@ -4,7 +4,7 @@
 // github.com/pquerna/otp; this package adds strict input checks, the window,
 // and the replay rule.
 //
-// Defaults are the spec's (section 8): 6 digits, 30-second steps, and one
+// Defaults are the spec's: 6 digits, 30-second steps, and one
 // step accepted on each side of the current one, so a code is good for up to
 // 90 seconds.
 //

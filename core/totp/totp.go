@@ -14,7 +14,7 @@ import (
 	"github.com/pquerna/otp/hotp"
 )
 
-// Defaults and limits of [Config] (spec section 8).
+// Defaults and limits of [Config] (the spec's defaults; see the package doc).
 const (
 	// DefaultDigits is the code length when Config.Digits is zero.
 	DefaultDigits = 6
@@ -217,7 +217,7 @@ func (m Match) LastStep() int64 {
 // Outcomes:
 //   - no step matches: ErrInvalidCode;
 //   - a step matches, but lastStep is set and the current step is at or below
-//     it: ErrCodeUsed (the spec's rule, section 3.2);
+//     it: ErrCodeUsed (the spec's rule);
 //   - every matching step is at or below lastStep: ErrCodeUsed (the RFC 6238
 //     rule: each step's code is accepted once, which closes the spec's hole
 //     of a next-step code replayed in the next step);

@@ -70,7 +70,7 @@ type Store interface {
 	// AcceptTOTPStep records a TOTP code as used: LastTOTPStep =
 	// max(matched, current).
 	// Condition: TwoFactorEnabled is true, and LastTOTPStep is 0 or below
-	// both matched and current (spec 3.2 plus RFC 6238 5.2).
+	// both matched and current (SECURITY.md deviation 2: the spec's rule plus RFC 6238 5.2).
 	AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error
 
 	// ConsumeRecoveryCode replaces the recovery-code hashes with remaining

@@ -2,7 +2,7 @@ package user
 
 import "time"
 
-// User is one account. Field comments name the spec field (section 2.2) each
+// User is one account. Field comments name the spec's user field each
 // one renders.
 type User struct {
 	// ID identifies the user. Stores make it (128 random bits, URL-safe)

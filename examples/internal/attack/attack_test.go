@@ -37,7 +37,7 @@ import (
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
 
-// The 503 body of every backend failure (core/auth, DESIGN.md).
+// The 503 body of every backend failure (docs/api.md, Conventions).
 const unavailable = "Service temporarily unavailable. Try again later."
 
 // How the load runs.
@@ -458,7 +458,7 @@ func (l *load) check(t *testing.T) {
 			outcome = "error"
 			t.Errorf("%s %s (%s): %v", c.step.name, c.user, phase, c.err)
 		case c.normal:
-		case c.status == http.StatusServiceUnavailable && c.body == `{"error":"`+unavailable+`"}`:
+		case c.status == http.StatusServiceUnavailable && c.body == `{"error":"`+unavailable+`","code":"service_unavailable"}`:
 			outcome = "503"
 		default:
 			outcome = fmt.Sprintf("%d", c.status)

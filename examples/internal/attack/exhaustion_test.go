@@ -19,7 +19,7 @@ import (
 	"github.com/authkit-go/authkit/examples/internal/servertest"
 )
 
-// Texts of the answers the exhaustion tests expect (spec section 7).
+// Texts of the answers the exhaustion tests expect (docs/errors.md).
 const (
 	msgForgotSent    = "If an account exists for that email, a password reset link has been sent."
 	msgTooManyLogins = "Too many login attempts. Try again later."

@@ -1,6 +1,6 @@
 // Package matrix runs the HTTP flow suite (core/authtest) on every
 // framework module over every SQL store, and over Redis rate limits: the
-// framework x store matrix of DESIGN.md "Tests". Each framework module runs
+// framework x store matrix of ARCHITECTURE.md "Tests". Each framework module runs
 // the suite on the memory store itself.
 package matrix
 

@@ -42,7 +42,7 @@ func (s *Server) WaitFor(t *testing.T, re *regexp.Regexp) string {
 }
 
 // CheckContract proves the runtime contract of an example server started
-// on its defaults (DESIGN.md "Example servers"): the first log line says
+// on its defaults (ARCHITECTURE.md "Example servers"): the first log line says
 // where it listens and on what; the liveness and readiness probes answer;
 // the pages are served; unknown pages answer an HTML 404 page and unknown
 // API paths JSON; the app's own GET /api/hello is behind RequireUser; the

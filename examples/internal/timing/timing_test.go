@@ -79,7 +79,7 @@ const (
 // a plain bcrypt hash once answered without any work (issue 13).
 var longPassword = strings.Repeat("x", 73)
 
-// Texts of spec section 7 that both cases of a benchmark must answer.
+// Texts of the spec's error table (docs/errors.md) that both cases of a benchmark must answer.
 const (
 	msgInvalidCredentials = "Invalid credentials"
 	msgForgotSent         = "If an account exists for that email, a password reset link has been sent."

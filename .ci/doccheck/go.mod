@@ -1,0 +1,3 @@
+module doccheck
+
+go 1.25.0
