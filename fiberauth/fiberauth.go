@@ -109,6 +109,23 @@ func write(c *fiber.Ctx, resp *auth.Response) error {
 	return c.Status(resp.Status).Send(resp.Body)
 }
 
+// WriteHeaders puts the headers and Set-Cookie lines of a visit (see
+// auth.Visit) on c's response, for an app that calls authkit's typed
+// methods from its own fiber handlers; fiber's counterpart of
+// auth.Visit.WriteHeaders. Call it once, after the flow:
+//
+//	v := svc.Visit(fiberauth.Request(c))
+//	res, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: c.FormValue("email"), Password: c.FormValue("password")})
+//	fiberauth.WriteHeaders(c, v)
+func WriteHeaders(c *fiber.Ctx, v *auth.Visit) {
+	setHeaders(c, v.Header())
+	for _, ck := range v.Cookies() {
+		if line := ck.String(); line != "" {
+			c.Response().Header.Add(fiber.HeaderSetCookie, line)
+		}
+	}
+}
+
 // setHeaders sets every header of h on c's response, replacing fiber's.
 func setHeaders(c *fiber.Ctx, h http.Header) {
 	rh := &c.Response().Header

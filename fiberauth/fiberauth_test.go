@@ -499,3 +499,42 @@ func TestRequestCopies(t *testing.T) {
 		t.Errorf("%d requests seen, want %d", i, n)
 	}
 }
+
+// TestWriteHeaders: an app's own fiber handler calls the typed API and
+// puts the visit's cookies and rate-limit headers on its response; the
+// session it sets then opens RequireUser.
+func TestWriteHeaders(t *testing.T) {
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Post("/my-login", func(c *fiber.Ctx) error {
+		v := svc.Visit(fiberauth.Request(c))
+		_, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: c.FormValue("email"), Password: c.FormValue("password")})
+		fiberauth.WriteHeaders(c, v)
+		if err != nil {
+			e := auth.AsError(err)
+			return c.Status(e.Status).SendString(string(e.Code))
+		}
+		return c.SendString("welcome")
+	})
+	app.Get("/hello", fiberauth.RequireUser(svc), hello)
+	base := serve(t, app)
+	reg := authtest.Browser(t)
+	if r := authtest.Send(t, reg, http.MethodPost, base+"/api/auth/register", register); r.Status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	c := authtest.Browser(t)
+	form := "application/x-www-form-urlencoded"
+	r := authtest.Send(t, c, http.MethodPost, base+"/my-login", "email=ada%40example.com&password=wrong+password+123", "Content-Type", form)
+	if r.Status != http.StatusUnauthorized || r.Body != "invalid_credentials" || r.Header.Get("X-RateLimit-Remaining") == "" {
+		t.Fatalf("wrong password: %d %q, X-RateLimit-Remaining %q; want 401 invalid_credentials and the limit's headers",
+			r.Status, r.Body, r.Header.Get("X-RateLimit-Remaining"))
+	}
+	r = authtest.Send(t, c, http.MethodPost, base+"/my-login", "email=ada%40example.com&password=correct+horse+battery+staple", "Content-Type", form)
+	if r.Status != http.StatusOK || r.Body != "welcome" || len(r.Header.Values("Set-Cookie")) != 1 {
+		t.Fatalf("login: %d %q, Set-Cookie %q; want 200 welcome and one session cookie", r.Status, r.Body, r.Header.Values("Set-Cookie"))
+	}
+	if r := authtest.Send(t, c, http.MethodGet, base+"/hello", ""); r.Status != http.StatusOK || r.Body != "hello ada@example.com" {
+		t.Fatalf("RequireUser after the app's own login: %d %q", r.Status, r.Body)
+	}
+}
