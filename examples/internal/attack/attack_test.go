@@ -3,7 +3,7 @@
 // runs against a real server process, its PostgreSQL and its Redis are cut
 // off and restored through TCP proxies the test controls (the machine's
 // servers are never touched). Every answer must be the normal one or 503
-// {"error":"Service temporarily unavailable. Try again later."}, exactly
+// {"error":"Service temporarily unavailable. Try again later.","code":"service_unavailable"}, exactly
 // as the outage at that moment allows; the service must recover once the
 // path is restored; and the stored 2FA state must be whole afterwards.
 //
@@ -336,7 +336,7 @@ func (l *load) iteration(w int) bool {
 	nobody := fmt.Sprintf("nobody%d@example.com", l.next.Add(1))
 	l.browser().do(stepLogin, nobody, http.MethodPost, "/api/login", map[string]string{"email": nobody, "password": password},
 		func(s int, m map[string]any) bool {
-			return s == 401 && len(m) == 1 && m["error"] == "Invalid credentials"
+			return s == 401 && len(m) == 2 && m["error"] == "Invalid credentials" && m["code"] == "invalid_credentials"
 		})
 	if l.redisOut.Load() {
 		l.mu.Lock()
