@@ -59,10 +59,14 @@ type opsLog struct {
 	mu  sync.Mutex
 	ops []string
 	// wantWrite, when set, makes the next Verify wait (up to 5 s) until a
-	// store write has started, so a write made side by side with the hash
-	// check is recorded inside it deterministically.
+	// store write has started, and a store write wait (up to 5 s) until a
+	// Verify has started: a write made side by side with the hash check is
+	// then recorded inside it, whichever goroutine runs first. A write made
+	// before the hash check waits in vain and is recorded before it; one
+	// made after, after.
 	wantWrite bool
 	wrote     chan struct{}
+	verifying chan struct{}
 }
 
 func (l *opsLog) add(op string) {
@@ -73,6 +77,24 @@ func (l *opsLog) add(op string) {
 		close(l.wrote)
 		l.wrote = nil
 	}
+	if op == "verify" && l.verifying != nil {
+		close(l.verifying)
+		l.verifying = nil
+	}
+}
+
+// awaitVerify makes an armed store write wait until a hash check has
+// started (see wantWrite).
+func (l *opsLog) awaitVerify() {
+	l.mu.Lock()
+	wait, verifying := l.wantWrite, l.verifying
+	l.mu.Unlock()
+	if wait && verifying != nil {
+		select {
+		case <-verifying:
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 // reset starts a new record; wantWrite arms the wait described above.
@@ -82,6 +104,7 @@ func (l *opsLog) reset(wantWrite bool) {
 	l.ops = nil
 	l.wantWrite = wantWrite
 	l.wrote = make(chan struct{})
+	l.verifying = make(chan struct{})
 }
 
 func (l *opsLog) snapshot() []string {
@@ -134,6 +157,7 @@ func (r *recStore) read(op string) {
 
 func (r *recStore) write(op string) {
 	if r.log != nil {
+		r.log.awaitVerify()
 		r.log.add("write:" + op)
 	}
 	if r.before != nil {
