@@ -134,7 +134,7 @@ release-check: ## go.mod rules for release, and the quick-start test
 	cd .ci/release && GOWORK=off go test -count=1 ./...
 
 # Every module's tests with GOWORK=off: each go.mod stands on its own (the
-# race detector already ran in make test). core/cmd/authkit, which carries
+# race detector already ran in make test). cmd/authkit, which carries
 # no replace directive, gets its siblings from a module proxy made from the
 # repository.
 test-standalone: ## go test in every module with GOWORK=off

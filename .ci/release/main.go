@@ -21,7 +21,7 @@
 //   - every module holds a copy of the repository's LICENSE: a module zip
 //     holds only its own directory, and pkg.go.dev shows no documentation
 //     for a module without a license;
-//   - a module users install (core/cmd/authkit) carries no replace or
+//   - a module users install (cmd/authkit) carries no replace or
 //     exclude directive, which `go install pkg@version` refuses; in the
 //     repository its siblings come from go.work, and with GOWORK=off from
 //     a module proxy made from the repository (standalone, tidy). Its

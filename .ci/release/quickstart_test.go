@@ -55,7 +55,7 @@ func TestQuickstart(t *testing.T) {
 	env = append(env, "GOBIN="+bin)
 
 	// The CLI, as the README installs it, from outside any module.
-	goRun(t, tmp, env, "install", repoPath+"/core/cmd/authkit@"+version)
+	goRun(t, tmp, env, "install", repoPath+"/cmd/authkit@"+version)
 	secret := strings.TrimSpace(string(execute(t, tmp, nil, filepath.Join(bin, "authkit"), "session-secret")))
 	key := strings.TrimSpace(string(execute(t, tmp, nil, filepath.Join(bin, "authkit"), "encryption-key")))
 	if len(secret) < 32 || !strings.HasPrefix(key, "ak1_") {
