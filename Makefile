@@ -147,7 +147,7 @@ PROXY_OUT ?= $(CURDIR)/.proxy
 proxy: ## a file:// module proxy of the modules (PROXY_OUT)
 	cd .ci/release && GOWORK=off go run . proxy -out $(PROXY_OUT)
 
-tidy-check: ## fails when go mod tidy would change a go.mod or go.sum
+tidy-check: ## fails when go mod tidy would change a go.mod or go.sum, or go.work.sum is stale
 	cd .ci/release && GOWORK=off go run . tidy
 	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off go mod tidy -diff) || { echo "!! go mod tidy would change $$m"; exit 1; }; done
 

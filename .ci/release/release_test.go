@@ -123,3 +123,14 @@ func TestWithoutAuthkit(t *testing.T) {
 		t.Fatalf("withoutAuthkit = %q", got)
 	}
 }
+
+func TestLineDiff(t *testing.T) {
+	want := "a v1/go.mod h1:x=\nb v1/go.mod h1:y=\n"
+	got := "b v1/go.mod h1:y=\nc v1/go.mod h1:z=\n"
+	if d := lineDiff([]byte(want), []byte(got)); d != "- a v1/go.mod h1:x=\n+ c v1/go.mod h1:z=\n" {
+		t.Fatalf("lineDiff = %q", d)
+	}
+	if d := lineDiff(nil, []byte(got)); d != "+ b v1/go.mod h1:y=\n+ c v1/go.mod h1:z=\n" {
+		t.Fatalf("lineDiff from nothing = %q", d)
+	}
+}
