@@ -296,7 +296,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 		pass  = "correct horse battery staple"
 		pass2 = "another horse battery staple"
 	)
-	unauth := `{"error":"Not authenticated"}`
+	unauth := `{"error":"Not authenticated","code":"not_authenticated"}`
 
 	c.want("GET", "/dashboard", nil, 401, unauth)
 	c.want("POST", "/api/auth/register", map[string]string{"email": email, "password": pass, "name": "Ada"}, 200,
@@ -318,7 +318,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 		t.Fatalf("logout: %d %s", r.status, r.body)
 	}
 	c.want("GET", "/dashboard", nil, 401, unauth)
-	c.want("POST", "/api/login", map[string]string{"email": email, "password": "wrong password"}, 401, `{"error":"Invalid credentials"}`)
+	c.want("POST", "/api/login", map[string]string{"email": email, "password": "wrong password"}, 401, `{"error":"Invalid credentials","code":"invalid_credentials"}`)
 	if r := c.do("POST", "/api/login", map[string]string{"email": email, "password": pass}); r.status != 200 {
 		t.Fatalf("login: %d %s", r.status, r.body)
 	}
@@ -331,7 +331,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 	if r := c.do("POST", "/api/auth/reset-password/"+reset, map[string]string{"password": pass2, "confirmPassword": pass2}); r.status != 200 {
 		t.Fatalf("reset-password: %d %s", r.status, r.body)
 	}
-	c.want("POST", "/api/login", map[string]string{"email": email, "password": pass}, 401, `{"error":"Invalid credentials"}`)
+	c.want("POST", "/api/login", map[string]string{"email": email, "password": pass}, 401, `{"error":"Invalid credentials","code":"invalid_credentials"}`)
 	if r := c.do("POST", "/api/login", map[string]string{"email": email, "password": pass2}); r.status != 200 {
 		t.Fatalf("login with the new password: %d %s", r.status, r.body)
 	}
