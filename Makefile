@@ -134,7 +134,7 @@ release-check: ## go.mod rules for release, and the quick-start test
 	cd .ci/release && GOWORK=off go test -count=1 ./...
 
 # Every module's tests with GOWORK=off: each go.mod stands on its own (the
-# race detector already ran in make test). core/cmd/authkit, which carries
+# race detector already ran in make test). cmd/authkit, which carries
 # no replace directive, gets its siblings from a module proxy made from the
 # repository.
 test-standalone: ## go test in every module with GOWORK=off
@@ -147,7 +147,7 @@ PROXY_OUT ?= $(CURDIR)/.proxy
 proxy: ## a file:// module proxy of the modules (PROXY_OUT)
 	cd .ci/release && GOWORK=off go run . proxy -out $(PROXY_OUT)
 
-tidy-check: ## fails when go mod tidy would change a go.mod or go.sum
+tidy-check: ## fails when go mod tidy would change a go.mod or go.sum, or go.work.sum is stale
 	cd .ci/release && GOWORK=off go run . tidy
 	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off go mod tidy -diff) || { echo "!! go mod tidy would change $$m"; exit 1; }; done
 

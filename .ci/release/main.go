@@ -4,7 +4,9 @@
 //	go run . check             the go.mod rules below; exit 1 naming each broken one
 //	go run . proxy -out DIR    a file:// module proxy of every module at the release version
 //	go run . standalone [DIR...] every module's tests (or those named) with GOWORK=off
-//	go run . tidy              fails when go mod tidy would change a go.mod or go.sum
+//	go run . tidy              fails when go mod tidy would change a go.mod or go.sum,
+//	                           or when go.work.sum is not what the workspace needs
+//	go run . worksum [-w]      the go.work.sum check alone; -w rewrites go.work.sum
 //
 // Run it from anywhere in the repository with GOWORK=off (it is its own
 // module, outside go.work; make release-check, test-standalone and
@@ -21,7 +23,7 @@
 //   - every module holds a copy of the repository's LICENSE: a module zip
 //     holds only its own directory, and pkg.go.dev shows no documentation
 //     for a module without a license;
-//   - a module users install (core/cmd/authkit) carries no replace or
+//   - a module users install (cmd/authkit) carries no replace or
 //     exclude directive, which `go install pkg@version` refuses; in the
 //     repository its siblings come from go.work, and with GOWORK=off from
 //     a module proxy made from the repository (standalone, tidy). Its
@@ -57,7 +59,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: release check | proxy -out DIR | standalone | tidy")
+		return errors.New("usage: release check | proxy -out DIR | standalone | tidy | worksum [-w]")
 	}
 	root, mods, err := load()
 	if err != nil {
@@ -98,7 +100,18 @@ func run(args []string) error {
 			return env.goCmd(m, "test", "-count=1", "./...")
 		})
 	case "tidy":
-		return forEach(root, mods, nil, func(m Module, env *proxyEnv) error { return env.tidy(m) })
+		if err := forEach(root, mods, nil, func(m Module, env *proxyEnv) error { return env.tidy(m) }); err != nil {
+			return err
+		}
+		fmt.Println("== go.work.sum")
+		return workSum(root, false)
+	case "worksum":
+		fl := flag.NewFlagSet("worksum", flag.ContinueOnError)
+		write := fl.Bool("w", false, "rewrite go.work.sum instead of failing")
+		if err := fl.Parse(args[1:]); err != nil {
+			return err
+		}
+		return workSum(root, *write)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }

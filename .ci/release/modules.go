@@ -23,7 +23,7 @@ const repoPath = "github.com/authkit-go/authkit"
 // pkg@version`. The go command refuses a module with replace directives
 // there, so their go.mod carries none: in the repository their siblings
 // come from go.work.
-var installable = []string{"core/cmd/authkit"}
+var installable = []string{"cmd/authkit"}
 
 // Module is one authkit module of the repository.
 type Module struct {

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/module"
 )
 
 // TestQuickstart is the quick-start a Go user follows, outside the
@@ -54,8 +56,15 @@ func TestQuickstart(t *testing.T) {
 	bin := filepath.Join(tmp, "bin")
 	env = append(env, "GOBIN="+bin)
 
-	// The CLI, as the README installs it, from outside any module.
-	goRun(t, tmp, env, "install", repoPath+"/core/cmd/authkit@"+version)
+	// The CLI, with the README's own go install command, from outside any
+	// module; the binary must be the release built from this repository.
+	cli := quickstartInstall(t, readme, mods)
+	goRun(t, tmp, env, "install", cli.Path+"@"+cli.Version)
+	info := execute(t, tmp, env, "go", "version", "-m", filepath.Join(bin, "authkit"))
+	built := regexp.MustCompile(`(?m)^\s+mod\s+` + regexp.QuoteMeta(cli.Path) + `\s+` + regexp.QuoteMeta(version) + `\s`)
+	if !built.Match(info) {
+		t.Fatalf("go install %s@%s did not build %s %s:\n%s", cli.Path, cli.Version, cli.Path, version, info)
+	}
 	secret := strings.TrimSpace(string(execute(t, tmp, nil, filepath.Join(bin, "authkit"), "session-secret")))
 	key := strings.TrimSpace(string(execute(t, tmp, nil, filepath.Join(bin, "authkit"), "encryption-key")))
 	if len(secret) < 32 || !strings.HasPrefix(key, "ak1_") {
@@ -99,6 +108,25 @@ func quickstartProgram(t *testing.T, readme []byte, name string) []byte {
 		t.Fatalf("README.md has no Go program after <!-- quickstart:%s -->", name)
 	}
 	return m[1]
+}
+
+// quickstartInstall returns the package and version of the README's first
+// "go install github.com/authkit-go/authkit/...@version" line, which must
+// name an installable module of the repository (the version may be a
+// query such as "latest", answered by the proxy).
+func quickstartInstall(t *testing.T, readme []byte, mods []Module) module.Version {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^go install (` + regexp.QuoteMeta(repoPath) + `/\S+)@(\S+)`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("README.md has no line \"go install %s/...@version\"", repoPath)
+	}
+	for _, mod := range mods {
+		if mod.Installable() && mod.Path == string(m[1]) {
+			return module.Version{Path: string(m[1]), Version: string(m[2])}
+		}
+	}
+	t.Fatalf("README.md installs %s, which is not an installable module of the repository (%v)", m[1], installable)
+	return module.Version{}
 }
 
 // checkAppGoMod: the app requires authkit by version, and nothing stands
@@ -268,7 +296,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 		pass  = "correct horse battery staple"
 		pass2 = "another horse battery staple"
 	)
-	unauth := `{"error":"Not authenticated"}`
+	unauth := `{"error":"Not authenticated","code":"not_authenticated"}`
 
 	c.want("GET", "/dashboard", nil, 401, unauth)
 	c.want("POST", "/api/auth/register", map[string]string{"email": email, "password": pass, "name": "Ada"}, 200,
@@ -290,7 +318,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 		t.Fatalf("logout: %d %s", r.status, r.body)
 	}
 	c.want("GET", "/dashboard", nil, 401, unauth)
-	c.want("POST", "/api/login", map[string]string{"email": email, "password": "wrong password"}, 401, `{"error":"Invalid credentials"}`)
+	c.want("POST", "/api/login", map[string]string{"email": email, "password": "wrong password"}, 401, `{"error":"Invalid credentials","code":"invalid_credentials"}`)
 	if r := c.do("POST", "/api/login", map[string]string{"email": email, "password": pass}); r.status != 200 {
 		t.Fatalf("login: %d %s", r.status, r.body)
 	}
@@ -303,7 +331,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 	if r := c.do("POST", "/api/auth/reset-password/"+reset, map[string]string{"password": pass2, "confirmPassword": pass2}); r.status != 200 {
 		t.Fatalf("reset-password: %d %s", r.status, r.body)
 	}
-	c.want("POST", "/api/login", map[string]string{"email": email, "password": pass}, 401, `{"error":"Invalid credentials"}`)
+	c.want("POST", "/api/login", map[string]string{"email": email, "password": pass}, 401, `{"error":"Invalid credentials","code":"invalid_credentials"}`)
 	if r := c.do("POST", "/api/login", map[string]string{"email": email, "password": pass2}); r.status != 200 {
 		t.Fatalf("login with the new password: %d %s", r.status, r.body)
 	}

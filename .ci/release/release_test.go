@@ -54,7 +54,7 @@ func TestCheck(t *testing.T) {
 	good := []Module{
 		core,
 		mod("ginauth", "module "+repoPath+"/ginauth\n\ngo 1.25.0\n\nrequire "+repoPath+"/core v0.1.0\n\nreplace "+repoPath+"/core => ../core\n"),
-		mod("core/cmd/authkit", "module "+repoPath+"/core/cmd/authkit\n\ngo 1.25.0\n\nrequire "+repoPath+"/core v0.1.0\n"),
+		mod("cmd/authkit", "module "+repoPath+"/cmd/authkit\n\ngo 1.25.0\n\nrequire "+repoPath+"/core v0.1.0\n"),
 	}
 	if errs := check(root, good); len(errs) != 0 {
 		t.Fatalf("a good set of modules: %v", errs)
@@ -65,8 +65,8 @@ func TestCheck(t *testing.T) {
 		{"library without replace", "ginauth", "require " + repoPath + "/core v0.1.0\n", "without replacing it"},
 		{"replace to the wrong directory", "ginauth", "require " + repoPath + "/core v0.1.0\n\nreplace " + repoPath + "/core => ../../core\n", "want => ../core"},
 		{"replace of a third-party module", "ginauth", "require " + repoPath + "/core v0.1.0\n\nreplace " + repoPath + "/core => ../core\n\nreplace golang.org/x/text => golang.org/x/text v0.1.0\n", "only sibling modules"},
-		{"installable with replace", "core/cmd/authkit", "require " + repoPath + "/core v0.1.0\n\nreplace " + repoPath + "/core => ../../\n", "go install refuses"},
-		{"installable with exclude", "core/cmd/authkit", "require " + repoPath + "/core v0.1.0\n\nexclude golang.org/x/text v0.1.0\n", "go install refuses"},
+		{"installable with replace", "cmd/authkit", "require " + repoPath + "/core v0.1.0\n\nreplace " + repoPath + "/core => ../../core\n", "go install refuses"},
+		{"installable with exclude", "cmd/authkit", "require " + repoPath + "/core v0.1.0\n\nexclude golang.org/x/text v0.1.0\n", "go install refuses"},
 		{"two versions", "ginauth", "require " + repoPath + "/core v0.2.0\n\nreplace " + repoPath + "/core => ../core\n", "move together"},
 		{"a pre-release", "ginauth", "require " + repoPath + "/core v0.1.0-rc.1\n\nreplace " + repoPath + "/core => ../core\n", "not a plain"},
 	} {
@@ -78,7 +78,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			if tt.name == "a pre-release" {
-				mods[2] = mod("core/cmd/authkit", "module "+repoPath+"/core/cmd/authkit\n\ngo 1.25.0\n\nrequire "+repoPath+"/core v0.1.0-rc.1\n")
+				mods[2] = mod("cmd/authkit", "module "+repoPath+"/cmd/authkit\n\ngo 1.25.0\n\nrequire "+repoPath+"/core v0.1.0-rc.1\n")
 			}
 			errs := check(root, mods)
 			joined := ""
@@ -106,7 +106,8 @@ func TestRelDir(t *testing.T) {
 		{"ginauth", "core", "../core"},
 		{"adapters/sqlxstore", "store", "../../store"},
 		{"examples", "adapters/redisstore", "../adapters/redisstore"},
-		{"core/cmd/authkit", "core", "../.."},
+		{"cmd/authkit", "core", "../../core"},
+		{"core/auth", "core", ".."},
 	} {
 		if got := relDir(tt.from, tt.to); got != tt.want {
 			t.Errorf("relDir(%s, %s) = %s, want %s", tt.from, tt.to, got, tt.want)
@@ -120,5 +121,16 @@ func TestWithoutAuthkit(t *testing.T) {
 		"github.com/authkit-go/authkit/core v0.1.0/go.mod h1:z=\n"
 	if got := string(withoutAuthkit([]byte(sum))); got != "github.com/jmoiron/sqlx v1.4.0 h1:y=\n" {
 		t.Fatalf("withoutAuthkit = %q", got)
+	}
+}
+
+func TestLineDiff(t *testing.T) {
+	want := "a v1/go.mod h1:x=\nb v1/go.mod h1:y=\n"
+	got := "b v1/go.mod h1:y=\nc v1/go.mod h1:z=\n"
+	if d := lineDiff([]byte(want), []byte(got)); d != "- a v1/go.mod h1:x=\n+ c v1/go.mod h1:z=\n" {
+		t.Fatalf("lineDiff = %q", d)
+	}
+	if d := lineDiff(nil, []byte(got)); d != "+ b v1/go.mod h1:y=\n+ c v1/go.mod h1:z=\n" {
+		t.Fatalf("lineDiff from nothing = %q", d)
 	}
 }

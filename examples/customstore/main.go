@@ -9,8 +9,8 @@
 //	ADDR            listen address. Default: ":8080".
 //	ACCOUNTS_DB     the app's SQLite file. Default: $AUTHKIT_DATA_DIR/accounts.db
 //	                (AUTHKIT_DATA_DIR default: .authkit).
-//	SESSION_SECRET  required: go run ./core/cmd/authkit session-secret
-//	ENCRYPTION_KEY  required: go run ./core/cmd/authkit encryption-key
+//	SESSION_SECRET  required: go run ./cmd/authkit session-secret
+//	ENCRYPTION_KEY  required: go run ./cmd/authkit encryption-key
 //	APP_URL         base of mailed links. Default: http://localhost:8080;
 //	                cookies are Secure when it is https.
 //
@@ -91,7 +91,7 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 		// No generated fallback: the accounts outlive the process, and TOTP
 		// secrets encrypted with a throw-away key could never be read again.
 		return fail(errors.New("SESSION_SECRET and ENCRYPTION_KEY are required " +
-			"(go run ./core/cmd/authkit session-secret; go run ./core/cmd/authkit encryption-key)"))
+			"(go run ./cmd/authkit session-secret; go run ./cmd/authkit encryption-key)"))
 	}
 	keys, err := secretbox.ParseKeyring(key)
 	if err != nil {

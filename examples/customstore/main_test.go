@@ -132,7 +132,7 @@ func TestRefusesWithoutSecrets(t *testing.T) {
 		var stderr strings.Builder
 		code := run(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard, &stderr)
 		const want = "authkit example (customstore): SESSION_SECRET and ENCRYPTION_KEY are required " +
-			"(go run ./core/cmd/authkit session-secret; go run ./core/cmd/authkit encryption-key)\n"
+			"(go run ./cmd/authkit session-secret; go run ./cmd/authkit encryption-key)\n"
 		if code != 1 || stderr.String() != want {
 			t.Errorf("run with %v: exit %d, stderr %q; want 1, %q", env, code, stderr.String(), want)
 		}

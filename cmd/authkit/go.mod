@@ -1,4 +1,4 @@
-module github.com/authkit-go/authkit/core/cmd/authkit
+module github.com/authkit-go/authkit/cmd/authkit
 
 go 1.25.0
 

@@ -15,11 +15,11 @@
 //
 // Install it with
 //
-//	go install github.com/authkit-go/authkit/core/cmd/authkit@latest
+//	go install github.com/authkit-go/authkit/cmd/authkit@latest
 //
 // or run it from a checkout with
 //
-//	go run ./core/cmd/authkit encryption-key
+//	go run ./cmd/authkit encryption-key
 //
 // # encryption-key
 //
