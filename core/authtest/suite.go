@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/totp"
@@ -98,8 +99,7 @@ type env struct {
 // opts.
 func (s suite) env(t *testing.T, opts ...option) *env {
 	t.Helper()
-	e := &env{t: t, h: s.h, clock: &Clock{}, mail: &mail.Capture{}, audit: &auditLog{}}
-	e.clock.Set(start)
+	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &auditLog{}}
 	e.users = s.h.NewUsers(t)
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.record
