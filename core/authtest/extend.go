@@ -12,16 +12,15 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// extending covers what an app changes without forking: features switched
+// extendingTests covers what an app changes without forking: features switched
 // off, the optional name, extra registration fields and the hooks.
-func (s suite) extending(t *testing.T) {
-	t.Parallel()
-	t.Run("DisabledFeaturesAre404", s.disabledFeatures)
-	t.Run("NameOptional", s.nameOptional)
-	t.Run("BeforeRegisterVetoes", s.beforeRegisterVetoes)
-	t.Run("AfterRegisterFailureLeavesNothing", s.afterRegisterFails)
-	t.Run("AfterLoginVetoes", s.afterLoginVetoes)
-	t.Run("ChangeHooks", s.changeHooks)
+var extendingTests = []test{
+	{"a disabled feature's routes answer 404 and change nothing", suite.disabledFeatures},
+	{"NameOptional registers without a name and still checks a given one", suite.nameOptional},
+	{"BeforeRegister vetoes with the app's error; AfterRegister sees what it kept", suite.beforeRegisterVetoes},
+	{"a failing AfterRegister leaves nothing", suite.afterRegisterFails},
+	{"AfterLogin vetoes a password login and a second step", suite.afterLoginVetoes},
+	{"the change hooks run once the change is stored", suite.changeHooks},
 }
 
 // mustAppError checks an error answer with an app's own code (one that is
@@ -36,7 +35,6 @@ func mustAppError(t *testing.T, r *reply, status int, code, text string) {
 // disabledFeatures: a switched-off feature's routes answer 404 on every
 // framework and change nothing; the routes that stay on still answer.
 func (s suite) disabledFeatures(t *testing.T) {
-	t.Parallel()
 	e := s.env(t, func(c *auth.Config) {
 		c.Disable = []auth.Feature{auth.FeatureRegistration, auth.FeatureTwoFactor, auth.FeatureEmailChange,
 			auth.FeaturePasswordReset, auth.FeaturePasswordChange}
@@ -79,7 +77,6 @@ func (s suite) disabledFeatures(t *testing.T) {
 // nameOptional: with Config.NameOptional a registration needs no name; a
 // name that is given is still checked.
 func (s suite) nameOptional(t *testing.T) {
-	t.Parallel()
 	e := s.env(t, relaxed, func(c *auth.Config) { c.NameOptional = true })
 	mustMessage(t, e.client().post("/api/auth/register", obj{"email": "ada@example.com", "password": goodPassword}), msgRegistered)
 	if u := e.user(t, "ada@example.com"); u.Name != "" {
@@ -98,7 +95,6 @@ func (s suite) nameOptional(t *testing.T) {
 // with the app's own status, code and text; nothing is stored or mailed.
 // Accepted, AfterRegister sees the new user and what BeforeRegister kept.
 func (s suite) beforeRegisterVetoes(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	tenants := map[string]string{} // user id -> company
 	e := s.env(t, relaxed, func(c *auth.Config) {
@@ -147,7 +143,6 @@ func (s suite) beforeRegisterVetoes(t *testing.T) {
 // afterRegisterFails: an AfterRegister that fails or panics leaves no
 // account, no mail and no session, and the address can register again.
 func (s suite) afterRegisterFails(t *testing.T) {
-	t.Parallel()
 	var mode sync.Map // "fail" | "panic" | "ok"
 	mode.Store("m", "fail")
 	e := s.env(t, relaxed, func(c *auth.Config) {
@@ -183,7 +178,6 @@ func (s suite) afterRegisterFails(t *testing.T) {
 // of a 2FA login's second step, with the app's error; it is told which
 // factor ended the login.
 func (s suite) afterLoginVetoes(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	var seen []auth.LoginMethod
 	suspended := "ada@example.com"
@@ -237,7 +231,6 @@ func (s suite) afterLoginVetoes(t *testing.T) {
 // changeHooks: AfterPasswordChange and AfterEmailChange run once the
 // change is stored, told what changed; their failure changes nothing.
 func (s suite) changeHooks(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	var got []string
 	e := s.env(t, relaxed, func(c *auth.Config) {

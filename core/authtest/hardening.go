@@ -16,25 +16,24 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// hardening covers what issue 13 found from outside, as kinds of tests
+// hardeningTests covers what issue 13 found from outside, as kinds of tests
 // that keep each class fixed: the 405 answer of every path, side-channel
 // parity of failed logins and forgot-password requests (the hasher calls
 // and store calls each outcome makes, recorded, never timed), and
 // interleaving injection (a concurrent change made to the account just
 // before each conditional store call of a login).
-func (s suite) hardening(t *testing.T) {
-	t.Parallel()
-	t.Run("MethodNotAllowed", s.methodNotAllowed)
-	t.Run("LoginParity", s.loginParity)
-	t.Run("ForgotPasswordParity", s.forgotParity)
-	t.Run("PasswordlessAccount", s.passwordlessAccount)
-	t.Run("Interleaving", s.interleaving)
+var hardeningTests = []test{
+	{"every path answers the methods it does not serve with 405 and Allow", suite.methodNotAllowed},
+	{"every route answers Cache-Control: no-store", suite.noStore},
+	{"failed logins make the same calls, account or not", suite.loginParity},
+	{"forgot-password makes the same calls whatever the address", suite.forgotParity},
+	{"an account without a password hash answers like an unknown email", suite.passwordlessAccount},
+	{"a change just before a login's store call never leaves an old login's session", suite.interleaving},
 }
 
 // methodNotAllowed: every path authkit serves answers the methods it does
 // not serve with a JSON 405 and the same Allow header on every framework.
 func (s suite) methodNotAllowed(t *testing.T) {
-	t.Parallel()
 	e := s.env(t)
 	c := e.client()
 	for _, p := range e.svc.Paths() {
@@ -251,7 +250,6 @@ func critical(ops []string) []string {
 // check. The lock-out's failure count of an existing account is made while
 // the hash check runs. The lock-out is on (the default), as in production.
 func (s suite) loginParity(t *testing.T) {
-	t.Parallel()
 	log := &opsLog{}
 	e := s.env(t, relaxed, recorded(log))
 	e.twoFactorUser(t) // ada, with 2FA
@@ -319,7 +317,6 @@ func (s suite) loginParity(t *testing.T) {
 // address, an account, an account with 2FA and an address over its
 // per-email limit: one lookup, no hash, no store write.
 func (s suite) forgotParity(t *testing.T) {
-	t.Parallel()
 	log := &opsLog{}
 	perEmailOnly := func(c *auth.Config) { c.Limits.ResetIP = auth.Limit{Max: 100, Window: time.Hour} }
 	e := s.env(t, perEmailOnly, recorded(log))
@@ -342,7 +339,6 @@ func (s suite) forgotParity(t *testing.T) {
 // custom store's NULL column) answers a login like an unknown email and a
 // password re-entry like a wrong password, never 500.
 func (s suite) passwordlessAccount(t *testing.T) {
-	t.Parallel()
 	e := s.env(t)
 	u, err := e.users.Create(e.ctx(), &user.User{Email: "nopass@example.com", Name: "No Password"})
 	if err != nil {
@@ -388,7 +384,6 @@ func (b *plantBridge) Delete(string, session.CookieOptions)            {}
 // login older than the change. Each case injects one event before one
 // store call, once, on a fresh account.
 func (s suite) interleaving(t *testing.T) {
-	t.Parallel()
 	type account struct {
 		e     *env
 		u     *user.User
@@ -516,6 +511,29 @@ func (s suite) interleaving(t *testing.T) {
 						t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
 					}
 				})
+			}
+		}
+	}
+}
+
+// noStore checks that every authkit route answers with Cache-Control:
+// no-store, signed in or not (the client checks every reply; this subtest
+// makes sure every route is asked at least once).
+func (s suite) noStore(t *testing.T) {
+	e := s.env(t)
+	e.seed(t, "ada@example.com")
+	anon, signed := e.client(), e.loggedIn(t, "ada@example.com")
+	for _, rt := range e.svc.Routes() {
+		path := strings.ReplaceAll(rt.Pattern, "{token}", "x")
+		for _, c := range []*client{anon, signed} {
+			var r *reply
+			if rt.Method == http.MethodGet {
+				r = c.get(path)
+			} else {
+				r = c.post(path, obj{})
+			}
+			if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("%s: Cache-Control %q, want no-store", r, cc)
 			}
 		}
 	}

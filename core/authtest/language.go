@@ -10,15 +10,14 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 )
 
-// languages covers translations (Config.Catalog, with the German catalog
+// languageTests covers translations (Config.Catalog, with the German catalog
 // authkit ships): a request whose Accept-Language prefers German gets its
 // error texts, messages and mails in German with the same codes; every
 // other request, and every request without a catalog, gets the spec's
 // English.
-func (s suite) languages(t *testing.T) {
-	t.Parallel()
-	t.Run("GermanRouteAndMail", s.germanRouteAndMail)
-	t.Run("EnglishWithoutOptIn", s.englishWithoutOptIn)
+var languageTests = []test{
+	{"German is answered, mailed and limited in German", suite.germanRouteAndMail},
+	{"without a catalog Accept-Language changes nothing", suite.englishWithoutOptIn},
 }
 
 func withGerman(t *testing.T) option {
@@ -30,7 +29,6 @@ func withGerman(t *testing.T) option {
 }
 
 func (s suite) germanRouteAndMail(t *testing.T) {
-	t.Parallel()
 	e := s.env(t, withGerman(t)) // the default limits: the 429 below is the per-email one
 	de := e.client()
 	de.header.Set("Accept-Language", "de-DE,de;q=0.9,en;q=0.5")
@@ -86,7 +84,6 @@ func (s suite) germanRouteAndMail(t *testing.T) {
 // englishWithoutOptIn: without Config.Catalog, Accept-Language changes
 // nothing: no Vary, no Content-Language, the spec's texts.
 func (s suite) englishWithoutOptIn(t *testing.T) {
-	t.Parallel()
 	e := s.env(t)
 	c := e.client()
 	c.header.Set("Accept-Language", "de")

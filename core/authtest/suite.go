@@ -34,39 +34,55 @@ func Run(t *testing.T, h Harness) {
 	}
 	s := suite{h: h}
 	for _, g := range []struct {
-		name string
-		run  func(*testing.T)
+		name  string
+		tests []test
 	}{
-		{"TwoFactorSetup", s.twoFactorSetup},       // docs/api.md: 2FA setup and confirm
-		{"TwoFactorLogin", s.twoFactorLogin},       // docs/api.md: Login, 2FA verify and recover
-		{"EmailVerification", s.emailVerification}, // docs/api.md: Email verification
-		{"ChangeEmail", s.changeEmail},             // docs/api.md: Change email
-		{"PasswordReset", s.passwordReset},         // docs/api.md: Reset password
-		{"RateLimits", s.rateLimits},               // docs/api.md: Rate limits
-		{"FullLimitStores", s.fullLimitStores},     // docs/api.md: Rate limits; deviation 10
-		{"ClientIP", s.clientIP},                   // the client address; deviation 3
-		{"PurposeBinding", s.purposeBinding},       // ARCHITECTURE.md "Tokens"
-		{"SpecErrors", s.specErrors},               // the spec's error table (docs/errors.md)
-		{"CrossOrigin", s.crossOrigin},             // docs/api.md: Cross-origin requests
-		{"AccountRoutes", s.accountRoutes},         // logout, logout-all, me, change-password
-		{"Lockout", s.lockout},                     // Config.Lockout
-		{"Cookies", s.cookies},                     // docs/api.md: Cookies
-		{"BadInput", s.badInput},                   // docs/api.md: Request bodies
-		{"NoStore", s.noStore},                     // Cache-Control on every route
-		{"Races", s.races},                         // ARCHITECTURE.md "Stores": atomic conditions
-		{"AttackRaces", s.attackRaces},             // issue 7: the races at full size
-		{"AccountSafety", s.accountSafety},         // issue 7: lock-out defaults, sessions in a reset's second
-		{"HostileInput", s.hostileInput},           // issue 7: a hostile corpus on every route
-		{"Hardening", s.hardening},                 // issue 13: 405s, side-channel parity, interleaving
-		{"Extending", s.extending},                 // issue 14: features off, optional name, hooks
-		{"Languages", s.languages},                 // issue 14: a second language, opted into
+		{"TwoFactorSetup", twoFactorSetupTests},       // twofactor.go; docs/api.md: 2FA setup and confirm
+		{"TwoFactorLogin", loginTests},                // login.go; docs/api.md: Login, 2FA verify and recover
+		{"EmailVerification", emailVerificationTests}, // email.go; docs/api.md: Email verification
+		{"ChangeEmail", changeEmailTests},             // changeemail.go; docs/api.md: Change email
+		{"PasswordReset", passwordResetTests},         // reset.go; docs/api.md: Reset password
+		{"AccountRoutes", accountTests},               // account.go; logout, logout-all, me, change-password
+		{"RateLimits", rateLimitTests},                // limits.go; docs/api.md: Rate limits
+		{"FullLimitStores", fullLimitStoreTests},      // limitfull.go; docs/api.md: Rate limits; deviation 10
+		{"ClientIP", clientIPTests},                   // clientip.go; the client address; deviation 3
+		{"Lockout", lockoutTests},                     // lockout.go; Config.Lockout, small and default
+		{"PurposeBinding", purposeBindingTests},       // tokens.go; ARCHITECTURE.md "Tokens"
+		{"CrossOrigin", crossOriginTests},             // crossorigin.go; docs/api.md: Cross-origin requests
+		{"Cookies", cookieTests},                      // cookies.go; docs/api.md: Cookies
+		{"SpecErrors", specErrorTests},                // errors.go; the spec's error table (docs/errors.md)
+		{"Input", inputTests},                         // input.go; docs/api.md: Request bodies; a hostile corpus on every route
+		{"Races", raceTests},                          // races.go; ARCHITECTURE.md "Stores": atomic conditions, at full size
+		{"Hardening", hardeningTests},                 // hardening.go; 405s, no-store, side-channel parity, interleaving
+		{"Extending", extendingTests},                 // extend.go; features off, optional name, hooks
+		{"Languages", languageTests},                  // language.go; a second language, opted into
 	} {
-		t.Run(g.name, g.run)
+		t.Run(g.name, s.topic(g.tests))
 	}
 }
 
 // suite carries the harness to the subtests.
 type suite struct{ h Harness }
+
+// test is one behaviour of a topic: a name that says what it checks, and
+// the check, which runs in parallel with the others on a fresh env.
+type test struct {
+	name string
+	run  func(suite, *testing.T)
+}
+
+// topic returns the subtest that runs tests, one parallel subtest each.
+func (s suite) topic(tests []test) func(*testing.T) {
+	return func(t *testing.T) {
+		t.Parallel()
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				tt.run(s, t)
+			})
+		}
+	}
+}
 
 // option changes the Config of one subtest's Service.
 type option func(*auth.Config)
