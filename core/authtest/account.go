@@ -26,18 +26,6 @@ func mustClearCookies(t *testing.T, c *client, r *reply, names ...string) {
 	}
 }
 
-// accountTests covers docs/api.md "Routes beyond the spec": logout,
-// logout-all, me and change-password.
-var accountTests = []test{
-	{"logout always answers 200 and clears both cookies", suite.logoutClearsCookies},
-	{"logout-all ends every session of the user", suite.logoutAllEndsSessions},
-	{"me: 401 without a session, the safe view with one", suite.meSafeView},
-	{"a session cookie that is not a token is no session", suite.sessionCookieNotToken},
-	{"a session ends 24 hours after login, 30 days with remember", suite.sessionLifetime},
-	{"a login upgrades an old hash without ending sessions", suite.loginUpgradesHash},
-	{"change-password", suite.changePassword},
-}
-
 func (s suite) logoutClearsCookies(t *testing.T) {
 	e := s.env(t)
 	// Without any session.

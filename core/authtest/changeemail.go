@@ -9,14 +9,6 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 )
 
-// changeEmailTests covers docs/api.md, Change email.
-var changeEmailTests = []test{
-	{"needs a session", suite.changeEmailNeedsSession},
-	{"wrong password", suite.changeEmailWrongPassword},
-	{"an address in use, compared lowercase", suite.changeEmailAddressInUse},
-	{"changes the address, mails both, ends other sessions", suite.changeEmailChanges},
-}
-
 func (s suite) changeEmailNeedsSession(t *testing.T) {
 	e := s.env(t)
 	e.seed(t, "ada@example.com")

@@ -31,15 +31,6 @@ func lastIP(t *testing.T, e *env) string {
 	return ev.IP
 }
 
-// clientIPTests covers the client address (docs/api.md, Rate limits) with deviation 3: which address keys the
-// limits.
-var clientIPTests = []test{
-	{"an untrusted peer is keyed by its socket address", suite.ipUntrustedPeer},
-	{"behind a trusted proxy the walk from the right picks the client", suite.ipTrustedProxy},
-	{"TrustAll takes the leftmost entry", suite.ipTrustAll},
-	{"IPv6 clients are keyed by their /64", suite.ipIPv6Prefix},
-}
-
 func (s suite) ipUntrustedPeer(t *testing.T) {
 	e := s.env(t, oneLogin)
 	mustStatus(t, e.clientFrom("203.0.113.1").login("a@example.com", wrongPassword), http.StatusUnauthorized, errInvalidCredentials)

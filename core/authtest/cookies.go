@@ -7,13 +7,6 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// cookieTests covers the Secure attribute, which the other subtests cannot see
-// (they run with Insecure so that the cookie jar sends cookies over http):
-// docs/api.md "Cookies" (Secure unless Config.Insecure) and the session cookie.
-var cookieTests = []test{
-	{"cookies are Secure unless Insecure", suite.cookiesSecureUnlessInsecure},
-}
-
 func (s suite) cookiesSecureUnlessInsecure(t *testing.T) {
 	e := s.env(t, func(c *auth.Config) { c.Insecure = false })
 	c := e.client()

@@ -10,16 +10,6 @@ import (
 // registerAda is the body of ada's registration.
 var registerAda = obj{"email": "ada@example.com", "password": goodPassword, "name": "Ada"}
 
-// crossOriginTests covers docs/api.md "Cross-origin requests": cross-origin
-// browser requests to state-changing routes are refused and change nothing.
-var crossOriginTests = []test{
-	{"Sec-Fetch-Site cross-site is refused", suite.crossSiteRefused},
-	{"a foreign Origin without Sec-Fetch-Site is refused", suite.foreignOriginRefused},
-	{"same-origin and header-less requests pass", suite.sameOriginPasses},
-	{"a trusted origin passes", suite.trustedOriginPasses},
-	{"safe methods pass cross-site", suite.safeMethodsPass},
-}
-
 func (s suite) crossSiteRefused(t *testing.T) {
 	e := s.env(t)
 	c := e.client()

@@ -13,22 +13,6 @@ import (
 
 func verifyPath(tok string) string { return "/api/auth/verify-email/" + url.PathEscape(tok) }
 
-// emailVerificationTests covers docs/api.md's Email verification, Registration and Resend verification.
-var emailVerificationTests = []test{
-	{"register stores a lowercase unverified user, mails a link and logs in", suite.registerStoresUnverifiedUser},
-	{"register with an existing email", suite.registerExistingEmail},
-	{"the link verifies the address", suite.verifyLinkVerifies},
-	{"an invalid or tampered link", suite.verifyLinkInvalid},
-	{"a link works until it is 24 hours old", suite.verifyLinkLifetime},
-	{"an expired link", suite.verifyLinkExpired},
-	{"a link for a deleted user", suite.verifyLinkDeletedUser},
-	{"a link issued before an email change; the change's own link works at once", suite.verifyLinkBeforeChange},
-	{"a link issued before a change back to the same address", suite.verifyLinkBeforeChangeBack},
-	{"resend needs a session", suite.resendNeedsSession},
-	{"resend mails a fresh link; form posts work", suite.resendMailsFreshLink},
-	{"resend when verified sends nothing", suite.resendWhenVerified},
-}
-
 func (s suite) registerStoresUnverifiedUser(t *testing.T) {
 	e := s.env(t)
 	c := e.client()

@@ -12,17 +12,6 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// extendingTests covers what an app changes without forking: features switched
-// off, the optional name, extra registration fields and the hooks.
-var extendingTests = []test{
-	{"a disabled feature's routes answer 404 and change nothing", suite.disabledFeatures},
-	{"NameOptional registers without a name and still checks a given one", suite.nameOptional},
-	{"BeforeRegister vetoes with the app's error; AfterRegister sees what it kept", suite.beforeRegisterVetoes},
-	{"a failing AfterRegister leaves nothing", suite.afterRegisterFails},
-	{"AfterLogin vetoes a password login and a second step", suite.afterLoginVetoes},
-	{"the change hooks run once the change is stored", suite.changeHooks},
-}
-
 // mustAppError checks an error answer with an app's own code (one that is
 // not in auth.Codes()).
 func mustAppError(t *testing.T, r *reply, status int, code, text string) {

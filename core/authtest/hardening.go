@@ -16,21 +16,6 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// hardeningTests covers what issue 13 found from outside, as kinds of tests
-// that keep each class fixed: the 405 answer of every path, side-channel
-// parity of failed logins and forgot-password requests (the hasher calls
-// and store calls each outcome makes, recorded, never timed), and
-// interleaving injection (a concurrent change made to the account just
-// before each conditional store call of a login).
-var hardeningTests = []test{
-	{"every path answers the methods it does not serve with 405 and Allow", suite.methodNotAllowed},
-	{"every route answers Cache-Control: no-store", suite.noStore},
-	{"failed logins make the same calls, account or not", suite.loginParity},
-	{"forgot-password makes the same calls whatever the address", suite.forgotParity},
-	{"an account without a password hash answers like an unknown email", suite.passwordlessAccount},
-	{"a change just before a login's store call never leaves an old login's session", suite.interleaving},
-}
-
 // methodNotAllowed: every path authkit serves answers the methods it does
 // not serve with a JSON 405 and the same Allow header on every framework.
 func (s suite) methodNotAllowed(t *testing.T) {

@@ -105,23 +105,6 @@ func (e *env) mustMatch(t *testing.T, s snapshot, after string) {
 	}
 }
 
-// inputTests covers docs/api.md "Request bodies": every POST route that
-// reads a body refuses malformed ones with a 4xx JSON error and changes
-// nothing. The hostile corpus (hostileBodies, hostileHeaders,
-// hostileTokens) goes to every route of the Service, and hostile addresses
-// and names to the routes that take them: whatever a route does with it,
-// it never answers 5xx, never hangs, answers every refusal with a JSON
-// {"error"} (but a request that never reaches an authkit route), and mails
-// nothing hostile.
-var inputTests = []test{
-	{"every route that takes a body", suite.refusesBadBodies},
-	{"remember must be a boolean", suite.rememberMustBeBoolean},
-	{"huge path tokens", suite.hugePathTokens},
-	{"the hostile corpus on every route", suite.hostileEveryRoute},
-	{"addresses: huge, multi-line, with a header, refused on every route that takes one", suite.hostileAddresses},
-	{"names with line breaks never reach a mail header", suite.hostileNames},
-}
-
 func (s suite) refusesBadBodies(t *testing.T) {
 	for _, rt := range bodyRoutes {
 		t.Run(strings.TrimPrefix(rt.path, "/api/"), func(t *testing.T) {

@@ -10,16 +10,6 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 )
 
-// languageTests covers translations (Config.Catalog, with the German catalog
-// authkit ships): a request whose Accept-Language prefers German gets its
-// error texts, messages and mails in German with the same codes; every
-// other request, and every request without a catalog, gets the spec's
-// English.
-var languageTests = []test{
-	{"German is answered, mailed and limited in German", suite.germanRouteAndMail},
-	{"without a catalog Accept-Language changes nothing", suite.englishWithoutOptIn},
-}
-
 func withGerman(t *testing.T) option {
 	cat := i18n.New()
 	if err := cat.Add(i18n.German()); err != nil {

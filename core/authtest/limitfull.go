@@ -32,17 +32,6 @@ func (a *auditLog) details(typ auth.EventType) []string {
 	return out
 }
 
-// fullLimitStoreTests covers what a full in-memory limit store does, per key
-// kind (SECURITY.md deviation 10): a new client address is limited (the
-// spec's rule), a new email address is let through uncounted, so filling a
-// store with made-up addresses locks no one out and silences no mail; and
-// each full store is reported at most once a minute.
-var fullLimitStoreTests = []test{
-	{"a full login email store still lets the owner log in", suite.fullLoginEmailStore},
-	{"a full reset email store still mails the reset link", suite.fullResetEmailStore},
-	{"a full address store limits new addresses", suite.fullAddressStore},
-}
-
 func (s suite) fullLoginEmailStore(t *testing.T) {
 	e := s.env(t, trustAll, smallStores)
 	e.seed(t, "ada@example.com")

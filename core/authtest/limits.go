@@ -40,24 +40,6 @@ func (e *env) waitOut(t *testing.T, r *reply) {
 	e.clock.Advance(retryAfter(t, r))
 }
 
-// rateLimitTests covers docs/api.md "Rate limits": the 429 body and headers
-// and each default limit, and deviation 4 with its refund: a correct
-// password gives back its own attempt on the address key.
-var rateLimitTests = []test{
-	{"login: 10 per 15 minutes per address", suite.limitLoginIP},
-	{"login: 5 per 15 minutes per email", suite.limitLoginEmail},
-	{"login success resets the email key and refunds only its own attempt on the address key", suite.limitLoginSuccessRefunds},
-	{"login: correct passwords never count against the address", suite.limitCorrectPasswordsFree},
-	{"login: the password step of a 2FA login is refunded too", suite.limit2FAPasswordStepRefunded},
-	{"login: an attacker's own logins buy no guesses", suite.limitOwnLoginsBuyNoGuesses},
-	{"register: 3 per hour per address", suite.limitRegister},
-	{"forgot password: 5 per 15 minutes per address", suite.limitForgotIP},
-	{"forgot password: 3 per 15 minutes per email, silently", suite.limitForgotEmail},
-	{"resend: 3 per 15 minutes per user", suite.limitResend},
-	{"2FA: 5 per 5 minutes per user, verify and recover alike", suite.limitTwoFactor},
-	{"password re-entry: 5 per 15 minutes per user", suite.limitPasswordReentry},
-}
-
 func (s suite) limitLoginIP(t *testing.T) {
 	e := s.env(t)
 	e.seed(t, "ada@example.com")

@@ -8,17 +8,6 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// lockoutTests covers Config.Lockout: consecutive failures lock the
-// account, whatever the rate limits allow; with a small Lockout, and with
-// the default one (100 consecutive failures, one hour, audited).
-var lockoutTests = []test{
-	{"the right password is refused while locked; an hour later it works", suite.lockedRefusesRightPassword},
-	{"a password reset unlocks", suite.resetUnlocks},
-	{"a success clears the count", suite.lockoutSuccessClearsCount},
-	{"100 consecutive failures lock for an hour, alike and audited once", suite.defaultLockout},
-	{"a password reset lifts the default lock", suite.resetLiftsDefaultLock},
-}
-
 // smallLockout locks an account after 3 consecutive failures, for an hour,
 // with the rate limits out of the way.
 func smallLockout(c *auth.Config) {

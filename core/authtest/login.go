@@ -43,33 +43,6 @@ func mustSessionCookie(t *testing.T, r *reply, remember, secure bool) {
 	}
 }
 
-// loginTests covers docs/api.md's Login, 2FA verify and 2FA recover, and
-// SECURITY.md deviation 2 (TOTP replay).
-var loginTests = []test{
-	{"login without 2FA establishes a session", suite.loginWithout2FA},
-	{"login with a wrong password or unknown email", suite.loginWrongCredentials},
-	{"unknown email and wrong password answer alike", suite.loginFailuresAlike},
-	{"login with 2FA sets only the pending cookie", suite.login2FASetsPending},
-	{"verify logs in and deletes the pending cookie", suite.verifyLogsIn},
-	{"the pending cookie works until it is 5 minutes old", suite.pendingCookieLifetime},
-	{"verify without a pending cookie", suite.verifyWithoutPending},
-	{"verify with a tampered pending cookie", suite.verifyTamperedPending},
-	{"verify after the pending cookie expired", suite.verifyExpiredPending},
-	{"verify for a user deleted meanwhile", suite.verifyDeletedUser},
-	{"verify after 2FA was disabled meanwhile", suite.verifyAfterDisable},
-	{"a password change or logout-all ends a pending login", suite.pendingEndedBySessionBump},
-	{"a wrong code keeps the pending cookie", suite.wrongCodeKeepsPending},
-	{"the confirming code cannot log in", suite.confirmingCodeCannotLogIn},
-	{"a code cannot be used twice in its step", suite.codeOncePerStep},
-	{"a used code cannot be replayed in the following step", suite.usedCodeNotReplayedNextStep},
-	{"a next-step code cannot be replayed in the next step", suite.nextStepCodeNotReplayed},
-	{"recover logs in and spends the code", suite.recoverSpendsCode},
-	{"recovery codes are accepted upper case and without the hyphen", suite.recoveryCodeForms},
-	{"recover without or with a bad pending cookie", suite.recoverBadPending},
-	{"remember gives a 30-day session cookie", suite.rememberThirtyDays},
-	{"remember carries through the second factor", suite.rememberThrough2FA},
-}
-
 func (s suite) loginWithout2FA(t *testing.T) {
 	e := s.env(t)
 	e.seed(t, "ada@example.com")

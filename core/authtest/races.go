@@ -66,30 +66,6 @@ func mustOneWinner(t *testing.T, rs []*reply, status int, text string) int {
 	return winner
 }
 
-// raceTests covers ARCHITECTURE.md "Stores": whatever changes security
-// state under concurrency is one conditional store operation, so of several
-// identical requests racing, exactly one wins. The races at full size
-// (issue 7's "prove under attack") raise the rate limits but for the one
-// under test, so that every racer reaches the store's conditional update,
-// and check every loser's exact status and text.
-var raceTests = []test{
-	{"one TOTP code, many browsers", suite.oneTOTPCodeManyBrowsers},
-	{"one recovery code, many browsers", suite.oneRecoveryCodeManyBrowsers},
-	{"one reset link, many new passwords", suite.oneResetLinkManyPasswords},
-	{"one address, many registrations", suite.oneAddressManyRegistrations},
-	{"one new address, many accounts", suite.oneNewAddressManyAccounts},
-	{"one setup, many confirmations", suite.oneSetupManyConfirmations},
-	{"the 2FA limit holds under concurrency", suite.twoFactorLimitUnderConcurrency},
-	{"the login email limit holds under concurrency", suite.loginEmailLimitUnderConcurrency},
-	{"50 browsers verify one TOTP code: one session", suite.raceVerifyOneCode},
-	{"50 browsers spend one recovery code: one success, the code is gone", suite.raceSpendRecoveryCode},
-	{"20 uses of one reset link: one password change", suite.raceResetLink},
-	{"50 bad logins against a limit of 5: at most 5 password checks", suite.raceBadLogins},
-	{"two email changes at once: a link never verifies the other address", suite.raceEmailChanges},
-	{"a verification link racing an email change never verifies the new address", suite.raceVerifyAndChangeEmail},
-	{"two confirmations and a new setup at once: 2FA fully on or unchanged", suite.raceConfirmAndSetup},
-}
-
 func (s suite) oneTOTPCodeManyBrowsers(t *testing.T) {
 	e := s.env(t, relaxed)
 	_, _, secret, _ := e.twoFactorUser(t)

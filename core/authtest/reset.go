@@ -39,24 +39,6 @@ func sameUser(a, b *user.User) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// passwordResetTests covers docs/api.md's Forgot password and Reset password.
-var passwordResetTests = []test{
-	{"forgot for an unknown email answers the same and mails nothing", suite.forgotUnknownEmail},
-	{"forgot mails a one-hour reset link", suite.forgotMailsResetLink},
-	{"passwords that differ", suite.resetPasswordsDiffer},
-	{"an invalid or tampered link", suite.resetLinkInvalid},
-	{"a link works until it is one hour old", suite.resetLinkLifetime},
-	{"an expired link", suite.resetLinkExpired},
-	{"reset replaces the password once and ends older sessions", suite.resetReplacesPassword},
-	{"an older link dies when a newer one is used", suite.resetOlderLinkDies},
-	{"a link for a deleted user", suite.resetLinkDeletedUser},
-	{"a form post resets", suite.resetByFormPost},
-	{"a new password the policy refuses", suite.resetPolicyRefuses},
-	{"a reset leaves 2FA on", suite.resetLeaves2FA},
-	{"forgot answers known, unknown and over-limit addresses alike", suite.forgotAnswersAlike},
-	{"sessions made in the reset's second: before it end, after it live", suite.sessionsInResetSecond},
-}
-
 func (s suite) forgotUnknownEmail(t *testing.T) {
 	e := s.env(t)
 	e.seed(t, "ada@example.com")

@@ -26,15 +26,6 @@ func (e *env) everyToken(t *testing.T) (tokens, string) {
 	return tk, u.ID
 }
 
-// purposeBindingTests covers ARCHITECTURE.md "Tokens": a token made for one purpose
-// never verifies for another.
-var purposeBindingTests = []test{
-	{"other tokens as a verification link", suite.tokenAsVerifyLink},
-	{"other tokens as a reset link", suite.tokenAsResetLink},
-	{"other tokens as the 2fa_pending cookie", suite.tokenAsPendingCookie},
-	{"other tokens as the session cookie", suite.tokenAsSessionCookie},
-}
-
 func (s suite) tokenAsVerifyLink(t *testing.T) {
 	e := s.env(t)
 	tk, id := e.everyToken(t)

@@ -65,22 +65,6 @@ func (e *env) twoFactorUser(t *testing.T) (c *client, u *user.User, secret strin
 	return c, u, secret, codes
 }
 
-// twoFactorSetupTests covers docs/api.md's 2FA setup, confirm, regenerate and disable.
-var twoFactorSetupTests = []test{
-	{"setup needs a session", suite.setupNeedsSession},
-	{"setup stores an encrypted pending secret and returns qrUri", suite.setupStoresPendingSecret},
-	{"a second setup replaces the pending secret", suite.secondSetupReplaces},
-	{"confirm without a pending setup", suite.confirmWithoutSetup},
-	{"confirm with a wrong code", suite.confirmWrongCode},
-	{"confirm enables 2FA and returns 8 recovery codes once", suite.confirmEnables2FA},
-	{"setup while enabled is refused", suite.setupWhileEnabledRefused},
-	{"regenerate replaces every recovery code", suite.regenerateReplacesCodes},
-	{"regenerate and disable need 2FA on", suite.regenerateDisableNeed2FA},
-	{"regenerate and disable need a session", suite.regenerateDisableNeedSession},
-	{"disable with a wrong password", suite.disableWrongPassword},
-	{"disable with the password clears every 2FA field", suite.disableClears2FA},
-}
-
 func (s suite) setupNeedsSession(t *testing.T) {
 	e := s.env(t)
 	mustStatus(t, e.client().post("/api/2fa/setup", nil), http.StatusUnauthorized, errNotAuthenticated)
