@@ -75,24 +75,24 @@ func (s suite) meSafeView(t *testing.T) {
 	mustStatus(t, e.client().me(), http.StatusUnauthorized, errNotAuthenticated)
 	c, u, secret, _ := e.twoFactorUser(t)
 	r := c.me()
-	if r.status != http.StatusOK {
+	if r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
 	for key, want := range map[string]any{"id": u.ID, "email": "ada@example.com", "name": "Ada",
 		"emailVerified": false, "emailVerifiedAt": nil, "twoFactorEnabled": true, "recoveryCodesRemaining": float64(8)} {
-		if got, ok := r.json[key]; !ok || got != want {
+		if got, ok := r.JSON[key]; !ok || got != want {
 			t.Errorf("%s: %s = %v, want %v", r, key, got, want)
 		}
 	}
 	for _, key := range []string{"password", "passwordHash", "totpSecret", "pendingTotpSecret", "recoveryCodeHashes",
 		"lastTotpStep", "sessionVersion", "failedLogins", "lockedUntil"} {
-		if _, ok := r.json[key]; ok {
+		if _, ok := r.JSON[key]; ok {
 			t.Errorf("%s: the safe view has %q", r, key)
 		}
 	}
 	stored := e.byID(t, u.ID)
 	for _, secretText := range append([]string{secret, stored.PasswordHash, stored.TOTPSecret}, stored.RecoveryCodeHashes...) {
-		if strings.Contains(string(r.body), secretText) {
+		if strings.Contains(r.Body, secretText) {
 			t.Errorf("%s: the body holds a secret", r)
 		}
 	}

@@ -16,12 +16,12 @@ func (s suite) cookiesSecureUnlessInsecure(t *testing.T) {
 	// The jar keeps Secure cookies off plain http: send them by hand.
 	sess := sessionCookie + "=" + r.setCookie(sessionCookie).Value
 	r = c.post("/api/2fa/setup", nil, "Cookie", sess)
-	if r.status != http.StatusOK {
+	if r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
 	secret := qrSecret(t, r)
 	r = c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)}, "Cookie", sess)
-	if r.status != http.StatusOK {
+	if r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
 	r = c.login("ada@example.com", goodPassword)

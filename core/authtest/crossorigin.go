@@ -75,7 +75,7 @@ func (s suite) safeMethodsPass(t *testing.T) {
 	c := e.client()
 	e.signup(t, c, "ada@example.com")
 	mustMessage(t, e.client().get(verifyPath(e.verifyToken(t, "ada@example.com")), "Sec-Fetch-Site", "cross-site"), msgEmailVerified)
-	if r := c.get("/api/auth/me", "Sec-Fetch-Site", "cross-site"); r.status != http.StatusOK {
+	if r := c.get("/api/auth/me", "Sec-Fetch-Site", "cross-site"); r.Status != http.StatusOK {
 		t.Errorf("%s: want 200", r)
 	}
 }

@@ -37,7 +37,7 @@ func (s suite) registerStoresUnverifiedUser(t *testing.T) {
 		t.Errorf("%d mails after registering, want 1", n)
 	}
 	mustBeSignedIn(t, c, "ada@example.com")
-	if me := c.me(); me.json["emailVerified"] != false {
+	if me := c.me(); me.JSON["emailVerified"] != false {
 		t.Errorf("%s: want emailVerified false", me)
 	}
 }
@@ -68,7 +68,7 @@ func (s suite) verifyLinkVerifies(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	mustMessage(t, e.client().get(verifyPath(tok)), msgEmailVerified)
 	mustTime(t, "emailVerifiedAt", e.byID(t, u.ID).EmailVerifiedAt, e.clock.Now())
-	if me := c.me(); me.json["emailVerified"] != true {
+	if me := c.me(); me.JSON["emailVerified"] != true {
 		t.Errorf("%s: want emailVerified true", me)
 	}
 	// The link of a verified address says it is verified already.

@@ -228,18 +228,18 @@ func (s suite) specError(t *testing.T, row specErrorRow) {
 	}
 	for _, r := range replies {
 		if row.status == http.StatusTooManyRequests {
-			if r.status != http.StatusTooManyRequests {
-				t.Errorf("%s: status %d, want 429", r, r.status)
+			if r.Status != http.StatusTooManyRequests {
+				t.Errorf("%s: status %d, want 429", r, r.Status)
 				continue
 			}
 			msg := r.str("error")
-			if !strings.HasPrefix(msg, "Too many ") || !strings.HasSuffix(msg, " Try again later.") || r.str("retryAfter") == "" || len(r.json) != 3 {
-				t.Errorf("%s: body %s, want {error \"Too many ... Try again later.\", code, retryAfter}", r, r.body)
+			if !strings.HasPrefix(msg, "Too many ") || !strings.HasSuffix(msg, " Try again later.") || r.str("retryAfter") == "" || len(r.JSON) != 3 {
+				t.Errorf("%s: body %s, want {error \"Too many ... Try again later.\", code, retryAfter}", r, r.Body)
 			}
 			mustCode(t, r)
 			continue
 		}
-		if r.status != row.status || r.str("error") != row.text || len(r.json) != 2 {
+		if r.Status != row.status || r.str("error") != row.text || len(r.JSON) != 2 {
 			t.Errorf("%s: want %d {\"error\":%q, \"code\"}", r, row.status, row.text)
 		}
 		mustCode(t, r)

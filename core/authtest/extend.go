@@ -16,7 +16,7 @@ import (
 // not in auth.Codes()).
 func mustAppError(t *testing.T, r *reply, status int, code, text string) {
 	t.Helper()
-	if r.status != status || r.str("error") != text || r.str("code") != code || len(r.json) != 2 {
+	if r.Status != status || r.str("error") != text || r.str("code") != code || len(r.JSON) != 2 {
 		t.Errorf("%s: want %d {\"error\":%q, \"code\":%q}", r, status, text, code)
 	}
 }
@@ -45,8 +45,8 @@ func (s suite) disabledFeatures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", off.method, off.path, err)
 		}
-		if r.status != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404 (the feature is off)", r, r.status)
+		if r.Status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404 (the feature is off)", r, r.Status)
 		}
 	}
 	e.noUser(t, "bob@example.com")

@@ -29,7 +29,7 @@ func (s suite) methodNotAllowed(t *testing.T) {
 			}
 			r := c.do(m, path, "application/json", []byte("{}"))
 			mustStatus(t, r, http.StatusMethodNotAllowed, errMethodNotAllowed)
-			if got := r.header.Get("Allow"); got != p.Allow {
+			if got := r.Header.Get("Allow"); got != p.Allow {
 				t.Errorf("%s: Allow %q, want %q", r, got, p.Allow)
 			}
 		}
@@ -438,7 +438,7 @@ func (s suite) interleaving(t *testing.T) {
 		{"2FA verify", true, []string{"RecordLoginFailure", "ClearLoginFailures", "AcceptTOTPStep"},
 			func(t *testing.T, a *account, b *client, secret string) *reply {
 				r := b.login(a.u.Email, goodPassword)
-				if r.status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
 					return r
 				}
 				a.e.nextStep()
@@ -447,7 +447,7 @@ func (s suite) interleaving(t *testing.T) {
 		{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
 			func(t *testing.T, a *account, b *client, _ string) *reply {
 				r := b.login(a.u.Email, goodPassword)
-				if r.status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
 					return r
 				}
 				return b.post("/api/2fa/recover", obj{"code": a.codes[0]})
@@ -492,7 +492,7 @@ func (s suite) interleaving(t *testing.T) {
 						mustBeSignedIn(t, b, a.u.Email)
 						return
 					}
-					if b.me().status == http.StatusOK {
+					if b.me().Status == http.StatusOK {
 						t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
 					}
 				})
@@ -517,7 +517,7 @@ func (s suite) noStore(t *testing.T) {
 			} else {
 				r = c.post(path, obj{})
 			}
-			if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+			if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
 				t.Errorf("%s: Cache-Control %q, want no-store", r, cc)
 			}
 		}

@@ -119,8 +119,8 @@ func (c *client) me() *reply {
 func mustBeSignedIn(t *testing.T, c *client, email string) {
 	t.Helper()
 	r := c.me()
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d, want 200 (signed in as %s)", r, r.status, email)
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d, want 200 (signed in as %s)", r, r.Status, email)
 	}
 	if got := r.str("email"); got != email {
 		t.Errorf("%s: email %q, want %q", r, got, email)
@@ -251,7 +251,7 @@ func (e *env) nextStep() { e.clock.Advance(30 * time.Second) }
 func (e *env) setup2FA(t *testing.T, c *client) string {
 	t.Helper()
 	r := c.post("/api/2fa/setup", nil)
-	if r.status != http.StatusOK || len(r.json) != 2 || r.str("qrImage") == "" {
+	if r.Status != http.StatusOK || len(r.JSON) != 2 || r.str("qrImage") == "" {
 		t.Fatalf("%s: want 200 {qrUri, qrImage}", r)
 	}
 	return qrSecret(t, r)
@@ -277,10 +277,10 @@ func (e *env) enable2FA(t *testing.T, c *client) (secret string, codes []string)
 	t.Helper()
 	secret = e.setup2FA(t, c)
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
-	if r.status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.json) != 2 {
+	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {
 		t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)
 	}
-	raw, _ := r.json["recoveryCodes"].([]any)
+	raw, _ := r.JSON["recoveryCodes"].([]any)
 	for _, v := range raw {
 		s, _ := v.(string)
 		codes = append(codes, s)

@@ -2,7 +2,6 @@ package authtest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -130,13 +129,13 @@ func (s suite) refusesBadBodies(t *testing.T) {
 				case bad.status == 0:
 					mustClientError(t, r)
 				case bad.text == "":
-					if r.status != bad.status || r.str("error") == "" || len(r.json) != 2 {
+					if r.Status != bad.status || r.str("error") == "" || len(r.JSON) != 2 {
 						t.Errorf("%s (%s): want %d {\"error\": text, \"code\"}", r, bad.name, bad.status)
 					}
 					mustCode(t, r)
 				default:
 					want := strings.ReplaceAll(bad.text, "$F", rt.field)
-					if r.status != bad.status || r.str("error") != want || len(r.json) != 2 {
+					if r.Status != bad.status || r.str("error") != want || len(r.JSON) != 2 {
 						t.Errorf("%s (%s): want %d {\"error\":%q, \"code\"}", r, bad.name, bad.status, want)
 					}
 					mustCode(t, r)
@@ -182,7 +181,7 @@ func (s suite) hugePathTokens(t *testing.T) {
 			t.Logf("%s %d-byte path: the server dropped the request (%v)", method, len(path), err)
 			return
 		}
-		switch r.status {
+		switch r.Status {
 		case http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge:
 			// The server refused the request line: fine.
 		default:
@@ -200,8 +199,8 @@ func (s suite) hugePathTokens(t *testing.T) {
 			t.Logf("%s %d-byte path: the server dropped the request (%v)", req.method, len(req.path), err)
 			continue
 		}
-		if r.status < 400 || r.status > 499 {
-			t.Errorf("%s: status %d, want 4xx", r, r.status)
+		if r.Status < 400 || r.Status > 499 {
+			t.Errorf("%s: status %d, want 4xx", r, r.Status)
 		}
 	}
 	e.mustMatch(t, before, "huge tokens")
@@ -426,7 +425,7 @@ func (s suite) hostileNames(t *testing.T) {
 				r = c.post("/api/auth/register", obj{"email": email, "password": goodPassword, "name": name})
 			}
 			switch {
-			case r.status == http.StatusOK:
+			case r.Status == http.StatusOK:
 				// Accepted: the mails it causes are checked below.
 				mustMessage(t, r, msgRegistered)
 				mustMessage(t, c.post("/api/auth/resend-verification", nil), msgVerificationSent)
@@ -473,7 +472,7 @@ func (e *env) sendCorpus(t *testing.T, rt auth.Route, path string, fields map[st
 			what := rt.Method + " " + rt.Pattern + " (" + hb.name + ")"
 			mustSurvive(t, what, r, err, hb.big, readsBody)
 			if want := strings.ReplaceAll(hb.text, "$F", field); err == nil && readsBody && hb.text != "" &&
-				(r.status != hb.status || r.str("error") != want) {
+				(r.Status != hb.status || r.str("error") != want) {
 				t.Errorf("%s: %s; want %d {\"error\":%q}", what, r, hb.status, want)
 			}
 		}
@@ -494,7 +493,7 @@ func (e *env) sendCorpus(t *testing.T, rt auth.Route, path string, fields map[st
 		p := strings.ReplaceAll(rt.Pattern, "{token}", ht.token)
 		r, err := send(p, "application/json", []byte(`{"password":"`+newPassword+`","confirmPassword":"`+newPassword+`"}`), false)
 		what := rt.Method + " " + rt.Pattern + " (" + ht.name + ")"
-		if ht.outside && err == nil && r.status >= 400 && r.status < 500 && r.json == nil {
+		if ht.outside && err == nil && r.Status >= 400 && r.Status < 500 && r.JSON == nil {
 			t.Logf("%s: %s: answered before any authkit route", what, r)
 			continue
 		}
@@ -528,24 +527,10 @@ func (c *client) hostile(method, path, contentType string, body []byte, chunked 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
+	if err := setHeaders(req, hdr); err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	r := &reply{req: method + " " + shorten(path), status: resp.StatusCode, header: resp.Header, body: b}
-	var m obj
-	if json.Unmarshal(b, &m) == nil {
-		r.json = m
-	}
-	return r, nil
+	return c.read(req, path)
 }
 
 // mustSurvive checks a reply to a hostile request: no transport failure
@@ -567,17 +552,17 @@ func mustSurvive(t *testing.T, what string, r *reply, err error, big, mustRefuse
 		return
 	}
 	switch {
-	case r.status >= 500:
+	case r.Status >= 500:
 		t.Errorf("%s: %s: a 5xx", what, r)
-	case r.status == http.StatusRequestURITooLong || r.status == http.StatusRequestHeaderFieldsTooLarge:
+	case r.Status == http.StatusRequestURITooLong || r.Status == http.StatusRequestHeaderFieldsTooLarge:
 		// Refused before authkit saw it.
-	case r.status >= 400 && (r.str("error") == "" || r.str("code") == "" || len(r.json) != 2):
+	case r.Status >= 400 && (r.str("error") == "" || r.str("code") == "" || len(r.JSON) != 2):
 		t.Errorf("%s: %s: want a JSON {\"error\": text, \"code\"} body", what, r)
-	case mustRefuse && r.status < 400:
+	case mustRefuse && r.Status < 400:
 		t.Errorf("%s: %s: want a 4xx", what, r)
 	}
-	if r.status >= 200 && r.status < 300 && r.header.Get("Cache-Control") != "no-store" {
-		t.Errorf("%s: %s: Cache-Control %q", what, r, r.header.Get("Cache-Control"))
+	if r.Status >= 200 && r.Status < 300 && r.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("%s: %s: Cache-Control %q", what, r, r.Header.Get("Cache-Control"))
 	}
 }
 

@@ -20,16 +20,16 @@ func trustAll(c *auth.Config) { c.Proxies = clientip.TrustAll() }
 // allowed reply.
 func (e *env) mustRemaining(t *testing.T, r *reply, remaining int, resetAt time.Time) {
 	t.Helper()
-	if got := r.header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(remaining) {
+	if got := r.Header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(remaining) {
 		t.Errorf("%s: X-RateLimit-Remaining %q, want %d", r, got, remaining)
 	}
-	reset, err := time.Parse(time.RFC3339Nano, r.header.Get("X-RateLimit-Reset"))
+	reset, err := time.Parse(time.RFC3339Nano, r.Header.Get("X-RateLimit-Reset"))
 	if err != nil {
-		t.Errorf("%s: X-RateLimit-Reset %q is not ISO 8601", r, r.header.Get("X-RateLimit-Reset"))
+		t.Errorf("%s: X-RateLimit-Reset %q is not ISO 8601", r, r.Header.Get("X-RateLimit-Reset"))
 	} else if !e.h.RealTimeLimits && !reset.Equal(resetAt.Truncate(time.Millisecond)) {
 		t.Errorf("%s: X-RateLimit-Reset %s, want %s", r, reset.Format(time.RFC3339Nano), resetAt.Format(time.RFC3339Nano))
 	}
-	if v := r.header.Get("Retry-After"); v != "" {
+	if v := r.Header.Get("Retry-After"); v != "" {
 		t.Errorf("%s: Retry-After %q on an allowed reply", r, v)
 	}
 }

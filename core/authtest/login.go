@@ -215,7 +215,7 @@ func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
 	e.signup(t, c, "ada@example.com")
 	secret := e.setup2FA(t, c)
 	confirming := e.now(t, secret)
-	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.status != http.StatusOK {
+	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
 	b := e.client()

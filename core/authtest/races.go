@@ -52,11 +52,11 @@ func mustOneWinner(t *testing.T, rs []*reply, status int, text string) int {
 	winner := -1
 	for i, r := range rs {
 		switch {
-		case r.status == http.StatusOK && winner < 0:
+		case r.Status == http.StatusOK && winner < 0:
 			winner = i
-		case r.status == http.StatusOK:
+		case r.Status == http.StatusOK:
 			t.Errorf("%s: a second request won the race (request %d did too)", r, winner)
-		case r.status != status || r.str("error") != text:
+		case r.Status != status || r.str("error") != text:
 			t.Errorf("%s: want %d {\"error\":%q} for a request that lost the race", r, status, text)
 		}
 	}
@@ -95,7 +95,7 @@ func (s suite) oneRecoveryCodeManyBrowsers(t *testing.T) {
 		return bs[i].try(http.MethodPost, "/api/2fa/recover", "application/json", []byte(`{"code":"`+codes[0]+`"}`))
 	})
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errInvalidRecovery)
-	if rs[w].json["remainingCodes"] != float64(7) {
+	if rs[w].JSON["remainingCodes"] != float64(7) {
 		t.Errorf("%s: want remainingCodes 7", rs[w])
 	}
 	if n := len(e.byID(t, u.ID).RecoveryCodeHashes); n != 7 {
@@ -116,7 +116,7 @@ func (s suite) oneResetLinkManyPasswords(t *testing.T) {
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errResetUsed)
 	for i := range racers {
 		r := e.client().login("ada@example.com", pw(i))
-		if want := i == w; (r.status == http.StatusOK) != want {
+		if want := i == w; (r.Status == http.StatusOK) != want {
 			t.Errorf("login with racer %d's password: %s (winner %d)", i, r, w)
 		}
 	}
@@ -172,7 +172,7 @@ func (s suite) oneSetupManyConfirmations(t *testing.T) {
 		return c.try(http.MethodPost, "/api/2fa/confirm", "application/json", []byte(`{"code":"`+code+`"}`))
 	})
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errNoPendingSetup)
-	raw, _ := rs[w].json["recoveryCodes"].([]any)
+	raw, _ := rs[w].JSON["recoveryCodes"].([]any)
 	if len(raw) != 8 || len(e.byID(t, u.ID).RecoveryCodeHashes) != 8 {
 		t.Fatalf("%s: want 8 codes, stored and returned", rs[w])
 	}
@@ -217,7 +217,7 @@ func mustCounts(t *testing.T, rs []*reply, want map[int]int) {
 	t.Helper()
 	got := map[int]int{}
 	for _, r := range rs {
-		got[r.status]++
+		got[r.Status]++
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("statuses %v, want %v: %v", got, want, rs)
@@ -277,10 +277,10 @@ func (c *client) send(path string, body obj) (*reply, error) {
 // outcome names a reply for tallies: "200" for a success, else the status
 // and the error text.
 func outcome(r *reply) string {
-	if r.status == http.StatusOK {
+	if r.Status == http.StatusOK {
 		return "200"
 	}
-	return fmt.Sprintf("%d %s", r.status, r.str("error"))
+	return fmt.Sprintf("%d %s", r.Status, r.str("error"))
 }
 
 // mustTally checks how many replies have each outcome.
@@ -304,10 +304,10 @@ func mustSoleWinner(t *testing.T, rs []*reply, win obj, status int, text string)
 	winner := -1
 	for i, r := range rs {
 		switch {
-		case r.status == http.StatusOK && winner < 0:
+		case r.Status == http.StatusOK && winner < 0:
 			winner = i
 			mustBody(t, r, win)
-		case r.status == http.StatusOK:
+		case r.Status == http.StatusOK:
 			t.Errorf("%s: request %d won too (request %d won first)", r, i, winner)
 		default:
 			mustStatus(t, r, status, text)
@@ -354,12 +354,12 @@ func mustOneSession(t *testing.T, bs []*client, winner int, email string) {
 	rs := storm(t, len(bs), func(i int) (*reply, error) { return bs[i].try(http.MethodGet, "/api/auth/me", "", nil) })
 	for i, r := range rs {
 		if i == winner {
-			if r.status != http.StatusOK || r.str("email") != email {
+			if r.Status != http.StatusOK || r.str("email") != email {
 				t.Errorf("browser %d (the winner): %s, want 200 as %s", i, r, email)
 			}
 			continue
 		}
-		if r.status != http.StatusUnauthorized || r.str("error") != errNotAuthenticated {
+		if r.Status != http.StatusUnauthorized || r.str("error") != errNotAuthenticated {
 			t.Errorf("browser %d (a loser): %s, want 401 %q", i, r, errNotAuthenticated)
 		}
 	}
@@ -515,7 +515,7 @@ func (s suite) raceBadLogins(t *testing.T) {
 		"429 " + msgTooManyLogins:      stormSize - loginsLimit,
 	})
 	for _, r := range rs {
-		if r.status == http.StatusTooManyRequests {
+		if r.Status == http.StatusTooManyRequests {
 			e.mustLimited(t, r, msgTooManyLogins, start.Add(15*time.Minute))
 		}
 	}
@@ -711,7 +711,7 @@ func (e *env) mustConfirmRace(t *testing.T, i int, email string, before *user.Us
 			i, on, got.TOTPSecret, got.PendingTOTPSecret, len(got.RecoveryCodeHashes))
 	}
 	setup := rs[2]
-	switch setup.status {
+	switch setup.Status {
 	case http.StatusOK:
 		// The new setup won: both confirmations lost, 2FA is still off
 		// and the new secret is the pending one.
@@ -731,7 +731,7 @@ func (e *env) mustConfirmRace(t *testing.T, i int, email string, before *user.Us
 		return func() {
 			mustStatus(t, bs[0].post("/api/2fa/confirm", obj{"code": e.now(t, secret)}), http.StatusBadRequest, errInvalidCode)
 			r := bs[2].post("/api/2fa/confirm", obj{"code": e.now(t, newSecret)})
-			if r.status != http.StatusOK || r.str("message") != msg2FAEnabled {
+			if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled {
 				t.Errorf("user %d: %s; want the new pending secret to confirm", i, r)
 			}
 		}
@@ -751,7 +751,7 @@ func (e *env) mustConfirmRace(t *testing.T, i int, email string, before *user.Us
 			t.Errorf("user %d: the setup lost, yet no confirmation won: %v", i, rs)
 			return none
 		}
-		raw, _ := rs[w].json["recoveryCodes"].([]any)
+		raw, _ := rs[w].JSON["recoveryCodes"].([]any)
 		if rs[w].str("message") != msg2FAEnabled || len(raw) != 8 {
 			t.Errorf("user %d: %s; want {message %q, 8 recoveryCodes}", i, rs[w], msg2FAEnabled)
 			return none

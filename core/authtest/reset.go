@@ -1,7 +1,6 @@
 package authtest
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -217,10 +216,10 @@ func (s suite) forgotAnswersAlike(t *testing.T) {
 // store on its own clock).
 func (e *env) mustSameReply(t *testing.T, got, want *reply) {
 	t.Helper()
-	if got.status != want.status || !bytes.Equal(got.body, want.body) {
+	if got.Status != want.Status || got.Body != want.Body {
 		t.Errorf("%s differs from %s", got, want)
 	}
-	g, w := got.header.Clone(), want.header.Clone()
+	g, w := got.Header.Clone(), want.Header.Clone()
 	for _, h := range []string{"Date", "X-RateLimit-Reset"} {
 		if h == "Date" || e.h.RealTimeLimits {
 			g.Del(h)

@@ -31,7 +31,7 @@ func (s suite) tokenAsVerifyLink(t *testing.T) {
 	tk, id := e.everyToken(t)
 	for name, tok := range map[string]string{"2fa_pending": tk.pending, "session": tk.session, "reset": tk.reset} {
 		r := e.client().get(verifyPath(tok))
-		if r.status != http.StatusBadRequest || r.str("error") != errVerifyInvalid {
+		if r.Status != http.StatusBadRequest || r.str("error") != errVerifyInvalid {
 			t.Errorf("%s token as a verification link: %s, want 400 %q", name, r, errVerifyInvalid)
 		}
 	}
@@ -47,7 +47,7 @@ func (s suite) tokenAsResetLink(t *testing.T) {
 	before := e.byID(t, id)
 	for name, tok := range map[string]string{"2fa_pending": tk.pending, "session": tk.session, "verify": tk.verify} {
 		r := e.client().post(resetPath(tok), resetBody(newPassword))
-		if r.status != http.StatusBadRequest || r.str("error") != errResetInvalid {
+		if r.Status != http.StatusBadRequest || r.str("error") != errResetInvalid {
 			t.Errorf("%s token as a reset link: %s, want 400 %q", name, r, errResetInvalid)
 		}
 	}
@@ -61,7 +61,7 @@ func (s suite) tokenAsPendingCookie(t *testing.T) {
 		b := e.client()
 		b.setCookie(auth.PendingCookie, tok)
 		r := b.post("/api/2fa/verify", obj{"code": "123456"})
-		if r.status != http.StatusUnauthorized || r.str("error") != err2FAExpired {
+		if r.Status != http.StatusUnauthorized || r.str("error") != err2FAExpired {
 			t.Errorf("%s token as the 2fa_pending cookie: %s, want 401 %q", name, r, err2FAExpired)
 		}
 	}
@@ -74,7 +74,7 @@ func (s suite) tokenAsSessionCookie(t *testing.T) {
 		b := e.client()
 		b.setCookie(sessionCookie, tok)
 		r := b.me()
-		if r.status != http.StatusUnauthorized || r.str("error") != errNotAuthenticated {
+		if r.Status != http.StatusUnauthorized || r.str("error") != errNotAuthenticated {
 			t.Errorf("%s token as the session cookie: %s, want 401 %q", name, r, errNotAuthenticated)
 		}
 	}

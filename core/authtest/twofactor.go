@@ -75,7 +75,7 @@ func (s suite) setupStoresPendingSecret(t *testing.T) {
 	c := e.client()
 	u := e.signup(t, c, "ada@example.com")
 	r := c.post("/api/2fa/setup", nil)
-	if r.status != http.StatusOK || len(r.json) != 2 || !strings.HasPrefix(r.str("qrImage"), "data:image/png;base64,") {
+	if r.Status != http.StatusOK || len(r.JSON) != 2 || !strings.HasPrefix(r.str("qrImage"), "data:image/png;base64,") {
 		t.Fatalf("%s: want 200 {qrUri, qrImage (a PNG data URL)}", r)
 	}
 	q, err := url.Parse(r.str("qrUri"))
@@ -109,7 +109,7 @@ func (s suite) secondSetupReplaces(t *testing.T) {
 		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.now(t, first)}), http.StatusBadRequest, errInvalidCode)
 	}
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, second)})
-	if r.status != http.StatusOK {
+	if r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
 }
@@ -144,10 +144,10 @@ func (s suite) confirmEnables2FA(t *testing.T) {
 	secret := e.setup2FA(t, c)
 	pending := e.byID(t, u.ID).PendingTOTPSecret
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
-	if r.status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.json) != 2 {
+	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {
 		t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)
 	}
-	raw, _ := r.json["recoveryCodes"].([]any)
+	raw, _ := r.JSON["recoveryCodes"].([]any)
 	if len(raw) != 8 {
 		t.Fatalf("%s: %d recovery codes, want 8", r, len(raw))
 	}
@@ -200,10 +200,10 @@ func (s suite) regenerateReplacesCodes(t *testing.T) {
 	c, u, _, old := e.twoFactorUser(t)
 	oldHashes := e.byID(t, u.ID).RecoveryCodeHashes
 	r := c.post("/api/2fa/regenerate-codes", nil)
-	if r.status != http.StatusOK || len(r.json) != 1 {
+	if r.Status != http.StatusOK || len(r.JSON) != 1 {
 		t.Fatalf("%s: want 200 {recoveryCodes}", r)
 	}
-	raw, _ := r.json["recoveryCodes"].([]any)
+	raw, _ := r.JSON["recoveryCodes"].([]any)
 	var fresh []string
 	for _, v := range raw {
 		code, _ := v.(string)
