@@ -363,99 +363,111 @@ func (b *plantBridge) Set(name, value string, _ session.CookieOptions) { b.name,
 func (b *plantBridge) Get(string) (string, bool)                       { return "", false }
 func (b *plantBridge) Delete(string, session.CookieOptions)            {}
 
+// account is the account of one interleaving test.
+type account struct {
+	e     *env
+	u     *user.User
+	codes []string
+}
+
+// interleavingEvent is a change made to the account.
+type interleavingEvent struct {
+	name  string
+	ends  bool // the event ends the account's sessions and pending logins
+	apply func(t *testing.T, a *account)
+}
+
+// interleavingEvents change the account through the store itself, as another
+// request on another instance would.
+var interleavingEvents = []interleavingEvent{
+	{"logout everywhere", true, func(t *testing.T, a *account) {
+		if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"password change", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		h, err := password.ForTesting().Hash(a.e.ctx(), "a-new-password-123")
+		if err == nil {
+			err = a.e.users.SetPassword(a.e.ctx(), a.u.ID, user.PasswordUpdate{Hash: h, OldHash: cur.PasswordHash, At: a.e.clock.Now()})
+		}
+		if err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"email change", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ChangeEmail(a.e.ctx(), a.u.ID, cur.Email, "moved-"+cur.Email, a.e.clock.Now()); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"2FA disable", true, func(t *testing.T, a *account) {
+		if err := a.e.users.DisableTOTP(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"another code spent and logout everywhere", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
+			t.Errorf("event: %v", err)
+		}
+		if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"another code spent", false, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+}
+
+// interleavingFlow is a login, and the store calls at which an event is
+// injected.
+type interleavingFlow struct {
+	name   string
+	twoFA  bool
+	points []string
+	run    func(t *testing.T, a *account, b *client, secret string) *reply
+}
+
+// interleavingFlows are the logins: the store calls of each at which an
+// event is injected, and the login itself, which answers with the client's
+// last reply.
+var interleavingFlows = []interleavingFlow{
+	{"password login", false, []string{"RecordLoginFailure", "ClearLoginFailures"},
+		func(t *testing.T, a *account, b *client, _ string) *reply {
+			return b.login(a.u.Email, goodPassword)
+		}},
+	{"2FA verify", true, []string{"RecordLoginFailure", "ClearLoginFailures", "AcceptTOTPStep"},
+		func(t *testing.T, a *account, b *client, secret string) *reply {
+			r := b.login(a.u.Email, goodPassword)
+			if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				return r
+			}
+			a.e.nextStep()
+			return b.post("/api/2fa/verify", obj{"code": a.e.now(t, secret)})
+		}},
+	{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
+		func(t *testing.T, a *account, b *client, _ string) *reply {
+			r := b.login(a.u.Email, goodPassword)
+			if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				return r
+			}
+			return b.post("/api/2fa/recover", obj{"code": a.codes[0]})
+		}},
+}
+
 // interleaving: a concurrent change to the account, made just before a
 // conditional store call of a login (the password step, the TOTP step or
 // the recovery step), must never leave a working session issued from a
 // login older than the change. Each case injects one event before one
 // store call, once, on a fresh account.
 func (s suite) interleaving(t *testing.T) {
-	type account struct {
-		e     *env
-		u     *user.User
-		codes []string
-	}
-	// Events change the account through the store itself, as another
-	// request on another instance would.
-	events := []struct {
-		name  string
-		ends  bool // the event ends the account's sessions and pending logins
-		apply func(t *testing.T, a *account)
-	}{
-		{"logout everywhere", true, func(t *testing.T, a *account) {
-			if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"password change", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			h, err := password.ForTesting().Hash(a.e.ctx(), "a-new-password-123")
-			if err == nil {
-				err = a.e.users.SetPassword(a.e.ctx(), a.u.ID, user.PasswordUpdate{Hash: h, OldHash: cur.PasswordHash, At: a.e.clock.Now()})
-			}
-			if err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"email change", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ChangeEmail(a.e.ctx(), a.u.ID, cur.Email, "moved-"+cur.Email, a.e.clock.Now()); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"2FA disable", true, func(t *testing.T, a *account) {
-			if err := a.e.users.DisableTOTP(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"another code spent and logout everywhere", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
-				t.Errorf("event: %v", err)
-			}
-			if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"another code spent", false, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-	}
-	// Flows: the store calls of each at which an event is injected, and
-	// the login itself, which answers with the client's last reply.
-	flows := []struct {
-		name   string
-		twoFA  bool
-		points []string
-		run    func(t *testing.T, a *account, b *client, secret string) *reply
-	}{
-		{"password login", false, []string{"RecordLoginFailure", "ClearLoginFailures"},
-			func(t *testing.T, a *account, b *client, _ string) *reply {
-				return b.login(a.u.Email, goodPassword)
-			}},
-		{"2FA verify", true, []string{"RecordLoginFailure", "ClearLoginFailures", "AcceptTOTPStep"},
-			func(t *testing.T, a *account, b *client, secret string) *reply {
-				r := b.login(a.u.Email, goodPassword)
-				if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
-					return r
-				}
-				a.e.nextStep()
-				return b.post("/api/2fa/verify", obj{"code": a.e.now(t, secret)})
-			}},
-		{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
-			func(t *testing.T, a *account, b *client, _ string) *reply {
-				r := b.login(a.u.Email, goodPassword)
-				if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
-					return r
-				}
-				return b.post("/api/2fa/recover", obj{"code": a.codes[0]})
-			}},
-	}
-	for _, f := range flows {
+	for _, f := range interleavingFlows {
 		for _, point := range f.points {
-			for _, ev := range events {
+			for _, ev := range interleavingEvents {
 				switch {
 				case !f.twoFA && ev.name == "2FA disable":
 					continue // nothing to disable
@@ -464,40 +476,46 @@ func (s suite) interleaving(t *testing.T) {
 				}
 				t.Run(f.name+"/"+ev.name+" before "+point, func(t *testing.T) {
 					t.Parallel()
-					a := &account{}
-					var armed, fired atomic.Bool
-					inject := func(c *auth.Config) {
-						c.Users = &recStore{Store: c.Users, before: func(op string) {
-							if op == point && armed.Load() && fired.CompareAndSwap(false, true) {
-								ev.apply(t, a)
-							}
-						}}
-					}
-					a.e = s.env(t, relaxed, inject)
-					owner := a.e.client()
-					a.u = a.e.signup(t, owner, "ada@example.com")
-					var secret string
-					if f.twoFA {
-						secret, a.codes = a.e.enable2FA(t, owner)
-					}
-					b := a.e.client()
-					armed.Store(true)
-					r := f.run(t, a, b, secret)
-					if !fired.Load() {
-						t.Fatalf("%s: the flow never reached %s, where the event was to be injected", r, point)
-					}
-					if !ev.ends {
-						// Nothing ended: the login must still work.
-						mustBody(t, r, obj{"success": true, "remainingCodes": float64(len(a.codes) - 2)})
-						mustBeSignedIn(t, b, a.u.Email)
-						return
-					}
-					if b.me().Status == http.StatusOK {
-						t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
-					}
+					s.interleave(t, f, point, ev)
 				})
 			}
 		}
+	}
+}
+
+// interleave runs flow f for a fresh account and injects ev just before
+// the store call point, once.
+func (s suite) interleave(t *testing.T, f interleavingFlow, point string, ev interleavingEvent) {
+	a := &account{}
+	var armed, fired atomic.Bool
+	inject := func(c *auth.Config) {
+		c.Users = &recStore{Store: c.Users, before: func(op string) {
+			if op == point && armed.Load() && fired.CompareAndSwap(false, true) {
+				ev.apply(t, a)
+			}
+		}}
+	}
+	a.e = s.env(t, relaxed, inject)
+	owner := a.e.client()
+	a.u = a.e.signup(t, owner, "ada@example.com")
+	var secret string
+	if f.twoFA {
+		secret, a.codes = a.e.enable2FA(t, owner)
+	}
+	b := a.e.client()
+	armed.Store(true)
+	r := f.run(t, a, b, secret)
+	if !fired.Load() {
+		t.Fatalf("%s: the flow never reached %s, where the event was to be injected", r, point)
+	}
+	if !ev.ends {
+		// Nothing ended: the login must still work.
+		mustBody(t, r, obj{"success": true, "remainingCodes": float64(len(a.codes) - 2)})
+		mustBeSignedIn(t, b, a.u.Email)
+		return
+	}
+	if b.me().Status == http.StatusOK {
+		t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
 	}
 }
 

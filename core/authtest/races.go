@@ -531,16 +531,11 @@ func (s suite) raceBadLogins(t *testing.T) {
 
 func (s suite) raceEmailChanges(t *testing.T) {
 	e := s.env(t, relaxed, fast)
-	type racer struct {
-		id    string
-		bs    [2]*client
-		addrs [2]string
-	}
-	rc := make([]racer, raceUsers)
+	rc := make([]emailRacer, raceUsers)
 	var emails []string
 	for i := range rc {
 		email := fmt.Sprintf("user%d@example.com", i)
-		rc[i] = racer{id: e.seedFast(t, email).ID,
+		rc[i] = emailRacer{id: e.seedFast(t, email).ID,
 			addrs: [2]string{fmt.Sprintf("user%d.a@example.com", i), fmt.Sprintf("user%d.b@example.com", i)}}
 		emails = append(emails, email, email)
 	}
@@ -553,58 +548,75 @@ func (s suite) raceEmailChanges(t *testing.T) {
 		return r.bs[k%2].send("/api/auth/change-email", obj{"newEmail": r.addrs[k%2], "password": goodPassword})
 	})
 	for i, r := range rc {
-		final := e.byID(t, r.id)
-		won := [2]bool{}
-		for j := range 2 {
-			switch rep := rs[2*i+j]; outcome(rep) {
-			case "200":
-				won[j] = true
-				mustMessage(t, rep, msgEmailChanged)
-			case fmt.Sprintf("%d %s", http.StatusConflict, errEmailChangedRace), "401 " + errNotAuthenticated:
-			default:
-				t.Errorf("user %d, change to %s: %s; want 200, 409 %q or 401 %q", i, r.addrs[j], rep, errEmailChangedRace, errNotAuthenticated)
+		e.mustOneEmailChange(t, i, r, [2]*reply{rs[2*i], rs[2*i+1]})
+	}
+}
+
+// emailRacer is one user of raceEmailChanges: two browsers of the user,
+// each changing the address to its own.
+type emailRacer struct {
+	id    string
+	bs    [2]*client
+	addrs [2]string
+}
+
+// mustOneEmailChange checks user i of raceEmailChanges after the race, rs
+// the replies to its two changes: one change or both won, the store holds
+// the address of one that won, unverified, and only the link mailed to
+// that address verifies it.
+func (e *env) mustOneEmailChange(t *testing.T, i int, r emailRacer, rs [2]*reply) {
+	t.Helper()
+	final := e.byID(t, r.id)
+	won := [2]bool{}
+	for j := range 2 {
+		switch rep := rs[j]; outcome(rep) {
+		case "200":
+			won[j] = true
+			mustMessage(t, rep, msgEmailChanged)
+		case fmt.Sprintf("%d %s", http.StatusConflict, errEmailChangedRace), "401 " + errNotAuthenticated:
+		default:
+			t.Errorf("user %d, change to %s: %s; want 200, 409 %q or 401 %q", i, r.addrs[j], rep, errEmailChangedRace, errNotAuthenticated)
+		}
+	}
+	if !won[0] && !won[1] {
+		t.Errorf("user %d: neither change won", i)
+		return
+	}
+	if (final.Email != r.addrs[0] || !won[0]) && (final.Email != r.addrs[1] || !won[1]) {
+		t.Errorf("user %d: store: email %q, want the address of a change that won (%q %v, %q %v)", i, final.Email, r.addrs[0], won[0], r.addrs[1], won[1])
+		return
+	}
+	if !final.EmailVerifiedAt.IsZero() {
+		t.Errorf("user %d: store: the new address is verified already", i)
+	}
+	// The link mailed to the address the account no longer has
+	// is dead, and verifies nothing.
+	var live string
+	for j, addr := range r.addrs {
+		ms := e.mails(t, addr, mail.KindVerifyEmail)
+		want := 0
+		if won[j] {
+			want = 1
+		}
+		if len(ms) != want {
+			t.Errorf("user %d: %d verification mails to %s, want %d (one if its change won)", i, len(ms), addr, want)
+		}
+		for _, m := range ms {
+			tok := linkToken(t, m, "/verify-email/", "24 hours")
+			if addr == final.Email {
+				live = tok
+				return
 			}
+			mustStatus(t, e.client().get(verifyPath(tok)), http.StatusBadRequest, errVerifyStale)
 		}
-		if !won[0] && !won[1] {
-			t.Errorf("user %d: neither change won", i)
-			continue
-		}
-		if (final.Email != r.addrs[0] || !won[0]) && (final.Email != r.addrs[1] || !won[1]) {
-			t.Errorf("user %d: store: email %q, want the address of a change that won (%q %v, %q %v)", i, final.Email, r.addrs[0], won[0], r.addrs[1], won[1])
-			continue
-		}
-		if !final.EmailVerifiedAt.IsZero() {
-			t.Errorf("user %d: store: the new address is verified already", i)
-		}
-		// The link mailed to the address the account no longer has
-		// is dead, and verifies nothing.
-		var live string
-		for j, addr := range r.addrs {
-			ms := e.mails(t, addr, mail.KindVerifyEmail)
-			want := 0
-			if won[j] {
-				want = 1
-			}
-			if len(ms) != want {
-				t.Errorf("user %d: %d verification mails to %s, want %d (one if its change won)", i, len(ms), addr, want)
-			}
-			for _, m := range ms {
-				tok := linkToken(t, m, "/verify-email/", "24 hours")
-				if addr == final.Email {
-					live = tok
-					continue
-				}
-				mustStatus(t, e.client().get(verifyPath(tok)), http.StatusBadRequest, errVerifyStale)
-			}
-		}
-		if got := e.byID(t, r.id); got.Email != final.Email || !got.EmailVerifiedAt.IsZero() {
-			t.Errorf("user %d: store: email %q verified %v after the other address's link; want %q unverified",
-				i, got.Email, got.EmailVerifiedAt, final.Email)
-		}
-		mustMessage(t, e.client().get(verifyPath(live)), msgEmailVerified)
-		if got := e.byID(t, r.id); got.Email != final.Email || got.EmailVerifiedAt.IsZero() {
-			t.Errorf("user %d: store: email %q verified %v; want %q verified", i, got.Email, got.EmailVerifiedAt, final.Email)
-		}
+	}
+	if got := e.byID(t, r.id); got.Email != final.Email || !got.EmailVerifiedAt.IsZero() {
+		t.Errorf("user %d: store: email %q verified %v after the other address's link; want %q unverified",
+			i, got.Email, got.EmailVerifiedAt, final.Email)
+	}
+	mustMessage(t, e.client().get(verifyPath(live)), msgEmailVerified)
+	if got := e.byID(t, r.id); got.Email != final.Email || got.EmailVerifiedAt.IsZero() {
+		t.Errorf("user %d: store: email %q verified %v; want %q verified", i, got.Email, got.EmailVerifiedAt, final.Email)
 	}
 }
 
@@ -702,7 +714,6 @@ func (s suite) raceConfirmAndSetup(t *testing.T) {
 // returns the checks to run a TOTP step later, which use the state.
 func (e *env) mustConfirmRace(t *testing.T, i int, email string, before *user.User, bs [3]*client, secret string, rs []*reply) func() {
 	t.Helper()
-	none := func() {}
 	got := e.byID(t, before.ID)
 	// Never in between: the enabled flag, the secret and the codes go
 	// together.
@@ -713,65 +724,77 @@ func (e *env) mustConfirmRace(t *testing.T, i int, email string, before *user.Us
 	setup := rs[2]
 	switch setup.Status {
 	case http.StatusOK:
-		// The new setup won: both confirmations lost, 2FA is still off
-		// and the new secret is the pending one.
-		newSecret := qrSecret(t, setup)
-		for _, r := range rs[:2] {
-			if o := outcome(r); o == "200" && e.sameCode(t, secret, newSecret) {
-				t.Logf("user %d: the old secret's code is also the new secret's; the race proves nothing", i)
-				return none
-			} else if o != "400 "+errInvalidCode && o != "400 "+errNoPendingSetup {
-				t.Errorf("user %d: %s; want 400 %q or %q after the new setup won", i, r, errInvalidCode, errNoPendingSetup)
-			}
-		}
-		if got.TwoFactorEnabled || got.PendingTOTPSecret == "" || got.PendingTOTPSecret == before.PendingTOTPSecret {
-			t.Errorf("user %d: store: twoFactorEnabled %v, pending secret replaced %v; want 2FA off with the new pending secret",
-				i, got.TwoFactorEnabled, got.PendingTOTPSecret != before.PendingTOTPSecret)
-		}
-		return func() {
-			mustStatus(t, bs[0].post("/api/2fa/confirm", obj{"code": e.now(t, secret)}), http.StatusBadRequest, errInvalidCode)
-			r := bs[2].post("/api/2fa/confirm", obj{"code": e.now(t, newSecret)})
-			if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled {
-				t.Errorf("user %d: %s; want the new pending secret to confirm", i, r)
-			}
-		}
+		return e.mustSetupWon(t, i, before, got, bs, secret, rs)
 	case http.StatusBadRequest:
-		// A confirmation won: the setup came too late.
-		mustStatus(t, setup, http.StatusBadRequest, msg2FAAlreadyEnabled)
-		w := -1
-		for j, r := range rs[:2] {
-			switch o := outcome(r); {
-			case o == "200" && w < 0:
-				w = j
-			case o != "400 "+errNoPendingSetup:
-				t.Errorf("user %d: %s; want 400 %q for the confirmation that lost", i, r, errNoPendingSetup)
-			}
-		}
-		if w < 0 {
-			t.Errorf("user %d: the setup lost, yet no confirmation won: %v", i, rs)
-			return none
-		}
-		raw, _ := rs[w].JSON["recoveryCodes"].([]any)
-		if rs[w].str("message") != msg2FAEnabled || len(raw) != 8 {
-			t.Errorf("user %d: %s; want {message %q, 8 recoveryCodes}", i, rs[w], msg2FAEnabled)
-			return none
-		}
-		if !got.TwoFactorEnabled {
-			t.Errorf("user %d: store: 2FA off after a confirmation won", i)
-		}
-		// The stored codes are the winner's, the secret the confirmed one.
-		first, _ := raw[0].(string)
-		return func() {
-			b := e.client()
-			pendingLogin(t, b, email)
-			mustBody(t, b.post("/api/2fa/recover", obj{"code": first}), obj{"success": true, "remainingCodes": 7})
-			b = e.client()
-			pendingLogin(t, b, email)
-			mustBody(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
-		}
+		return e.mustConfirmationWon(t, i, email, got, secret, rs)
 	default:
 		t.Errorf("user %d: setup %s; want 200, or 400 %q", i, setup, msg2FAAlreadyEnabled)
-		return none
+		return func() {}
+	}
+}
+
+// mustSetupWon is mustConfirmRace when the new setup won: both
+// confirmations lost, 2FA is still off and the new secret is the pending
+// one.
+func (e *env) mustSetupWon(t *testing.T, i int, before, got *user.User, bs [3]*client, secret string, rs []*reply) func() {
+	t.Helper()
+	newSecret := qrSecret(t, rs[2])
+	for _, r := range rs[:2] {
+		if o := outcome(r); o == "200" && e.sameCode(t, secret, newSecret) {
+			t.Logf("user %d: the old secret's code is also the new secret's; the race proves nothing", i)
+			return func() {}
+		} else if o != "400 "+errInvalidCode && o != "400 "+errNoPendingSetup {
+			t.Errorf("user %d: %s; want 400 %q or %q after the new setup won", i, r, errInvalidCode, errNoPendingSetup)
+		}
+	}
+	if got.TwoFactorEnabled || got.PendingTOTPSecret == "" || got.PendingTOTPSecret == before.PendingTOTPSecret {
+		t.Errorf("user %d: store: twoFactorEnabled %v, pending secret replaced %v; want 2FA off with the new pending secret",
+			i, got.TwoFactorEnabled, got.PendingTOTPSecret != before.PendingTOTPSecret)
+	}
+	return func() {
+		mustStatus(t, bs[0].post("/api/2fa/confirm", obj{"code": e.now(t, secret)}), http.StatusBadRequest, errInvalidCode)
+		r := bs[2].post("/api/2fa/confirm", obj{"code": e.now(t, newSecret)})
+		if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled {
+			t.Errorf("user %d: %s; want the new pending secret to confirm", i, r)
+		}
+	}
+}
+
+// mustConfirmationWon is mustConfirmRace when a confirmation won: the
+// setup came too late, and the stored codes are the winner's.
+func (e *env) mustConfirmationWon(t *testing.T, i int, email string, got *user.User, secret string, rs []*reply) func() {
+	t.Helper()
+	mustStatus(t, rs[2], http.StatusBadRequest, msg2FAAlreadyEnabled)
+	w := -1
+	for j, r := range rs[:2] {
+		switch o := outcome(r); {
+		case o == "200" && w < 0:
+			w = j
+		case o != "400 "+errNoPendingSetup:
+			t.Errorf("user %d: %s; want 400 %q for the confirmation that lost", i, r, errNoPendingSetup)
+		}
+	}
+	if w < 0 {
+		t.Errorf("user %d: the setup lost, yet no confirmation won: %v", i, rs)
+		return func() {}
+	}
+	raw, _ := rs[w].JSON["recoveryCodes"].([]any)
+	if rs[w].str("message") != msg2FAEnabled || len(raw) != 8 {
+		t.Errorf("user %d: %s; want {message %q, 8 recoveryCodes}", i, rs[w], msg2FAEnabled)
+		return func() {}
+	}
+	if !got.TwoFactorEnabled {
+		t.Errorf("user %d: store: 2FA off after a confirmation won", i)
+	}
+	// The stored codes are the winner's, the secret the confirmed one.
+	first, _ := raw[0].(string)
+	return func() {
+		b := e.client()
+		pendingLogin(t, b, email)
+		mustBody(t, b.post("/api/2fa/recover", obj{"code": first}), obj{"success": true, "remainingCodes": 7})
+		b = e.client()
+		pendingLogin(t, b, email)
+		mustBody(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
 	}
 }
 
