@@ -41,12 +41,11 @@ func (s suite) logoutClearsCookies(t *testing.T) {
 	mustBeSignedOut(t, c)
 	// With a pending 2FA login: the pending cookie no longer works.
 	e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	r = b.post("/api/auth/logout", nil)
 	mustMessage(t, r, msgLoggedOut)
 	mustClearCookies(t, b, r, sessionCookie, auth.PendingCookie)
-	mustStatus(t, b.post("/api/2fa/verify", obj{"code": "123456"}), http.StatusUnauthorized, errNoPending2FA)
+	mustStatus(t, b.verify("123456"), http.StatusUnauthorized, errNoPending2FA)
 }
 
 func (s suite) logoutAllEndsSessions(t *testing.T) {

@@ -40,29 +40,25 @@ var specErrorRows = []specErrorRow{
 	{400, errInvalid2FACode, "Wrong 2FA code at login", "TwoFactorLogin/a_wrong_code_keeps_the_pending_cookie", nil,
 		func(t *testing.T, e *env) []*reply {
 			_, _, secret, _ := e.twoFactorUser(t)
-			b := e.client()
-			pendingLogin(t, b, "ada@example.com")
+			b := e.pending(t)
 			e.nextStep()
-			return []*reply{b.post("/api/2fa/verify", obj{"code": e.wrongCode(t, secret)})}
+			return []*reply{b.verify(e.wrongCode(t, secret))}
 		}},
 	{400, errCodeUsed, "Replay: current step <= lastTotpStep", "TwoFactorLogin/a_code_cannot_be_used_twice_in_its_step", nil,
 		func(t *testing.T, e *env) []*reply {
 			_, _, secret, _ := e.twoFactorUser(t)
 			e.nextStep()
 			code := e.now(t, secret)
-			b := e.client()
-			pendingLogin(t, b, "ada@example.com")
-			mustBody(t, b.post("/api/2fa/verify", obj{"code": code}), obj{"success": true})
-			x := e.client()
-			pendingLogin(t, x, "ada@example.com")
-			return []*reply{x.post("/api/2fa/verify", obj{"code": code})}
+			b := e.pending(t)
+			mustBody(t, b.verify(code), obj{"success": true})
+			x := e.pending(t)
+			return []*reply{x.verify(code)}
 		}},
 	{400, errInvalidRecovery, "Wrong recovery code", "TwoFactorLogin/recover_logs_in_and_spends_the_code", nil,
 		func(t *testing.T, e *env) []*reply {
 			e.twoFactorUser(t)
-			b := e.client()
-			pendingLogin(t, b, "ada@example.com")
-			return []*reply{b.post("/api/2fa/recover", obj{"code": "aaaaaaaa-aaaaaaaa"})}
+			b := e.pending(t)
+			return []*reply{b.recover("aaaaaaaa-aaaaaaaa")}
 		}},
 	{400, err2FANotEnabled, "Regenerate or disable when 2FA is off", "TwoFactorSetup/regenerate_and_disable_need_2FA_on", nil,
 		func(t *testing.T, e *env) []*reply {
@@ -144,26 +140,24 @@ var specErrorRows = []specErrorRow{
 	{401, errNoPending2FA, "No 2fa_pending cookie", "TwoFactorLogin/verify_without_a_pending_cookie", nil,
 		func(t *testing.T, e *env) []*reply {
 			c := e.client()
-			return []*reply{c.post("/api/2fa/verify", obj{"code": "123456"}), c.post("/api/2fa/recover", obj{"code": "aaaaaaaa-aaaaaaaa"})}
+			return []*reply{c.verify("123456"), c.recover("aaaaaaaa-aaaaaaaa")}
 		}},
 	{401, err2FAExpired, "Pending token expired or invalid", "TwoFactorLogin/verify_after_the_pending_cookie_expired", nil,
 		func(t *testing.T, e *env) []*reply {
 			_, _, secret, _ := e.twoFactorUser(t)
 			bad := e.client()
 			bad.setCookie(auth.PendingCookie, "not-a-token")
-			b := e.client()
-			pendingLogin(t, b, "ada@example.com")
+			b := e.pending(t)
 			e.clock.Advance(5*time.Minute + time.Second)
-			return []*reply{bad.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})}
+			return []*reply{bad.verify(e.now(t, secret)), b.verify(e.now(t, secret))}
 		}},
 	{401, errInvalidSession, "Pending user missing or 2FA not enabled", "TwoFactorLogin/verify_for_a_user_deleted_meanwhile, TwoFactorLogin/verify_after_2FA_was_disabled_meanwhile", nil,
 		func(t *testing.T, e *env) []*reply {
 			c, _, secret, _ := e.twoFactorUser(t)
-			b := e.client()
-			pendingLogin(t, b, "ada@example.com")
+			b := e.pending(t)
 			mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
 			e.nextStep()
-			disabled := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+			disabled := b.verify(e.now(t, secret))
 			bob := e.seed(t, "bob@example.com")
 			bc := e.loggedIn(t, "bob@example.com")
 			bobSecret, _ := e.enable2FA(t, bc)
@@ -173,7 +167,7 @@ var specErrorRows = []specErrorRow{
 				t.Fatalf("store: Delete: %v", err)
 			}
 			e.nextStep()
-			return []*reply{disabled, x.post("/api/2fa/verify", obj{"code": e.now(t, bobSecret)})}
+			return []*reply{disabled, x.verify(e.now(t, bobSecret))}
 		}},
 	{401, errInvalidPassword, "Wrong password (disable, change email)", "TwoFactorSetup/disable_with_a_wrong_password, ChangeEmail/wrong_password", nil,
 		func(t *testing.T, e *env) []*reply {

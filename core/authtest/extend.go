@@ -58,7 +58,7 @@ func (s suite) disabledFeatures(t *testing.T) {
 	}
 	// What stays on: signing in and out, the second step, 2FA disable.
 	mustBeSignedIn(t, c, "ada@example.com")
-	mustStatus(t, e.client().post("/api/2fa/verify", obj{"code": "123456"}), http.StatusUnauthorized, errNoPending2FA)
+	mustStatus(t, e.client().verify("123456"), http.StatusUnauthorized, errNoPending2FA)
 	mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusBadRequest, err2FANotEnabled)
 	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
 }
@@ -187,14 +187,12 @@ func (s suite) afterLoginVetoes(t *testing.T) {
 	e.seed(t, "bob@example.com")
 	mustLogin(t, e.client(), "bob@example.com", goodPassword)
 
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.nextStep()
-	mustAppError(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), http.StatusForbidden, "account_suspended", "Account suspended")
+	mustAppError(t, b.verify(e.now(t, secret)), http.StatusForbidden, "account_suspended", "Account suspended")
 	mustBeSignedOut(t, b)
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	mustAppError(t, x.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusForbidden, "account_suspended", "Account suspended")
+	x := e.pending(t)
+	mustAppError(t, x.recover(codes[0]), http.StatusForbidden, "account_suspended", "Account suspended")
 	mustBeSignedOut(t, x)
 
 	mu.Lock()

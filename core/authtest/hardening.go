@@ -447,7 +447,7 @@ var interleavingFlows = []interleavingFlow{
 				return r
 			}
 			a.e.nextStep()
-			return b.post("/api/2fa/verify", obj{"code": a.e.now(t, secret)})
+			return b.verify(a.e.now(t, secret))
 		}},
 	{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
 		func(t *testing.T, a *account, b *client, _ string) *reply {
@@ -455,7 +455,7 @@ var interleavingFlows = []interleavingFlow{
 			if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
 				return r
 			}
-			return b.post("/api/2fa/recover", obj{"code": a.codes[0]})
+			return b.recover(a.codes[0])
 		}},
 }
 

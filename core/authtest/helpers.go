@@ -95,6 +95,18 @@ func (c *client) login(email, pw string, hdr ...string) *reply {
 	return c.post("/api/login", obj{"email": email, "password": pw}, hdr...)
 }
 
+// verify posts a TOTP code to /api/2fa/verify.
+func (c *client) verify(code string) *reply {
+	c.t.Helper()
+	return c.post("/api/2fa/verify", obj{"code": code})
+}
+
+// recover posts a recovery code to /api/2fa/recover.
+func (c *client) recover(code string) *reply {
+	c.t.Helper()
+	return c.post("/api/2fa/recover", obj{"code": code})
+}
+
 // mustLogin logs c in as a user without 2FA.
 func mustLogin(t *testing.T, c *client, email, pw string) {
 	t.Helper()
@@ -300,13 +312,22 @@ func pendingLogin(t *testing.T, c *client, email string) *reply {
 	return r
 }
 
+// pending returns a new browser that has passed ada's password step: it
+// holds her pending cookie (pendingLogin).
+func (e *env) pending(t *testing.T) *client {
+	t.Helper()
+	c := e.client()
+	pendingLogin(t, c, "ada@example.com")
+	return c
+}
+
 // loginWith2FA logs c in as a 2FA user: password, then a code of the next
 // TOTP step (the clock moves one period on).
 func (e *env) loginWith2FA(t *testing.T, c *client, email, secret string) {
 	t.Helper()
 	pendingLogin(t, c, email)
 	e.nextStep()
-	mustBody(t, c.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
 	mustBeSignedIn(t, c, email)
 }
 

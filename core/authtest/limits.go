@@ -246,27 +246,25 @@ func (s suite) limitTwoFactor(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, codes := e.twoFactorUser(t)
 	e.nextStep()
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	begin := e.clock.Now()
 	for range 5 {
-		r := b.post("/api/2fa/verify", obj{"code": e.wrongCode(t, secret)})
+		r := b.verify(e.wrongCode(t, secret))
 		mustStatus(t, r, http.StatusBadRequest, errInvalid2FACode)
 	}
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	e.mustLimited(t, r, msgTooMany2FA, begin.Add(5*time.Minute))
 	mustKeepPending(t, b, r)
 	mustBeSignedOut(t, b)
 	// Per user: another browser of the same user is limited too, on
 	// both routes.
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	e.mustLimited(t, x.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), msgTooMany2FA, begin.Add(5*time.Minute))
-	e.mustLimited(t, x.post("/api/2fa/recover", obj{"code": codes[0]}), msgTooMany2FA, begin.Add(5*time.Minute))
+	x := e.pending(t)
+	e.mustLimited(t, x.verify(e.now(t, secret)), msgTooMany2FA, begin.Add(5*time.Minute))
+	e.mustLimited(t, x.recover(codes[0]), msgTooMany2FA, begin.Add(5*time.Minute))
 	e.skipRealTime()
 	e.waitOut(t, r) // the pending cookies have expired with the window
 	pendingLogin(t, x, "ada@example.com")
-	mustBody(t, x.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, x.verify(e.now(t, secret)), obj{"success": true})
 }
 
 func (s suite) limitPasswordReentry(t *testing.T) {

@@ -89,10 +89,9 @@ func (s suite) login2FASetsPending(t *testing.T) {
 func (s suite) verifyLogsIn(t *testing.T) {
 	e := s.env(t)
 	_, u, secret, _ := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustBody(t, r, obj{"success": true})
 	mustDeletePending(t, b, r)
 	mustSessionCookie(t, r, false, false)
@@ -105,27 +104,25 @@ func (s suite) verifyLogsIn(t *testing.T) {
 func (s suite) pendingCookieLifetime(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, _ := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.clock.Advance(5*time.Minute - time.Second)
-	mustBody(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, b.verify(e.now(t, secret)), obj{"success": true})
 }
 
 func (s suite) verifyWithoutPending(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, _ := e.twoFactorUser(t)
 	e.nextStep()
-	mustStatus(t, e.client().post("/api/2fa/verify", obj{"code": e.now(t, secret)}), http.StatusUnauthorized, errNoPending2FA)
+	mustStatus(t, e.client().verify(e.now(t, secret)), http.StatusUnauthorized, errNoPending2FA)
 }
 
 func (s suite) verifyTamperedPending(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, _ := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	b.setCookie(auth.PendingCookie, tamper(b.cookie(auth.PendingCookie).Value))
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
 	mustKeepPending(t, b, r)
 	mustBeSignedOut(t, b)
@@ -134,13 +131,12 @@ func (s suite) verifyTamperedPending(t *testing.T) {
 func (s suite) verifyExpiredPending(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, _ := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.clock.Advance(5*time.Minute + time.Second)
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
 	mustKeepPending(t, b, r)
-	r = b.post("/api/2fa/recover", obj{"code": "aaaaaaaa-aaaaaaaa"})
+	r = b.recover("aaaaaaaa-aaaaaaaa")
 	mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
 	mustBeSignedOut(t, b)
 }
@@ -148,45 +144,42 @@ func (s suite) verifyExpiredPending(t *testing.T) {
 func (s suite) verifyDeletedUser(t *testing.T) {
 	e := s.env(t)
 	_, u, secret, codes := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	if err := e.users.Delete(e.ctx(), u.ID); err != nil {
 		t.Fatalf("store: Delete: %v", err)
 	}
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, errInvalidSession)
 	mustKeepPending(t, b, r)
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusUnauthorized, errInvalidSession)
+	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, errInvalidSession)
 	mustBeSignedOut(t, b)
 }
 
 func (s suite) verifyAfterDisable(t *testing.T) {
 	e := s.env(t)
 	c, _, secret, codes := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, errInvalidSession)
 	mustKeepPending(t, b, r)
 	// Recover makes no twoFactorEnabled check (as the spec has it), but disabling
 	// cleared the codes.
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusBadRequest, errInvalidRecovery)
+	mustStatus(t, b.recover(codes[0]), http.StatusBadRequest, errInvalidRecovery)
 	mustBeSignedOut(t, b)
 }
 
 func (s suite) pendingEndedBySessionBump(t *testing.T) {
 	e := s.env(t)
 	c, _, secret, codes := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	mustMessage(t, c.post("/api/auth/logout-all", nil), msgLoggedOutAll)
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusUnauthorized, err2FAExpired)
+	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, err2FAExpired)
 	mustBeSignedOut(t, b)
 	// A pending login started after the change works.
 	e.loginWith2FA(t, b, "ada@example.com", secret)
@@ -195,18 +188,17 @@ func (s suite) pendingEndedBySessionBump(t *testing.T) {
 func (s suite) wrongCodeKeepsPending(t *testing.T) {
 	e := s.env(t)
 	_, u, secret, _ := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.nextStep()
 	before := e.byID(t, u.ID).LastTOTPStep
-	r := b.post("/api/2fa/verify", obj{"code": e.wrongCode(t, secret)})
+	r := b.verify(e.wrongCode(t, secret))
 	mustStatus(t, r, http.StatusBadRequest, errInvalid2FACode)
 	mustKeepPending(t, b, r)
 	mustBeSignedOut(t, b)
 	if got := e.byID(t, u.ID).LastTOTPStep; got != before {
 		t.Errorf("store: lastTotpStep moved from %d to %d on a wrong code", before, got)
 	}
-	mustBody(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, b.verify(e.now(t, secret)), obj{"success": true})
 }
 
 func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
@@ -218,9 +210,8 @@ func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
 	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	r := b.post("/api/2fa/verify", obj{"code": confirming})
+	b := e.pending(t)
+	r := b.verify(confirming)
 	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
 	mustKeepPending(t, b, r)
 	mustBeSignedOut(t, b)
@@ -231,12 +222,10 @@ func (s suite) codeOncePerStep(t *testing.T) {
 	_, _, secret, _ := e.twoFactorUser(t)
 	e.nextStep()
 	code := e.now(t, secret)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	mustBody(t, b.post("/api/2fa/verify", obj{"code": code}), obj{"success": true})
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	r := x.post("/api/2fa/verify", obj{"code": code})
+	b := e.pending(t)
+	mustBody(t, b.verify(code), obj{"success": true})
+	x := e.pending(t)
+	r := x.verify(code)
 	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
 	mustKeepPending(t, x, r)
 	mustBeSignedOut(t, x)
@@ -250,13 +239,11 @@ func (s suite) usedCodeNotReplayedNextStep(t *testing.T) {
 	_, _, secret, _ := e.twoFactorUser(t)
 	e.nextStep()
 	code := e.now(t, secret)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	mustBody(t, b.post("/api/2fa/verify", obj{"code": code}), obj{"success": true})
+	b := e.pending(t)
+	mustBody(t, b.verify(code), obj{"success": true})
 	e.nextStep()
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	mustStatus(t, x.post("/api/2fa/verify", obj{"code": code}), http.StatusBadRequest, errCodeUsed)
+	x := e.pending(t)
+	mustStatus(t, x.verify(code), http.StatusBadRequest, errCodeUsed)
 	mustBeSignedOut(t, x)
 }
 
@@ -266,28 +253,25 @@ func (s suite) nextStepCodeNotReplayed(t *testing.T) {
 	_, u, secret, _ := e.twoFactorUser(t)
 	e.nextStep()
 	next := e.code(t, secret, e.clock.Now().Add(30*time.Second))
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	mustBody(t, b.post("/api/2fa/verify", obj{"code": next}), obj{"success": true})
+	b := e.pending(t)
+	mustBody(t, b.verify(next), obj{"success": true})
 	if got, want := e.byID(t, u.ID).LastTOTPStep, e.totp.Step(e.clock.Now())+1; got != want {
 		t.Errorf("store: lastTotpStep = %d, want the matched step %d", got, want)
 	}
 	e.nextStep()
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	mustStatus(t, x.post("/api/2fa/verify", obj{"code": next}), http.StatusBadRequest, errCodeUsed)
+	x := e.pending(t)
+	mustStatus(t, x.verify(next), http.StatusBadRequest, errCodeUsed)
 	mustBeSignedOut(t, x)
 	// The step after that takes a fresh code again.
 	e.nextStep()
-	mustBody(t, x.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, x.verify(e.now(t, secret)), obj{"success": true})
 }
 
 func (s suite) recoverSpendsCode(t *testing.T) {
 	e := s.env(t)
 	_, u, _, codes := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	r := b.post("/api/2fa/recover", obj{"code": codes[3]})
+	b := e.pending(t)
+	r := b.recover(codes[3])
 	mustBody(t, r, obj{"success": true, "remainingCodes": 7})
 	mustDeletePending(t, b, r)
 	mustSessionCookie(t, r, false, false)
@@ -295,9 +279,8 @@ func (s suite) recoverSpendsCode(t *testing.T) {
 	if n := len(e.byID(t, u.ID).RecoveryCodeHashes); n != 7 {
 		t.Errorf("store: %d recovery code hashes after one recovery, want 7", n)
 	}
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	r = x.post("/api/2fa/recover", obj{"code": codes[3]})
+	x := e.pending(t)
+	r = x.recover(codes[3])
 	mustStatus(t, r, http.StatusBadRequest, errInvalidRecovery)
 	mustKeepPending(t, x, r)
 	mustBeSignedOut(t, x)
@@ -309,11 +292,9 @@ func (s suite) recoverSpendsCode(t *testing.T) {
 func (s suite) recoveryCodeForms(t *testing.T) {
 	e := s.env(t)
 	_, u, _, codes := e.twoFactorUser(t)
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	mustBody(t, b.post("/api/2fa/recover", obj{"code": strings.ToUpper(codes[0])}), obj{"success": true, "remainingCodes": 7})
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
+	b := e.pending(t)
+	mustBody(t, b.recover(strings.ToUpper(codes[0])), obj{"success": true, "remainingCodes": 7})
+	x := e.pending(t)
 	mustBody(t, x.post("/api/2fa/recover", obj{"code": strings.ReplaceAll(codes[1], "-", "")}), obj{"success": true, "remainingCodes": 6})
 	if n := len(e.byID(t, u.ID).RecoveryCodeHashes); n != 6 {
 		t.Errorf("store: %d recovery code hashes, want 6", n)
@@ -324,10 +305,10 @@ func (s suite) recoverBadPending(t *testing.T) {
 	e := s.env(t)
 	_, u, _, codes := e.twoFactorUser(t)
 	b := e.client()
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusUnauthorized, errNoPending2FA)
+	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, errNoPending2FA)
 	pendingLogin(t, b, "ada@example.com")
 	b.setCookie(auth.PendingCookie, tamper(b.cookie(auth.PendingCookie).Value))
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusUnauthorized, err2FAExpired)
+	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, err2FAExpired)
 	if n := len(e.byID(t, u.ID).RecoveryCodeHashes); n != 8 {
 		t.Errorf("store: %d recovery code hashes, want 8", n)
 	}
@@ -353,20 +334,18 @@ func (s suite) rememberThrough2FA(t *testing.T) {
 	mustBody(t, b.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}),
 		obj{"requiresTwoFactor": true})
 	e.nextStep()
-	r := b.post("/api/2fa/verify", obj{"code": e.now(t, secret)})
+	r := b.verify(e.now(t, secret))
 	mustBody(t, r, obj{"success": true})
 	mustSessionCookie(t, r, true, false)
 	// remember at verify.
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
+	x := e.pending(t)
 	e.nextStep()
 	r = x.post("/api/2fa/verify", obj{"code": e.now(t, secret), "remember": true})
 	mustBody(t, r, obj{"success": true})
 	mustSessionCookie(t, r, true, false)
 	// neither: a browser-session cookie, also through recover.
-	y := e.client()
-	pendingLogin(t, y, "ada@example.com")
-	r = y.post("/api/2fa/recover", obj{"code": codes[0]})
+	y := e.pending(t)
+	r = y.recover(codes[0])
 	mustBody(t, r, obj{"success": true, "remainingCodes": 7})
 	mustSessionCookie(t, r, false, false)
 }

@@ -177,10 +177,9 @@ func (s suite) oneSetupManyConfirmations(t *testing.T) {
 		t.Fatalf("%s: want 8 codes, stored and returned", rs[w])
 	}
 	// The stored codes are the winner's.
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	first, _ := raw[0].(string)
-	mustBody(t, b.post("/api/2fa/recover", obj{"code": first}), obj{"success": true, "remainingCodes": 7})
+	mustBody(t, b.recover(first), obj{"success": true, "remainingCodes": 7})
 }
 
 func (s suite) twoFactorLimitUnderConcurrency(t *testing.T) {
@@ -461,10 +460,9 @@ func (s suite) raceSpendRecoveryCode(t *testing.T) {
 	if n := e.audit.count(auth.EventRecoveryCodeUsed, u.ID); n != 1 {
 		t.Errorf("%d recovery_code_used events, want 1", n)
 	}
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	mustStatus(t, b.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusBadRequest, errInvalidRecovery)
-	mustBody(t, b.post("/api/2fa/recover", obj{"code": codes[1]}), obj{"success": true, "remainingCodes": 6})
+	b := e.pending(t)
+	mustStatus(t, b.recover(codes[0]), http.StatusBadRequest, errInvalidRecovery)
+	mustBody(t, b.recover(codes[1]), obj{"success": true, "remainingCodes": 6})
 }
 
 func (s suite) raceResetLink(t *testing.T) {
@@ -791,10 +789,10 @@ func (e *env) mustConfirmationWon(t *testing.T, i int, email string, got *user.U
 	return func() {
 		b := e.client()
 		pendingLogin(t, b, email)
-		mustBody(t, b.post("/api/2fa/recover", obj{"code": first}), obj{"success": true, "remainingCodes": 7})
+		mustBody(t, b.recover(first), obj{"success": true, "remainingCodes": 7})
 		b = e.client()
 		pendingLogin(t, b, email)
-		mustBody(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+		mustBody(t, b.verify(e.now(t, secret)), obj{"success": true})
 	}
 }
 

@@ -188,7 +188,7 @@ func (s suite) resetLeaves2FA(t *testing.T) {
 	mustBody(t, c.login("ada@example.com", newPassword), obj{"requiresTwoFactor": true})
 	mustBeSignedOut(t, c)
 	e.nextStep()
-	mustBody(t, c.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
 }
 
 func (s suite) forgotAnswersAlike(t *testing.T) {

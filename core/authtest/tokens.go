@@ -60,7 +60,7 @@ func (s suite) tokenAsPendingCookie(t *testing.T) {
 	for name, tok := range map[string]string{"session": tk.session, "verify": tk.verify, "reset": tk.reset} {
 		b := e.client()
 		b.setCookie(auth.PendingCookie, tok)
-		r := b.post("/api/2fa/verify", obj{"code": "123456"})
+		r := b.verify("123456")
 		if r.Status != http.StatusUnauthorized || r.str("error") != err2FAExpired {
 			t.Errorf("%s token as the 2fa_pending cookie: %s, want 401 %q", name, r, err2FAExpired)
 		}

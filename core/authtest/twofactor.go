@@ -228,12 +228,11 @@ func (s suite) regenerateReplacesCodes(t *testing.T) {
 		t.Errorf("store: regeneration turned 2FA off")
 	}
 	// An old code no longer works; a new one does.
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
-	r = b.post("/api/2fa/recover", obj{"code": old[0]})
+	b := e.pending(t)
+	r = b.recover(old[0])
 	mustStatus(t, r, http.StatusBadRequest, errInvalidRecovery)
 	mustKeepPending(t, b, r)
-	mustBody(t, b.post("/api/2fa/recover", obj{"code": fresh[0]}), obj{"success": true, "remainingCodes": 7})
+	mustBody(t, b.recover(fresh[0]), obj{"success": true, "remainingCodes": 7})
 }
 
 func (s suite) regenerateDisableNeed2FA(t *testing.T) {
