@@ -51,23 +51,19 @@ func (e *env) clientFrom(xff string) *client {
 	return c
 }
 
-// reply is one response, read whole.
+// reply is one response of a suite browser: the Reply that Send returns,
+// with the request it answers and its Set-Cookie lines parsed.
 type reply struct {
-	req     string // "POST /api/login", for failure messages
-	status  int
-	header  http.Header
-	body    []byte
-	json    obj            // the body as a JSON object; nil when it is not one
+	Reply
+	req     string         // "POST /api/login", for failure messages
 	cookies []*http.Cookie // the Set-Cookie lines, parsed
 }
 
-func (r *reply) String() string {
-	return fmt.Sprintf("%s -> %d %s", r.req, r.status, bytes.TrimSpace(r.body))
-}
+func (r *reply) String() string { return r.req + " -> " + r.Reply.String() }
 
 // str returns the string field key of the JSON body, "" when absent.
 func (r *reply) str(key string) string {
-	s, _ := r.json[key].(string)
+	s, _ := r.JSON[key].(string)
 	return s
 }
 
@@ -121,16 +117,16 @@ func (c *client) do(method, path, contentType string, body []byte, hdr ...string
 	if err != nil {
 		c.t.Fatalf("authtest: %s %s: %v", method, shorten(path), err)
 	}
-	if r.status == http.StatusRequestURITooLong || r.status == http.StatusRequestHeaderFieldsTooLarge {
+	if r.Status == http.StatusRequestURITooLong || r.Status == http.StatusRequestHeaderFieldsTooLarge {
 		return r // the server refused the request before authkit saw it
 	}
-	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		c.t.Errorf("%s: Content-Type %q, want application/json", r, ct)
 	}
-	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
 		c.t.Errorf("%s: Cache-Control %q, want no-store", r, cc)
 	}
-	if r.json == nil {
+	if r.JSON == nil {
 		c.t.Errorf("%s: body is not a JSON object", r)
 	}
 	return r
@@ -138,9 +134,6 @@ func (c *client) do(method, path, contentType string, body []byte, hdr ...string
 
 // try is do without the checks, returning transport errors.
 func (c *client) try(method, path, contentType string, body []byte, hdr ...string) (*reply, error) {
-	if len(hdr)%2 != 0 {
-		c.t.Fatalf("authtest: odd header list %q", hdr)
-	}
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -155,28 +148,24 @@ func (c *client) try(method, path, contentType string, body []byte, hdr ...strin
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	for i := 0; i < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+	if err := setHeaders(req, hdr); err != nil {
+		c.t.Fatal(err)
 	}
-	resp, err := c.hc.Do(req)
+	return c.read(req, path)
+}
+
+// read sends req, made for path, and reads the reply whole.
+func (c *client) read(req *http.Request, path string) (*reply, error) {
+	rep, err := roundTrip(c.hc, req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) { // its text holds the whole URL, maybe 2 MB of it
-			return nil, fmt.Errorf("%s %s: %w", method, shorten(path), ue.Err)
+			return nil, fmt.Errorf("%s %s: %w", req.Method, shorten(path), ue.Err)
 		}
 		return nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	r := &reply{req: method + " " + shorten(path), status: resp.StatusCode, header: resp.Header, body: b}
-	var m obj
-	if json.Unmarshal(b, &m) == nil {
-		r.json = m
-	}
-	for _, line := range resp.Header.Values("Set-Cookie") {
+	r := &reply{Reply: rep, req: req.Method + " " + shorten(path)}
+	for _, line := range rep.Header.Values("Set-Cookie") {
 		ck, err := http.ParseSetCookie(line)
 		if err != nil {
 			c.t.Errorf("%s: unparsable Set-Cookie %q: %v", r.req, line, err)
@@ -224,55 +213,83 @@ func (c *client) baseURL() *url.URL {
 // without stopping.
 
 // mustStatus checks an error reply: exactly status, and a body that is
-// exactly {"error": text}.
+// exactly {"error": text, "code"} with a code of auth.Codes().
 func mustStatus(t *testing.T, r *reply, status int, text string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("%s: status %d, want %d %q", r, r.status, status, text)
+	if r.Status != status {
+		t.Fatalf("%s: status %d, want %d %q", r, r.Status, status, text)
 	}
-	if got := r.str("error"); got != text || len(r.json) != 2 {
-		t.Errorf("%s: body %s, want {\"error\":%q, \"code\"}", r, r.body, text)
+	if !wantErrorBody(t, r.String(), r.Reply, text) {
+		unknownCode(t, r)
 	}
-	mustCode(t, r)
+}
+
+// wantErrorBody checks the body of an error reply, named what in failure
+// messages: exactly {"error": text, "code"}, with the code wantCode checks,
+// and reports what wantCode reports. It is the check of mustStatus and of
+// WantError.
+func wantErrorBody(t testing.TB, what string, r Reply, text string) (known bool) {
+	t.Helper()
+	if got, _ := r.JSON["error"].(string); got != text || len(r.JSON) != 2 {
+		t.Errorf("%s: body %s, want {\"error\":%q, \"code\"}", what, r.Body, text)
+	}
+	return wantCode(t, what, r)
 }
 
 // snakeCase is the form of every error code.
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
-// mustCode checks the "code" of an error reply: lower snake_case, a code of
-// auth.Codes() answered with the reply's status, and exactly the code of
-// the condition when the reply's status and text are one of the table's.
+// mustCode checks the "code" of an error reply: the checks of wantCode,
+// and a code of auth.Codes() answered with the reply's status.
 func mustCode(t *testing.T, r *reply) {
 	t.Helper()
-	code := r.str("code")
+	if !wantCode(t, r.String(), r.Reply) {
+		unknownCode(t, r)
+	}
+}
+
+// unknownCode reports a code that is not one of auth.Codes() with the
+// reply's status. The flow suite knows every code core answers with; the
+// codes an app or a framework makes up are checked where they are made
+// (mustAppError, WantError).
+func unknownCode(t *testing.T, r *reply) {
+	t.Helper()
+	t.Errorf("%s: code %q with status %d is not in auth.Codes()", r, r.str("code"), r.Status)
+}
+
+// wantCode checks the "code" of an error reply, named what in failure
+// messages: lower snake_case, and exactly the code of the condition when
+// the reply's status and text are one of auth.Codes(). It reports whether
+// the code is one of auth.Codes() answered with the reply's status (true
+// too when it is not snake_case, which it has reported).
+func wantCode(t testing.TB, what string, r Reply) (known bool) {
+	t.Helper()
+	code, _ := r.JSON["code"].(string)
 	if !snakeCase.MatchString(code) {
-		t.Errorf("%s: code %q, want a lower snake_case code", r, code)
-		return
+		t.Errorf("%s: code %q, want a lower snake_case code", what, code)
+		return true
 	}
-	text := r.str("error")
-	known := false
+	text, _ := r.JSON["error"].(string)
 	for _, e := range auth.Codes() {
-		if e.Status == r.status && e.Message == text {
+		if e.Status == r.Status && e.Message == text {
 			if string(e.Code) != code {
-				t.Errorf("%s: code %q, want %q (the code of %d %q)", r, code, e.Code, e.Status, e.Message)
+				t.Errorf("%s: code %q, want %q (the code of %d %q)", what, code, e.Code, e.Status, e.Message)
 			}
-			return
+			return true
 		}
-		known = known || (string(e.Code) == code && e.Status == r.status)
+		known = known || (string(e.Code) == code && e.Status == r.Status)
 	}
-	if !known {
-		t.Errorf("%s: code %q with status %d is not in auth.Codes()", r, code, r.status)
-	}
+	return known
 }
 
 // mustMessage checks a 200 {"message": text} reply.
 func mustMessage(t *testing.T, r *reply, text string) {
 	t.Helper()
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d, want 200 %q", r, r.status, text)
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d, want 200 %q", r, r.Status, text)
 	}
-	if got := r.str("message"); got != text || len(r.json) != 1 {
-		t.Errorf("%s: body %s, want {\"message\":%q}", r, r.body, text)
+	if got := r.str("message"); got != text || len(r.JSON) != 1 {
+		t.Errorf("%s: body %s, want {\"message\":%q}", r, r.Body, text)
 	}
 }
 
@@ -280,8 +297,8 @@ func mustMessage(t *testing.T, r *reply, text string) {
 // JSON values).
 func mustBody(t *testing.T, r *reply, want obj) {
 	t.Helper()
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d, want 200 %v", r, r.status, want)
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d, want 200 %v", r, r.Status, want)
 	}
 	wb, err := json.Marshal(want)
 	if err != nil {
@@ -289,8 +306,8 @@ func mustBody(t *testing.T, r *reply, want obj) {
 	}
 	var w obj
 	_ = json.Unmarshal(wb, &w)
-	if !reflect.DeepEqual(r.json, w) {
-		t.Errorf("%s: body %s, want %s", r, r.body, wb)
+	if !reflect.DeepEqual(r.JSON, w) {
+		t.Errorf("%s: body %s, want %s", r, r.Body, wb)
 	}
 }
 
@@ -298,11 +315,11 @@ func mustBody(t *testing.T, r *reply, want obj) {
 // (and no 5xx).
 func mustClientError(t *testing.T, r *reply) {
 	t.Helper()
-	if r.status < 400 || r.status > 499 {
-		t.Fatalf("%s: status %d, want 4xx", r, r.status)
+	if r.Status < 400 || r.Status > 499 {
+		t.Fatalf("%s: status %d, want 4xx", r, r.Status)
 	}
-	if r.str("error") == "" || len(r.json) != 2 {
-		t.Errorf("%s: body %s, want {\"error\": text, \"code\"}", r, r.body)
+	if r.str("error") == "" || len(r.JSON) != 2 {
+		t.Errorf("%s: body %s, want {\"error\": text, \"code\"}", r, r.Body)
 	}
 	mustCode(t, r)
 }
@@ -315,11 +332,11 @@ func mustClientError(t *testing.T, r *reply) {
 // for a limit store on the suite's clock.
 func (e *env) mustLimited(t *testing.T, r *reply, text string, resetAt time.Time) {
 	t.Helper()
-	if r.status != http.StatusTooManyRequests {
-		t.Fatalf("%s: status %d, want 429 %q", r, r.status, text)
+	if r.Status != http.StatusTooManyRequests {
+		t.Fatalf("%s: status %d, want 429 %q", r, r.Status, text)
 	}
-	if r.str("error") != text || len(r.json) != 3 {
-		t.Errorf("%s: body %s, want exactly {error %q, code, retryAfter}", r, r.body, text)
+	if r.str("error") != text || len(r.JSON) != 3 {
+		t.Errorf("%s: body %s, want exactly {error %q, code, retryAfter}", r, r.Body, text)
 	}
 	mustCode(t, r)
 	ra, err := time.Parse(time.RFC3339Nano, r.str("retryAfter"))
@@ -330,15 +347,15 @@ func (e *env) mustLimited(t *testing.T, r *reply, text string, resetAt time.Time
 	if !e.h.RealTimeLimits && !ra.Equal(want) {
 		t.Errorf("%s: retryAfter %s, want the window's end %s", r, ra.Format(time.RFC3339Nano), want.Format(time.RFC3339Nano))
 	}
-	if got := r.header.Get("X-RateLimit-Remaining"); got != "0" {
+	if got := r.Header.Get("X-RateLimit-Remaining"); got != "0" {
 		t.Errorf("%s: X-RateLimit-Remaining %q, want \"0\"", r, got)
 	}
-	if hr, err := time.Parse(time.RFC3339Nano, r.header.Get("X-RateLimit-Reset")); err != nil || !hr.Equal(ra) {
-		t.Errorf("%s: X-RateLimit-Reset %q, want %q (retryAfter)", r, r.header.Get("X-RateLimit-Reset"), r.str("retryAfter"))
+	if hr, err := time.Parse(time.RFC3339Nano, r.Header.Get("X-RateLimit-Reset")); err != nil || !hr.Equal(ra) {
+		t.Errorf("%s: X-RateLimit-Reset %q, want %q (retryAfter)", r, r.Header.Get("X-RateLimit-Reset"), r.str("retryAfter"))
 	}
-	secs, err := strconv.Atoi(r.header.Get("Retry-After"))
+	secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
 	if err != nil || secs <= 0 {
-		t.Errorf("%s: Retry-After %q, want a positive number of seconds", r, r.header.Get("Retry-After"))
+		t.Errorf("%s: Retry-After %q, want a positive number of seconds", r, r.Header.Get("Retry-After"))
 	} else if !e.h.RealTimeLimits {
 		wantSecs := int(math.Ceil(resetAt.Sub(e.clock.Now()).Seconds()))
 		if secs != wantSecs {
@@ -350,9 +367,9 @@ func (e *env) mustLimited(t *testing.T, r *reply, text string, resetAt time.Time
 // retryAfter returns the Retry-After seconds of a 429 reply as a duration.
 func retryAfter(t *testing.T, r *reply) time.Duration {
 	t.Helper()
-	secs, err := strconv.Atoi(r.header.Get("Retry-After"))
+	secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
 	if err != nil {
-		t.Fatalf("%s: Retry-After %q: %v", r, r.header.Get("Retry-After"), err)
+		t.Fatalf("%s: Retry-After %q: %v", r, r.Header.Get("Retry-After"), err)
 	}
 	return time.Duration(secs) * time.Second
 }

@@ -24,6 +24,15 @@
 // are crossed by moving the clock, never by sleeping. Subtests run in
 // parallel.
 //
+// The suite is one table of topics (topics, in suite.go): each topic is a
+// list of behaviours, each named for what it checks and checked by one
+// method on the suite, in the file named for the topic (twofactor.go,
+// login.go, email.go, changeemail.go, reset.go, account.go, limits.go,
+// limitfull.go, clientip.go, lockout.go, tokens.go, crossorigin.go,
+// cookies.go, input.go, races.go, hardening.go, extend.go, language.go);
+// errors.go walks the spec's error table, one subtest per row. A new
+// behaviour is a new method and a new row.
+//
 // What a subtest checks: the exact status and the exact client text (the
 // spec's error texts where the spec has one), the JSON fields, the
 // cookie attributes parsed from the raw Set-Cookie lines, the record in the

@@ -12,23 +12,11 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// extending covers what an app changes without forking: features switched
-// off, the optional name, extra registration fields and the hooks.
-func (s suite) extending(t *testing.T) {
-	t.Parallel()
-	t.Run("DisabledFeaturesAre404", s.disabledFeatures)
-	t.Run("NameOptional", s.nameOptional)
-	t.Run("BeforeRegisterVetoes", s.beforeRegisterVetoes)
-	t.Run("AfterRegisterFailureLeavesNothing", s.afterRegisterFails)
-	t.Run("AfterLoginVetoes", s.afterLoginVetoes)
-	t.Run("ChangeHooks", s.changeHooks)
-}
-
 // mustAppError checks an error answer with an app's own code (one that is
 // not in auth.Codes()).
 func mustAppError(t *testing.T, r *reply, status int, code, text string) {
 	t.Helper()
-	if r.status != status || r.str("error") != text || r.str("code") != code || len(r.json) != 2 {
+	if r.Status != status || r.str("error") != text || r.str("code") != code || len(r.JSON) != 2 {
 		t.Errorf("%s: want %d {\"error\":%q, \"code\":%q}", r, status, text, code)
 	}
 }
@@ -36,7 +24,6 @@ func mustAppError(t *testing.T, r *reply, status int, code, text string) {
 // disabledFeatures: a switched-off feature's routes answer 404 on every
 // framework and change nothing; the routes that stay on still answer.
 func (s suite) disabledFeatures(t *testing.T) {
-	t.Parallel()
 	e := s.env(t, func(c *auth.Config) {
 		c.Disable = []auth.Feature{auth.FeatureRegistration, auth.FeatureTwoFactor, auth.FeatureEmailChange,
 			auth.FeaturePasswordReset, auth.FeaturePasswordChange}
@@ -58,8 +45,8 @@ func (s suite) disabledFeatures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", off.method, off.path, err)
 		}
-		if r.status != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404 (the feature is off)", r, r.status)
+		if r.Status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404 (the feature is off)", r, r.Status)
 		}
 	}
 	e.noUser(t, "bob@example.com")
@@ -71,7 +58,7 @@ func (s suite) disabledFeatures(t *testing.T) {
 	}
 	// What stays on: signing in and out, the second step, 2FA disable.
 	mustBeSignedIn(t, c, "ada@example.com")
-	mustStatus(t, e.client().post("/api/2fa/verify", obj{"code": "123456"}), http.StatusUnauthorized, errNoPending2FA)
+	mustStatus(t, e.client().verify("123456"), http.StatusUnauthorized, errNoPending2FA)
 	mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusBadRequest, err2FANotEnabled)
 	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
 }
@@ -79,7 +66,6 @@ func (s suite) disabledFeatures(t *testing.T) {
 // nameOptional: with Config.NameOptional a registration needs no name; a
 // name that is given is still checked.
 func (s suite) nameOptional(t *testing.T) {
-	t.Parallel()
 	e := s.env(t, relaxed, func(c *auth.Config) { c.NameOptional = true })
 	mustMessage(t, e.client().post("/api/auth/register", obj{"email": "ada@example.com", "password": goodPassword}), msgRegistered)
 	if u := e.user(t, "ada@example.com"); u.Name != "" {
@@ -98,7 +84,6 @@ func (s suite) nameOptional(t *testing.T) {
 // with the app's own status, code and text; nothing is stored or mailed.
 // Accepted, AfterRegister sees the new user and what BeforeRegister kept.
 func (s suite) beforeRegisterVetoes(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	tenants := map[string]string{} // user id -> company
 	e := s.env(t, relaxed, func(c *auth.Config) {
@@ -147,7 +132,6 @@ func (s suite) beforeRegisterVetoes(t *testing.T) {
 // afterRegisterFails: an AfterRegister that fails or panics leaves no
 // account, no mail and no session, and the address can register again.
 func (s suite) afterRegisterFails(t *testing.T) {
-	t.Parallel()
 	var mode sync.Map // "fail" | "panic" | "ok"
 	mode.Store("m", "fail")
 	e := s.env(t, relaxed, func(c *auth.Config) {
@@ -183,7 +167,6 @@ func (s suite) afterRegisterFails(t *testing.T) {
 // of a 2FA login's second step, with the app's error; it is told which
 // factor ended the login.
 func (s suite) afterLoginVetoes(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	var seen []auth.LoginMethod
 	suspended := "ada@example.com"
@@ -204,14 +187,12 @@ func (s suite) afterLoginVetoes(t *testing.T) {
 	e.seed(t, "bob@example.com")
 	mustLogin(t, e.client(), "bob@example.com", goodPassword)
 
-	b := e.client()
-	pendingLogin(t, b, "ada@example.com")
+	b := e.pending(t)
 	e.nextStep()
-	mustAppError(t, b.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), http.StatusForbidden, "account_suspended", "Account suspended")
+	mustAppError(t, b.verify(e.now(t, secret)), http.StatusForbidden, "account_suspended", "Account suspended")
 	mustBeSignedOut(t, b)
-	x := e.client()
-	pendingLogin(t, x, "ada@example.com")
-	mustAppError(t, x.post("/api/2fa/recover", obj{"code": codes[0]}), http.StatusForbidden, "account_suspended", "Account suspended")
+	x := e.pending(t)
+	mustAppError(t, x.recover(codes[0]), http.StatusForbidden, "account_suspended", "Account suspended")
 	mustBeSignedOut(t, x)
 
 	mu.Lock()
@@ -237,7 +218,6 @@ func (s suite) afterLoginVetoes(t *testing.T) {
 // changeHooks: AfterPasswordChange and AfterEmailChange run once the
 // change is stored, told what changed; their failure changes nothing.
 func (s suite) changeHooks(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	var got []string
 	e := s.env(t, relaxed, func(c *auth.Config) {

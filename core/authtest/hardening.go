@@ -16,25 +16,9 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// hardening covers what issue 13 found from outside, as kinds of tests
-// that keep each class fixed: the 405 answer of every path, side-channel
-// parity of failed logins and forgot-password requests (the hasher calls
-// and store calls each outcome makes, recorded, never timed), and
-// interleaving injection (a concurrent change made to the account just
-// before each conditional store call of a login).
-func (s suite) hardening(t *testing.T) {
-	t.Parallel()
-	t.Run("MethodNotAllowed", s.methodNotAllowed)
-	t.Run("LoginParity", s.loginParity)
-	t.Run("ForgotPasswordParity", s.forgotParity)
-	t.Run("PasswordlessAccount", s.passwordlessAccount)
-	t.Run("Interleaving", s.interleaving)
-}
-
 // methodNotAllowed: every path authkit serves answers the methods it does
 // not serve with a JSON 405 and the same Allow header on every framework.
 func (s suite) methodNotAllowed(t *testing.T) {
-	t.Parallel()
 	e := s.env(t)
 	c := e.client()
 	for _, p := range e.svc.Paths() {
@@ -45,7 +29,7 @@ func (s suite) methodNotAllowed(t *testing.T) {
 			}
 			r := c.do(m, path, "application/json", []byte("{}"))
 			mustStatus(t, r, http.StatusMethodNotAllowed, errMethodNotAllowed)
-			if got := r.header.Get("Allow"); got != p.Allow {
+			if got := r.Header.Get("Allow"); got != p.Allow {
 				t.Errorf("%s: Allow %q, want %q", r, got, p.Allow)
 			}
 		}
@@ -275,7 +259,6 @@ func critical(ops []string) []string {
 // check. The lock-out's failure count of an existing account is made while
 // the hash check runs. The lock-out is on (the default), as in production.
 func (s suite) loginParity(t *testing.T) {
-	t.Parallel()
 	log := &opsLog{}
 	e := s.env(t, relaxed, recorded(log))
 	e.twoFactorUser(t) // ada, with 2FA
@@ -343,7 +326,6 @@ func (s suite) loginParity(t *testing.T) {
 // address, an account, an account with 2FA and an address over its
 // per-email limit: one lookup, no hash, no store write.
 func (s suite) forgotParity(t *testing.T) {
-	t.Parallel()
 	log := &opsLog{}
 	perEmailOnly := func(c *auth.Config) { c.Limits.ResetIP = auth.Limit{Max: 100, Window: time.Hour} }
 	e := s.env(t, perEmailOnly, recorded(log))
@@ -366,7 +348,6 @@ func (s suite) forgotParity(t *testing.T) {
 // custom store's NULL column) answers a login like an unknown email and a
 // password re-entry like a wrong password, never 500.
 func (s suite) passwordlessAccount(t *testing.T) {
-	t.Parallel()
 	e := s.env(t)
 	u, err := e.users.Create(e.ctx(), &user.User{Email: "nopass@example.com", Name: "No Password"})
 	if err != nil {
@@ -406,100 +387,111 @@ func (b *plantBridge) Set(name, value string, _ session.CookieOptions) { b.name,
 func (b *plantBridge) Get(string) (string, bool)                       { return "", false }
 func (b *plantBridge) Delete(string, session.CookieOptions)            {}
 
+// account is the account of one interleaving test.
+type account struct {
+	e     *env
+	u     *user.User
+	codes []string
+}
+
+// interleavingEvent is a change made to the account.
+type interleavingEvent struct {
+	name  string
+	ends  bool // the event ends the account's sessions and pending logins
+	apply func(t *testing.T, a *account)
+}
+
+// interleavingEvents change the account through the store itself, as another
+// request on another instance would.
+var interleavingEvents = []interleavingEvent{
+	{"logout everywhere", true, func(t *testing.T, a *account) {
+		if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"password change", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		h, err := password.ForTesting().Hash(a.e.ctx(), "a-new-password-123")
+		if err == nil {
+			err = a.e.users.SetPassword(a.e.ctx(), a.u.ID, user.PasswordUpdate{Hash: h, OldHash: cur.PasswordHash, At: a.e.clock.Now()})
+		}
+		if err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"email change", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ChangeEmail(a.e.ctx(), a.u.ID, cur.Email, "moved-"+cur.Email, a.e.clock.Now()); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"2FA disable", true, func(t *testing.T, a *account) {
+		if err := a.e.users.DisableTOTP(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"another code spent and logout everywhere", true, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
+			t.Errorf("event: %v", err)
+		}
+		if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+	{"another code spent", false, func(t *testing.T, a *account) {
+		cur := a.e.byID(t, a.u.ID)
+		if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
+			t.Errorf("event: %v", err)
+		}
+	}},
+}
+
+// interleavingFlow is a login, and the store calls at which an event is
+// injected.
+type interleavingFlow struct {
+	name   string
+	twoFA  bool
+	points []string
+	run    func(t *testing.T, a *account, b *client, secret string) *reply
+}
+
+// interleavingFlows are the logins: the store calls of each at which an
+// event is injected, and the login itself, which answers with the client's
+// last reply.
+var interleavingFlows = []interleavingFlow{
+	{"password login", false, []string{"RecordLoginFailure", "ClearLoginFailures"},
+		func(t *testing.T, a *account, b *client, _ string) *reply {
+			return b.login(a.u.Email, goodPassword)
+		}},
+	{"2FA verify", true, []string{"RecordLoginFailure", "ClearLoginFailures", "AcceptTOTPStep"},
+		func(t *testing.T, a *account, b *client, secret string) *reply {
+			r := b.login(a.u.Email, goodPassword)
+			if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				return r
+			}
+			a.e.nextStep()
+			return b.verify(a.e.now(t, secret))
+		}},
+	{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
+		func(t *testing.T, a *account, b *client, _ string) *reply {
+			r := b.login(a.u.Email, goodPassword)
+			if r.Status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
+				return r
+			}
+			return b.recover(a.codes[0])
+		}},
+}
+
 // interleaving: a concurrent change to the account, made just before a
 // conditional store call of a login (the password step, the TOTP step or
 // the recovery step), must never leave a working session issued from a
 // login older than the change. Each case injects one event before one
 // store call, once, on a fresh account.
 func (s suite) interleaving(t *testing.T) {
-	t.Parallel()
-	type account struct {
-		e     *env
-		u     *user.User
-		codes []string
-	}
-	// Events change the account through the store itself, as another
-	// request on another instance would.
-	events := []struct {
-		name  string
-		ends  bool // the event ends the account's sessions and pending logins
-		apply func(t *testing.T, a *account)
-	}{
-		{"logout everywhere", true, func(t *testing.T, a *account) {
-			if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"password change", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			h, err := password.ForTesting().Hash(a.e.ctx(), "a-new-password-123")
-			if err == nil {
-				err = a.e.users.SetPassword(a.e.ctx(), a.u.ID, user.PasswordUpdate{Hash: h, OldHash: cur.PasswordHash, At: a.e.clock.Now()})
-			}
-			if err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"email change", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ChangeEmail(a.e.ctx(), a.u.ID, cur.Email, "moved-"+cur.Email, a.e.clock.Now()); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"2FA disable", true, func(t *testing.T, a *account) {
-			if err := a.e.users.DisableTOTP(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"another code spent and logout everywhere", true, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
-				t.Errorf("event: %v", err)
-			}
-			if _, err := a.e.users.BumpSessionVersion(a.e.ctx(), a.u.ID); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-		{"another code spent", false, func(t *testing.T, a *account) {
-			cur := a.e.byID(t, a.u.ID)
-			if err := a.e.users.ConsumeRecoveryCode(a.e.ctx(), a.u.ID, cur.RecoveryCodeHashes, cur.RecoveryCodeHashes[:len(cur.RecoveryCodeHashes)-1]); err != nil {
-				t.Errorf("event: %v", err)
-			}
-		}},
-	}
-	// Flows: the store calls of each at which an event is injected, and
-	// the login itself, which answers with the client's last reply.
-	flows := []struct {
-		name   string
-		twoFA  bool
-		points []string
-		run    func(t *testing.T, a *account, b *client, secret string) *reply
-	}{
-		{"password login", false, []string{"RecordLoginFailure", "ClearLoginFailures"},
-			func(t *testing.T, a *account, b *client, _ string) *reply {
-				return b.login(a.u.Email, goodPassword)
-			}},
-		{"2FA verify", true, []string{"RecordLoginFailure", "ClearLoginFailures", "AcceptTOTPStep"},
-			func(t *testing.T, a *account, b *client, secret string) *reply {
-				r := b.login(a.u.Email, goodPassword)
-				if r.status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
-					return r
-				}
-				a.e.nextStep()
-				return b.post("/api/2fa/verify", obj{"code": a.e.now(t, secret)})
-			}},
-		{"2FA recover", true, []string{"RecordLoginFailure", "ClearLoginFailures", "ConsumeRecoveryCode"},
-			func(t *testing.T, a *account, b *client, _ string) *reply {
-				r := b.login(a.u.Email, goodPassword)
-				if r.status != http.StatusOK || b.cookie(auth.PendingCookie) == nil {
-					return r
-				}
-				return b.post("/api/2fa/recover", obj{"code": a.codes[0]})
-			}},
-	}
-	for _, f := range flows {
+	for _, f := range interleavingFlows {
 		for _, point := range f.points {
-			for _, ev := range events {
+			for _, ev := range interleavingEvents {
 				switch {
 				case !f.twoFA && ev.name == "2FA disable":
 					continue // nothing to disable
@@ -508,38 +500,67 @@ func (s suite) interleaving(t *testing.T) {
 				}
 				t.Run(f.name+"/"+ev.name+" before "+point, func(t *testing.T) {
 					t.Parallel()
-					a := &account{}
-					var armed, fired atomic.Bool
-					inject := func(c *auth.Config) {
-						c.Users = &recStore{Store: c.Users, before: func(op string) {
-							if op == point && armed.Load() && fired.CompareAndSwap(false, true) {
-								ev.apply(t, a)
-							}
-						}}
-					}
-					a.e = s.env(t, relaxed, inject)
-					owner := a.e.client()
-					a.u = a.e.signup(t, owner, "ada@example.com")
-					var secret string
-					if f.twoFA {
-						secret, a.codes = a.e.enable2FA(t, owner)
-					}
-					b := a.e.client()
-					armed.Store(true)
-					r := f.run(t, a, b, secret)
-					if !fired.Load() {
-						t.Fatalf("%s: the flow never reached %s, where the event was to be injected", r, point)
-					}
-					if !ev.ends {
-						// Nothing ended: the login must still work.
-						mustBody(t, r, obj{"success": true, "remainingCodes": float64(len(a.codes) - 2)})
-						mustBeSignedIn(t, b, a.u.Email)
-						return
-					}
-					if b.me().status == http.StatusOK {
-						t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
-					}
+					s.interleave(t, f, point, ev)
 				})
+			}
+		}
+	}
+}
+
+// interleave runs flow f for a fresh account and injects ev just before
+// the store call point, once.
+func (s suite) interleave(t *testing.T, f interleavingFlow, point string, ev interleavingEvent) {
+	a := &account{}
+	var armed, fired atomic.Bool
+	inject := func(c *auth.Config) {
+		c.Users = &recStore{Store: c.Users, before: func(op string) {
+			if op == point && armed.Load() && fired.CompareAndSwap(false, true) {
+				ev.apply(t, a)
+			}
+		}}
+	}
+	a.e = s.env(t, relaxed, inject)
+	owner := a.e.client()
+	a.u = a.e.signup(t, owner, "ada@example.com")
+	var secret string
+	if f.twoFA {
+		secret, a.codes = a.e.enable2FA(t, owner)
+	}
+	b := a.e.client()
+	armed.Store(true)
+	r := f.run(t, a, b, secret)
+	if !fired.Load() {
+		t.Fatalf("%s: the flow never reached %s, where the event was to be injected", r, point)
+	}
+	if !ev.ends {
+		// Nothing ended: the login must still work.
+		mustBody(t, r, obj{"success": true, "remainingCodes": float64(len(a.codes) - 2)})
+		mustBeSignedIn(t, b, a.u.Email)
+		return
+	}
+	if b.me().Status == http.StatusOK {
+		t.Errorf("%s: the session issued after the event works (/api/auth/me 200): a login older than %q was turned into a session", r, ev.name)
+	}
+}
+
+// noStore checks that every authkit route answers with Cache-Control:
+// no-store, signed in or not (the client checks every reply; this subtest
+// makes sure every route is asked at least once).
+func (s suite) noStore(t *testing.T) {
+	e := s.env(t)
+	e.seed(t, "ada@example.com")
+	anon, signed := e.client(), e.loggedIn(t, "ada@example.com")
+	for _, rt := range e.svc.Routes() {
+		path := strings.ReplaceAll(rt.Pattern, "{token}", "x")
+		for _, c := range []*client{anon, signed} {
+			var r *reply
+			if rt.Method == http.MethodGet {
+				r = c.get(path)
+			} else {
+				r = c.post(path, obj{})
+			}
+			if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("%s: Cache-Control %q, want no-store", r, cc)
 			}
 		}
 	}

@@ -95,6 +95,18 @@ func (c *client) login(email, pw string, hdr ...string) *reply {
 	return c.post("/api/login", obj{"email": email, "password": pw}, hdr...)
 }
 
+// verify posts a TOTP code to /api/2fa/verify.
+func (c *client) verify(code string) *reply {
+	c.t.Helper()
+	return c.post("/api/2fa/verify", obj{"code": code})
+}
+
+// recover posts a recovery code to /api/2fa/recover.
+func (c *client) recover(code string) *reply {
+	c.t.Helper()
+	return c.post("/api/2fa/recover", obj{"code": code})
+}
+
 // mustLogin logs c in as a user without 2FA.
 func mustLogin(t *testing.T, c *client, email, pw string) {
 	t.Helper()
@@ -119,8 +131,8 @@ func (c *client) me() *reply {
 func mustBeSignedIn(t *testing.T, c *client, email string) {
 	t.Helper()
 	r := c.me()
-	if r.status != http.StatusOK {
-		t.Fatalf("%s: status %d, want 200 (signed in as %s)", r, r.status, email)
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: status %d, want 200 (signed in as %s)", r, r.Status, email)
 	}
 	if got := r.str("email"); got != email {
 		t.Errorf("%s: email %q, want %q", r, got, email)
@@ -251,7 +263,7 @@ func (e *env) nextStep() { e.clock.Advance(30 * time.Second) }
 func (e *env) setup2FA(t *testing.T, c *client) string {
 	t.Helper()
 	r := c.post("/api/2fa/setup", nil)
-	if r.status != http.StatusOK || len(r.json) != 2 || r.str("qrImage") == "" {
+	if r.Status != http.StatusOK || len(r.JSON) != 2 || r.str("qrImage") == "" {
 		t.Fatalf("%s: want 200 {qrUri, qrImage}", r)
 	}
 	return qrSecret(t, r)
@@ -277,10 +289,10 @@ func (e *env) enable2FA(t *testing.T, c *client) (secret string, codes []string)
 	t.Helper()
 	secret = e.setup2FA(t, c)
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
-	if r.status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.json) != 2 {
+	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {
 		t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)
 	}
-	raw, _ := r.json["recoveryCodes"].([]any)
+	raw, _ := r.JSON["recoveryCodes"].([]any)
 	for _, v := range raw {
 		s, _ := v.(string)
 		codes = append(codes, s)
@@ -300,13 +312,22 @@ func pendingLogin(t *testing.T, c *client, email string) *reply {
 	return r
 }
 
+// pending returns a new browser that has passed ada's password step: it
+// holds her pending cookie (pendingLogin).
+func (e *env) pending(t *testing.T) *client {
+	t.Helper()
+	c := e.client()
+	pendingLogin(t, c, "ada@example.com")
+	return c
+}
+
 // loginWith2FA logs c in as a 2FA user: password, then a code of the next
 // TOTP step (the clock moves one period on).
 func (e *env) loginWith2FA(t *testing.T, c *client, email, secret string) {
 	t.Helper()
 	pendingLogin(t, c, email)
 	e.nextStep()
-	mustBody(t, c.post("/api/2fa/verify", obj{"code": e.now(t, secret)}), obj{"success": true})
+	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
 	mustBeSignedIn(t, c, email)
 }
 

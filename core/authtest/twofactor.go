@@ -65,237 +65,219 @@ func (e *env) twoFactorUser(t *testing.T) (c *client, u *user.User, secret strin
 	return c, u, secret, codes
 }
 
-// twoFactorSetup covers docs/api.md's 2FA setup, confirm, regenerate and disable.
-func (s suite) twoFactorSetup(t *testing.T) {
-	t.Parallel()
+func (s suite) setupNeedsSession(t *testing.T) {
+	e := s.env(t)
+	mustStatus(t, e.client().post("/api/2fa/setup", nil), http.StatusUnauthorized, errNotAuthenticated)
+}
 
-	t.Run("setup needs a session", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		mustStatus(t, e.client().post("/api/2fa/setup", nil), http.StatusUnauthorized, errNotAuthenticated)
-	})
+func (s suite) setupStoresPendingSecret(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	r := c.post("/api/2fa/setup", nil)
+	if r.Status != http.StatusOK || len(r.JSON) != 2 || !strings.HasPrefix(r.str("qrImage"), "data:image/png;base64,") {
+		t.Fatalf("%s: want 200 {qrUri, qrImage (a PNG data URL)}", r)
+	}
+	q, err := url.Parse(r.str("qrUri"))
+	if err != nil {
+		t.Fatalf("%s: qrUri: %v", r, err)
+	}
+	if q.Scheme != "otpauth" || q.Host != "totp" || q.Path != "/authkit:ada@example.com" ||
+		q.Query().Get("issuer") != "authkit" || q.Query().Get("secret") == "" {
+		t.Errorf("qrUri %q: want otpauth://totp/authkit:ada@example.com?secret=...&issuer=authkit", q)
+	}
+	secret := q.Query().Get("secret")
+	got := e.byID(t, u.ID)
+	if got.PendingTOTPSecret == "" || strings.Contains(got.PendingTOTPSecret, secret) {
+		t.Errorf("store: pendingTotpSecret = %q, want the secret encrypted", got.PendingTOTPSecret)
+	}
+	if got.TwoFactorEnabled || got.TOTPSecret != "" || got.RecoveryCodeHashes != nil {
+		t.Errorf("store: setup changed more than pendingTotpSecret: %+v", got)
+	}
+}
 
-	t.Run("setup stores an encrypted pending secret and returns qrUri", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		u := e.signup(t, c, "ada@example.com")
-		r := c.post("/api/2fa/setup", nil)
-		if r.status != http.StatusOK || len(r.json) != 2 || !strings.HasPrefix(r.str("qrImage"), "data:image/png;base64,") {
-			t.Fatalf("%s: want 200 {qrUri, qrImage (a PNG data URL)}", r)
-		}
-		q, err := url.Parse(r.str("qrUri"))
-		if err != nil {
-			t.Fatalf("%s: qrUri: %v", r, err)
-		}
-		if q.Scheme != "otpauth" || q.Host != "totp" || q.Path != "/authkit:ada@example.com" ||
-			q.Query().Get("issuer") != "authkit" || q.Query().Get("secret") == "" {
-			t.Errorf("qrUri %q: want otpauth://totp/authkit:ada@example.com?secret=...&issuer=authkit", q)
-		}
-		secret := q.Query().Get("secret")
-		got := e.byID(t, u.ID)
-		if got.PendingTOTPSecret == "" || strings.Contains(got.PendingTOTPSecret, secret) {
-			t.Errorf("store: pendingTotpSecret = %q, want the secret encrypted", got.PendingTOTPSecret)
-		}
-		if got.TwoFactorEnabled || got.TOTPSecret != "" || got.RecoveryCodeHashes != nil {
-			t.Errorf("store: setup changed more than pendingTotpSecret: %+v", got)
-		}
-	})
+func (s suite) secondSetupReplaces(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	e.signup(t, c, "ada@example.com")
+	first := e.setup2FA(t, c)
+	second := e.setup2FA(t, c)
+	if first == second {
+		t.Fatalf("two setups returned the same secret")
+	}
+	if e.now(t, first) != e.now(t, second) {
+		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.now(t, first)}), http.StatusBadRequest, errInvalidCode)
+	}
+	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, second)})
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: want 200", r)
+	}
+}
 
-	t.Run("a second setup replaces the pending secret", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		e.signup(t, c, "ada@example.com")
-		first := e.setup2FA(t, c)
-		second := e.setup2FA(t, c)
-		if first == second {
-			t.Fatalf("two setups returned the same secret")
-		}
-		if e.now(t, first) != e.now(t, second) {
-			mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.now(t, first)}), http.StatusBadRequest, errInvalidCode)
-		}
-		r := c.post("/api/2fa/confirm", obj{"code": e.now(t, second)})
-		if r.status != http.StatusOK {
-			t.Fatalf("%s: want 200", r)
-		}
-	})
+func (s suite) confirmWithoutSetup(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	mustStatus(t, c.post("/api/2fa/confirm", obj{"code": "123456"}), http.StatusBadRequest, errNoPendingSetup)
+	if got := e.byID(t, u.ID); got.TwoFactorEnabled || got.TOTPSecret != "" {
+		t.Errorf("store: 2FA state changed: %+v", got)
+	}
+}
 
-	t.Run("confirm without a pending setup", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		u := e.signup(t, c, "ada@example.com")
-		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": "123456"}), http.StatusBadRequest, errNoPendingSetup)
-		if got := e.byID(t, u.ID); got.TwoFactorEnabled || got.TOTPSecret != "" {
-			t.Errorf("store: 2FA state changed: %+v", got)
-		}
-	})
+func (s suite) confirmWrongCode(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	secret := e.setup2FA(t, c)
+	before := e.byID(t, u.ID)
+	mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.wrongCode(t, secret)}), http.StatusBadRequest, errInvalidCode)
+	got := e.byID(t, u.ID)
+	if got.TwoFactorEnabled || got.TOTPSecret != "" || got.PendingTOTPSecret != before.PendingTOTPSecret || got.RecoveryCodeHashes != nil {
+		t.Errorf("store: state changed by a wrong code: %+v", got)
+	}
+}
 
-	t.Run("confirm with a wrong code", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		u := e.signup(t, c, "ada@example.com")
-		secret := e.setup2FA(t, c)
-		before := e.byID(t, u.ID)
-		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.wrongCode(t, secret)}), http.StatusBadRequest, errInvalidCode)
-		got := e.byID(t, u.ID)
-		if got.TwoFactorEnabled || got.TOTPSecret != "" || got.PendingTOTPSecret != before.PendingTOTPSecret || got.RecoveryCodeHashes != nil {
-			t.Errorf("store: state changed by a wrong code: %+v", got)
+func (s suite) confirmEnables2FA(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	secret := e.setup2FA(t, c)
+	pending := e.byID(t, u.ID).PendingTOTPSecret
+	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
+	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {
+		t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)
+	}
+	raw, _ := r.JSON["recoveryCodes"].([]any)
+	if len(raw) != 8 {
+		t.Fatalf("%s: %d recovery codes, want 8", r, len(raw))
+	}
+	seen := map[string]bool{}
+	for _, v := range raw {
+		code, _ := v.(string)
+		if !recoveryCodeFormat.MatchString(code) {
+			t.Errorf("recovery code %q: want the form xxxxxxxx-xxxxxxxx", code)
 		}
-	})
+		if seen[code] {
+			t.Errorf("recovery code %q returned twice", code)
+		}
+		seen[code] = true
+	}
+	got := e.byID(t, u.ID)
+	if !got.TwoFactorEnabled || got.TOTPSecret == "" || got.PendingTOTPSecret != "" {
+		t.Errorf("store: twoFactorEnabled %v, totpSecret %q, pendingTotpSecret %q; want true, set, cleared",
+			got.TwoFactorEnabled, got.TOTPSecret, got.PendingTOTPSecret)
+	}
+	if strings.Contains(got.TOTPSecret, secret) || got.TOTPSecret == pending {
+		t.Errorf("store: totpSecret %q is not the secret encrypted anew", got.TOTPSecret)
+	}
+	if len(got.RecoveryCodeHashes) != 8 {
+		t.Errorf("store: %d recovery code hashes, want 8", len(got.RecoveryCodeHashes))
+	}
+	for _, h := range got.RecoveryCodeHashes {
+		if !strings.HasPrefix(h, "$2") || seen[h] {
+			t.Errorf("store: recovery code hash %q is not a bcrypt hash", h)
+		}
+	}
+	if want := e.totp.Step(e.clock.Now()); got.LastTOTPStep != want {
+		t.Errorf("store: lastTotpStep = %d, want the confirming code's step %d", got.LastTOTPStep, want)
+	}
+	mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)}), http.StatusBadRequest, errNoPendingSetup)
+	mustBeSignedIn(t, c, "ada@example.com")
+}
 
-	t.Run("confirm enables 2FA and returns 8 recovery codes once", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		u := e.signup(t, c, "ada@example.com")
-		secret := e.setup2FA(t, c)
-		pending := e.byID(t, u.ID).PendingTOTPSecret
-		r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
-		if r.status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.json) != 2 {
-			t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)
-		}
-		raw, _ := r.json["recoveryCodes"].([]any)
-		if len(raw) != 8 {
-			t.Fatalf("%s: %d recovery codes, want 8", r, len(raw))
-		}
-		seen := map[string]bool{}
-		for _, v := range raw {
-			code, _ := v.(string)
-			if !recoveryCodeFormat.MatchString(code) {
-				t.Errorf("recovery code %q: want the form xxxxxxxx-xxxxxxxx", code)
-			}
-			if seen[code] {
-				t.Errorf("recovery code %q returned twice", code)
-			}
-			seen[code] = true
-		}
-		got := e.byID(t, u.ID)
-		if !got.TwoFactorEnabled || got.TOTPSecret == "" || got.PendingTOTPSecret != "" {
-			t.Errorf("store: twoFactorEnabled %v, totpSecret %q, pendingTotpSecret %q; want true, set, cleared",
-				got.TwoFactorEnabled, got.TOTPSecret, got.PendingTOTPSecret)
-		}
-		if strings.Contains(got.TOTPSecret, secret) || got.TOTPSecret == pending {
-			t.Errorf("store: totpSecret %q is not the secret encrypted anew", got.TOTPSecret)
-		}
-		if len(got.RecoveryCodeHashes) != 8 {
-			t.Errorf("store: %d recovery code hashes, want 8", len(got.RecoveryCodeHashes))
-		}
-		for _, h := range got.RecoveryCodeHashes {
-			if !strings.HasPrefix(h, "$2") || seen[h] {
-				t.Errorf("store: recovery code hash %q is not a bcrypt hash", h)
-			}
-		}
-		if want := e.totp.Step(e.clock.Now()); got.LastTOTPStep != want {
-			t.Errorf("store: lastTotpStep = %d, want the confirming code's step %d", got.LastTOTPStep, want)
-		}
-		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)}), http.StatusBadRequest, errNoPendingSetup)
-		mustBeSignedIn(t, c, "ada@example.com")
-	})
+func (s suite) setupWhileEnabledRefused(t *testing.T) {
+	e := s.env(t)
+	c, u, _, _ := e.twoFactorUser(t)
+	before := e.byID(t, u.ID)
+	mustStatus(t, c.post("/api/2fa/setup", nil), http.StatusBadRequest, msg2FAAlreadyEnabled)
+	if got := e.byID(t, u.ID); got.PendingTOTPSecret != "" || got.TOTPSecret != before.TOTPSecret {
+		t.Errorf("store: setup while enabled changed the secrets")
+	}
+}
 
-	t.Run("setup while enabled is refused", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c, u, _, _ := e.twoFactorUser(t)
-		before := e.byID(t, u.ID)
-		mustStatus(t, c.post("/api/2fa/setup", nil), http.StatusBadRequest, msg2FAAlreadyEnabled)
-		if got := e.byID(t, u.ID); got.PendingTOTPSecret != "" || got.TOTPSecret != before.TOTPSecret {
-			t.Errorf("store: setup while enabled changed the secrets")
+func (s suite) regenerateReplacesCodes(t *testing.T) {
+	e := s.env(t)
+	c, u, _, old := e.twoFactorUser(t)
+	oldHashes := e.byID(t, u.ID).RecoveryCodeHashes
+	r := c.post("/api/2fa/regenerate-codes", nil)
+	if r.Status != http.StatusOK || len(r.JSON) != 1 {
+		t.Fatalf("%s: want 200 {recoveryCodes}", r)
+	}
+	raw, _ := r.JSON["recoveryCodes"].([]any)
+	var fresh []string
+	for _, v := range raw {
+		code, _ := v.(string)
+		if !recoveryCodeFormat.MatchString(code) || slices.Contains(old, code) {
+			t.Errorf("regenerated code %q: want a new code of the form xxxxxxxx-xxxxxxxx", code)
 		}
-	})
+		fresh = append(fresh, code)
+	}
+	if len(fresh) != 8 {
+		t.Fatalf("%s: %d codes, want 8", r, len(fresh))
+	}
+	got := e.byID(t, u.ID)
+	if len(got.RecoveryCodeHashes) != 8 {
+		t.Errorf("store: %d hashes, want 8", len(got.RecoveryCodeHashes))
+	}
+	for _, h := range got.RecoveryCodeHashes {
+		if slices.Contains(oldHashes, h) {
+			t.Errorf("store: old hash %q survived regeneration", h)
+		}
+	}
+	if !got.TwoFactorEnabled || got.TOTPSecret == "" {
+		t.Errorf("store: regeneration turned 2FA off")
+	}
+	// An old code no longer works; a new one does.
+	b := e.pending(t)
+	r = b.recover(old[0])
+	mustStatus(t, r, http.StatusBadRequest, errInvalidRecovery)
+	mustKeepPending(t, b, r)
+	mustBody(t, b.recover(fresh[0]), obj{"success": true, "remainingCodes": 7})
+}
 
-	t.Run("regenerate replaces every recovery code", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c, u, _, old := e.twoFactorUser(t)
-		oldHashes := e.byID(t, u.ID).RecoveryCodeHashes
-		r := c.post("/api/2fa/regenerate-codes", nil)
-		if r.status != http.StatusOK || len(r.json) != 1 {
-			t.Fatalf("%s: want 200 {recoveryCodes}", r)
-		}
-		raw, _ := r.json["recoveryCodes"].([]any)
-		var fresh []string
-		for _, v := range raw {
-			code, _ := v.(string)
-			if !recoveryCodeFormat.MatchString(code) || slices.Contains(old, code) {
-				t.Errorf("regenerated code %q: want a new code of the form xxxxxxxx-xxxxxxxx", code)
-			}
-			fresh = append(fresh, code)
-		}
-		if len(fresh) != 8 {
-			t.Fatalf("%s: %d codes, want 8", r, len(fresh))
-		}
-		got := e.byID(t, u.ID)
-		if len(got.RecoveryCodeHashes) != 8 {
-			t.Errorf("store: %d hashes, want 8", len(got.RecoveryCodeHashes))
-		}
-		for _, h := range got.RecoveryCodeHashes {
-			if slices.Contains(oldHashes, h) {
-				t.Errorf("store: old hash %q survived regeneration", h)
-			}
-		}
-		if !got.TwoFactorEnabled || got.TOTPSecret == "" {
-			t.Errorf("store: regeneration turned 2FA off")
-		}
-		// An old code no longer works; a new one does.
-		b := e.client()
-		pendingLogin(t, b, "ada@example.com")
-		r = b.post("/api/2fa/recover", obj{"code": old[0]})
-		mustStatus(t, r, http.StatusBadRequest, errInvalidRecovery)
-		mustKeepPending(t, b, r)
-		mustBody(t, b.post("/api/2fa/recover", obj{"code": fresh[0]}), obj{"success": true, "remainingCodes": 7})
-	})
+func (s suite) regenerateDisableNeed2FA(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	mustStatus(t, c.post("/api/2fa/regenerate-codes", nil), http.StatusBadRequest, err2FANotEnabled)
+	mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusBadRequest, err2FANotEnabled)
+	if got := e.byID(t, u.ID); got.RecoveryCodeHashes != nil || got.TwoFactorEnabled {
+		t.Errorf("store: changed by a refused request: %+v", got)
+	}
+}
 
-	t.Run("regenerate and disable need 2FA on", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		u := e.signup(t, c, "ada@example.com")
-		mustStatus(t, c.post("/api/2fa/regenerate-codes", nil), http.StatusBadRequest, err2FANotEnabled)
-		mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusBadRequest, err2FANotEnabled)
-		if got := e.byID(t, u.ID); got.RecoveryCodeHashes != nil || got.TwoFactorEnabled {
-			t.Errorf("store: changed by a refused request: %+v", got)
-		}
-	})
+func (s suite) regenerateDisableNeedSession(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	mustStatus(t, c.post("/api/2fa/regenerate-codes", nil), http.StatusUnauthorized, errNotAuthenticated)
+	mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusUnauthorized, errNotAuthenticated)
+	mustStatus(t, c.post("/api/2fa/confirm", obj{"code": "123456"}), http.StatusUnauthorized, errNotAuthenticated)
+}
 
-	t.Run("regenerate and disable need a session", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c := e.client()
-		mustStatus(t, c.post("/api/2fa/regenerate-codes", nil), http.StatusUnauthorized, errNotAuthenticated)
-		mustStatus(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), http.StatusUnauthorized, errNotAuthenticated)
-		mustStatus(t, c.post("/api/2fa/confirm", obj{"code": "123456"}), http.StatusUnauthorized, errNotAuthenticated)
-	})
+func (s suite) disableWrongPassword(t *testing.T) {
+	e := s.env(t)
+	c, u, _, _ := e.twoFactorUser(t)
+	before := e.byID(t, u.ID)
+	mustStatus(t, c.post("/api/2fa/disable", obj{"password": wrongPassword}), http.StatusUnauthorized, errInvalidPassword)
+	got := e.byID(t, u.ID)
+	if !got.TwoFactorEnabled || got.TOTPSecret != before.TOTPSecret || len(got.RecoveryCodeHashes) != 8 {
+		t.Errorf("store: a wrong password changed the 2FA state: %+v", got)
+	}
+}
 
-	t.Run("disable with a wrong password", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c, u, _, _ := e.twoFactorUser(t)
-		before := e.byID(t, u.ID)
-		mustStatus(t, c.post("/api/2fa/disable", obj{"password": wrongPassword}), http.StatusUnauthorized, errInvalidPassword)
-		got := e.byID(t, u.ID)
-		if !got.TwoFactorEnabled || got.TOTPSecret != before.TOTPSecret || len(got.RecoveryCodeHashes) != 8 {
-			t.Errorf("store: a wrong password changed the 2FA state: %+v", got)
-		}
-	})
-
-	t.Run("disable with the password clears every 2FA field", func(t *testing.T) {
-		t.Parallel()
-		e := s.env(t)
-		c, u, secret, _ := e.twoFactorUser(t)
-		other := e.client()
-		e.loginWith2FA(t, other, "ada@example.com", secret)
-		mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
-		got := e.byID(t, u.ID)
-		if got.TwoFactorEnabled || got.TOTPSecret != "" || got.PendingTOTPSecret != "" || got.RecoveryCodeHashes != nil || got.LastTOTPStep != 0 {
-			t.Errorf("store: after disable twoFactorEnabled %v, totpSecret %q, pendingTotpSecret %q, recoveryCodeHashes %q, lastTotpStep %d; want all cleared",
-				got.TwoFactorEnabled, got.TOTPSecret, got.PendingTOTPSecret, got.RecoveryCodeHashes, got.LastTOTPStep)
-		}
-		mustBeSignedIn(t, c, "ada@example.com")
-		mustBeSignedOut(t, other)
-		e.lastMail(t, "ada@example.com", mail.KindTwoFactorDisabled)
-		mustBody(t, e.client().login("ada@example.com", goodPassword), obj{"success": true})
-	})
+func (s suite) disableClears2FA(t *testing.T) {
+	e := s.env(t)
+	c, u, secret, _ := e.twoFactorUser(t)
+	other := e.client()
+	e.loginWith2FA(t, other, "ada@example.com", secret)
+	mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
+	got := e.byID(t, u.ID)
+	if got.TwoFactorEnabled || got.TOTPSecret != "" || got.PendingTOTPSecret != "" || got.RecoveryCodeHashes != nil || got.LastTOTPStep != 0 {
+		t.Errorf("store: after disable twoFactorEnabled %v, totpSecret %q, pendingTotpSecret %q, recoveryCodeHashes %q, lastTotpStep %d; want all cleared",
+			got.TwoFactorEnabled, got.TOTPSecret, got.PendingTOTPSecret, got.RecoveryCodeHashes, got.LastTOTPStep)
+	}
+	mustBeSignedIn(t, c, "ada@example.com")
+	mustBeSignedOut(t, other)
+	e.lastMail(t, "ada@example.com", mail.KindTwoFactorDisabled)
+	mustBody(t, e.client().login("ada@example.com", goodPassword), obj{"success": true})
 }
