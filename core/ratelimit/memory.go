@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Defaults of [MemoryConfig] (spec section 8).
@@ -24,8 +25,10 @@ const (
 const (
 	// numShards splits the key space so that attempts on different keys
 	// rarely wait for the same mutex. A power of two, so a shard is picked
-	// with a mask.
-	numShards = 64
+	// with a mask: the low shardBits bits of the key's hash; the shard's
+	// table takes the key's home slot from the bits above them.
+	numShards = 1 << shardBits
+	shardBits = 6
 
 	// shardSize is the size of one shard, a multiple of the cache line.
 	// 128 bytes also covers CPUs that fetch lines in pairs (x86 adjacent-line
@@ -33,11 +36,6 @@ const (
 	// hot fields of two shards never share a 64-byte line, however the array
 	// happens to be aligned.
 	shardSize = 128
-
-	// shardHeadSize is the size of the fields of shard (mutex 8, map
-	// pointer 4 or 8, padding to 8, atomic.Int64 8): 24 on 32- and 64-bit
-	// platforms. A test checks that a shard is exactly shardSize bytes.
-	shardHeadSize = 24
 )
 
 // errInvalidWindow is returned by MemoryStore.Increment for window <= 0.
@@ -62,7 +60,7 @@ type MemoryConfig struct {
 	Now func() time.Time
 }
 
-// entry is one key's counter, stored inline in its shard's map so that
+// entry is one key's counter, stored inline in its shard's table so that
 // counting an existing key allocates nothing.
 type entry struct {
 	count   int64
@@ -72,15 +70,20 @@ type entry struct {
 // shard is one lock domain of a MemoryStore, padded to shardSize bytes so
 // that shards locked by different CPUs do not share a cache line.
 type shard struct {
-	mu sync.Mutex
-	m  map[string]entry // guarded by mu
-	// minReset is at most the smallest resetAt in m, math.MaxInt64 when m
-	// is empty. Written only under mu; read without it by a full store
+	shardHead
+	_ [shardSize - unsafe.Sizeof(shardHead{})]byte
+}
+
+// shardHead is the fields of a shard; unsafe.Sizeof of it sizes the padding.
+type shardHead struct {
+	mu  sync.Mutex
+	tab table // guarded by mu
+	// minReset is at most the smallest resetAt in tab, math.MaxInt64 when
+	// tab is empty. Written only under mu; read without it by a full store
 	// deciding whether sweeping could free anything. Renewing or deleting
 	// an entry leaves it as it was (lower than needed), which is safe: the
 	// next sweep of the shard makes it exact again.
 	minReset atomic.Int64
-	_        [shardSize - shardHeadSize]byte
 }
 
 // MemoryStore is the built-in [Store]: counters in process memory, lost on
@@ -97,7 +100,7 @@ type shard struct {
 type MemoryStore struct {
 	// Read-only after construction.
 	seed      maphash.Seed
-	nowNanos  func() int64 // the current time in Unix nanoseconds
+	clock     func() time.Time // MemoryConfig.Now; nil: the monotonic clock
 	capacity  int64
 	stop      chan struct{} // nil without background cleanup
 	done      chan struct{} // closed when the cleanup goroutine returns
@@ -109,8 +112,8 @@ type MemoryStore struct {
 	// cache line of its own, away from the read-only fields above.
 	live atomic.Int64
 	// base is the wall-clock reading the default clock counts from (see
-	// monotonicNanos); the cleanup tick takes a fresh one.
-	base atomic.Pointer[time.Time]
+	// nowNanos); the cleanup tick takes a fresh one.
+	base atomic.Pointer[clockBase]
 	_    [shardSize]byte
 
 	shards [numShards]shard
@@ -133,19 +136,16 @@ func NewMemoryStore(cfg MemoryConfig) *MemoryStore {
 func newMemoryStore(cfg MemoryConfig, newTicker func(time.Duration) (<-chan time.Time, func())) *MemoryStore {
 	s := &MemoryStore{
 		seed:     maphash.MakeSeed(),
+		clock:    cfg.Now,
 		capacity: int64(cfg.Capacity),
 	}
-	if now := cfg.Now; now != nil {
-		s.nowNanos = func() int64 { return now().UnixNano() }
-	} else {
+	if s.clock == nil {
 		s.rebase()
-		s.nowNanos = s.monotonicNanos
 	}
 	if s.capacity <= 0 {
 		s.capacity = DefaultMemoryCapacity
 	}
 	for i := range s.shards {
-		s.shards[i].m = make(map[string]entry)
 		s.shards[i].minReset.Store(math.MaxInt64)
 	}
 	interval := cfg.CleanupInterval
@@ -161,20 +161,30 @@ func newMemoryStore(cfg MemoryConfig, newTicker func(time.Duration) (<-chan time
 	return s
 }
 
-// monotonicNanos is the default clock: a wall-clock base plus the
-// monotonic time elapsed since it. time.Since reads only the monotonic
-// clock, half the cost of time.Now on common VMs, and the clock is the
-// largest cost of counting a key already held. The cleanup tick re-takes
-// the base, so reset times follow a stepped wall clock within one
-// CleanupInterval.
-func (s *MemoryStore) monotonicNanos() int64 {
+// clockBase is a wall-clock reading, with its Unix nanoseconds computed
+// once.
+type clockBase struct {
+	t    time.Time
+	unix int64
+}
+
+// nowNanos returns the current time in Unix nanoseconds: MemoryConfig.Now
+// when set, else the default clock, a wall-clock base plus the monotonic
+// time elapsed since it. time.Since reads only the monotonic clock, half the
+// cost of time.Now on common VMs, and the clock is one of the largest costs
+// of counting a key already held. The cleanup tick re-takes the base, so
+// reset times follow a stepped wall clock within one CleanupInterval.
+func (s *MemoryStore) nowNanos() int64 {
+	if s.clock != nil {
+		return s.clock().UnixNano()
+	}
 	b := s.base.Load()
-	return b.UnixNano() + int64(time.Since(*b))
+	return b.unix + int64(time.Since(b.t))
 }
 
 func (s *MemoryStore) rebase() {
 	t := time.Now()
-	s.base.Store(&t)
+	s.base.Store(&clockBase{t: t, unix: t.UnixNano()})
 }
 
 func (s *MemoryStore) cleanup(tick <-chan time.Time, stopTicker func()) {
@@ -185,7 +195,7 @@ func (s *MemoryStore) cleanup(tick <-chan time.Time, stopTicker func()) {
 		case <-s.stop:
 			return
 		case <-tick:
-			if s.base.Load() != nil { // the default clock
+			if s.clock == nil {
 				s.rebase()
 			}
 			s.Sweep()
@@ -203,30 +213,34 @@ func (s *MemoryStore) Increment(_ context.Context, key string, window time.Durat
 		return 0, time.Time{}, errInvalidWindow
 	}
 	now := s.nowNanos()
-	sh := s.shardFor(key)
+	// One hash picks the shard (its low bits) and the slot in the shard's
+	// table (the bits above), computed before the shard is locked.
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&(numShards-1)]
 	for swept := false; ; swept = true {
 		sh.mu.Lock()
-		if e, ok := sh.m[key]; ok {
+		if i := sh.tab.find(h, key); i >= 0 {
+			e := &sh.tab.slots[i].entry
 			if now < e.resetAt {
 				if e.count < math.MaxInt64 {
 					e.count++
 				}
 			} else {
 				// The window elapsed: start a new one in the same slot.
-				e = entry{count: 1, resetAt: addNanos(now, window)}
+				*e = entry{count: 1, resetAt: addNanos(now, window)}
 			}
-			sh.m[key] = e
+			count, resetAt := e.count, e.resetAt
 			sh.mu.Unlock()
-			return e.count, time.Unix(0, e.resetAt).UTC(), nil
+			return count, time.Unix(0, resetAt).UTC(), nil
 		}
 		if s.reserve() {
-			e := entry{count: 1, resetAt: addNanos(now, window)}
-			sh.m[key] = e
-			if e.resetAt < sh.minReset.Load() {
-				sh.minReset.Store(e.resetAt)
+			resetAt := addNanos(now, window)
+			sh.tab.insert(s.seed, h, key, entry{count: 1, resetAt: resetAt})
+			if resetAt < sh.minReset.Load() {
+				sh.minReset.Store(resetAt)
 			}
 			sh.mu.Unlock()
-			return e.count, time.Unix(0, e.resetAt).UTC(), nil
+			return 1, time.Unix(0, resetAt).UTC(), nil
 		}
 		sh.mu.Unlock()
 
@@ -255,10 +269,11 @@ func (s *MemoryStore) Increment(_ context.Context, key string, window time.Durat
 // Reset implements [Store]: it removes key's entry. Resetting a missing key
 // is not an error. ctx is not used.
 func (s *MemoryStore) Reset(_ context.Context, key string) error {
-	sh := s.shardFor(key)
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	if _, ok := sh.m[key]; ok {
-		delete(sh.m, key)
+	if i := sh.tab.find(h, key); i >= 0 {
+		sh.tab.remove(i)
 		s.live.Add(-1)
 	}
 	sh.mu.Unlock()
@@ -291,10 +306,6 @@ func (s *MemoryStore) Close() error {
 		}
 	})
 	return nil
-}
-
-func (s *MemoryStore) shardFor(key string) *shard {
-	return &s.shards[maphash.String(s.seed, key)&(numShards-1)]
 }
 
 // reserve takes one unit of capacity for a new entry, or reports false at
@@ -338,13 +349,21 @@ func (s *MemoryStore) sweep(now int64) int {
 		}
 		n := 0
 		low := int64(math.MaxInt64)
-		for k, e := range sh.m {
-			if now >= e.resetAt {
-				delete(sh.m, k)
+		t := &sh.tab
+		for i, c := range t.ctrl {
+			if c < ctrlFull {
+				continue
+			}
+			if e := &t.slots[i]; now >= e.resetAt {
+				t.remove(i)
 				n++
 			} else {
 				low = min(low, e.resetAt)
 			}
+		}
+		if t.sparse() {
+			// Give back the memory of a burst of keys now gone.
+			t.rehash(s.seed)
 		}
 		sh.minReset.Store(low)
 		s.live.Add(int64(-n))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ func increment(t *testing.T, s *MemoryStore, key string, window time.Duration, w
 
 func TestShardSize(t *testing.T) {
 	if got := unsafe.Sizeof(shard{}); got != shardSize {
-		t.Errorf("shard is %d bytes, want %d: update shardHeadSize", got, shardSize)
+		t.Errorf("shard is %d bytes, want %d", got, shardSize)
 	}
 }
 
@@ -92,9 +93,10 @@ func TestMemoryStoreSaturates(t *testing.T) {
 
 	// A window past the year 2262 ends at the last representable instant.
 	increment(t, s, "forever", math.MaxInt64, 1, end)
-	sh := s.shardFor("forever")
+	h := maphash.String(s.seed, "forever")
+	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	sh.m["forever"] = entry{count: math.MaxInt64, resetAt: math.MaxInt64}
+	sh.tab.slots[sh.tab.find(h, "forever")].entry = entry{count: math.MaxInt64, resetAt: math.MaxInt64}
 	sh.mu.Unlock()
 	increment(t, s, "forever", time.Minute, math.MaxInt64, end)
 }
