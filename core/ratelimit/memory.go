@@ -60,8 +60,8 @@ type MemoryConfig struct {
 	Now func() time.Time
 }
 
-// entry is one key's counter, stored inline in its shard's table so that
-// counting an existing key allocates nothing.
+// entry is one key's counter. A shard's table stores its fields inline (see
+// table), so counting an existing key allocates nothing.
 type entry struct {
 	count   int64
 	resetAt int64 // Unix nanoseconds; the entry is live while now < resetAt
@@ -76,8 +76,8 @@ type shard struct {
 
 // shardHead is the fields of a shard; unsafe.Sizeof of it sizes the padding.
 type shardHead struct {
-	mu  sync.Mutex
-	tab table // guarded by mu
+	mu  sync.Mutex            // held by writers of tab (see table)
+	tab atomic.Pointer[table] // nil until the shard's first key
 	// minReset is at most the smallest resetAt in tab, math.MaxInt64 when
 	// tab is empty. Written only under mu; read without it by a full store
 	// deciding whether sweeping could free anything. Renewing or deleting
@@ -88,8 +88,10 @@ type shardHead struct {
 
 // MemoryStore is the built-in [Store]: counters in process memory, lost on
 // restart, never shared between processes (spec section 8). It is safe for
-// concurrent use and takes no global lock on the path of an existing key: keys
-// are spread over 64 independently locked shards by a seeded hash.
+// concurrent use. Keys are spread over 64 independently locked shards by a
+// seeded hash, and a key counted inside its window takes no lock at all (one
+// atomic add), so attempts on one key from several goroutines do not wait for
+// each other.
 //
 // Keys are stored as given, of any length and content; memory use is about
 // Capacity times the key size, so keep keys short (the authkit flows hash or
@@ -217,25 +219,45 @@ func (s *MemoryStore) Increment(_ context.Context, key string, window time.Durat
 	// table (the bits above), computed before the shard is locked.
 	h := maphash.String(s.seed, key)
 	sh := &s.shards[h&(numShards-1)]
+
+	// A key held in its window is counted without a lock: one atomic add
+	// (see table). Attempts on one key (the brute-force case) from several
+	// CPUs never wait for each other. Everything else takes the mutex.
+	if t := sh.tab.Load(); t != nil {
+		if i := t.find(h, key); i >= 0 {
+			if resetAt := t.slots[i].resetAt.Load(); now < resetAt {
+				if count, ok := t.add(i); ok {
+					return count, time.Unix(0, resetAt).UTC(), nil
+				}
+			}
+		}
+	}
+	// Not held, out of its window, or its count is being retired (see
+	// table): under the mutex, on the shard's current table.
+
 	for swept := false; ; swept = true {
 		sh.mu.Lock()
-		if i := sh.tab.find(h, key); i >= 0 {
-			e := &sh.tab.slots[i].entry
-			if now < e.resetAt {
-				if e.count < math.MaxInt64 {
-					e.count++
-				}
+		t := sh.tab.Load()
+		if i := t.find(h, key); i >= 0 {
+			var count int64
+			resetAt := t.slots[i].resetAt.Load()
+			if now < resetAt {
+				count = t.bump(i)
 			} else {
 				// The window elapsed: start a new one in the same slot.
-				*e = entry{count: 1, resetAt: addNanos(now, window)}
+				count, resetAt = 1, addNanos(now, window)
+				t.renew(i, entry{count: count, resetAt: resetAt})
 			}
-			count, resetAt := e.count, e.resetAt
 			sh.mu.Unlock()
 			return count, time.Unix(0, resetAt).UTC(), nil
 		}
 		if s.reserve() {
 			resetAt := addNanos(now, window)
-			sh.tab.insert(s.seed, h, key, entry{count: 1, resetAt: resetAt})
+			if t == nil || t.full() {
+				t = t.rehash(s.seed)
+				sh.tab.Store(t)
+			}
+			t.insert(h, key, entry{count: 1, resetAt: resetAt})
 			if resetAt < sh.minReset.Load() {
 				sh.minReset.Store(resetAt)
 			}
@@ -272,9 +294,11 @@ func (s *MemoryStore) Reset(_ context.Context, key string) error {
 	h := maphash.String(s.seed, key)
 	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	if i := sh.tab.find(h, key); i >= 0 {
-		sh.tab.remove(i)
-		s.live.Add(-1)
+	if t := sh.tab.Load(); t != nil {
+		if i := t.find(h, key); i >= 0 {
+			t.remove(i)
+			s.live.Add(-1)
+		}
 	}
 	sh.mu.Unlock()
 	return nil
@@ -349,21 +373,23 @@ func (s *MemoryStore) sweep(now int64) int {
 		}
 		n := 0
 		low := int64(math.MaxInt64)
-		t := &sh.tab
-		for i, c := range t.ctrl {
-			if c < ctrlFull {
-				continue
+		if t := sh.tab.Load(); t != nil {
+			for i := range t.slots {
+				if t.ctrlAt(uint64(i)) < ctrlFull {
+					continue
+				}
+				if r := t.slots[i].resetAt.Load(); now >= r {
+					t.remove(i)
+					n++
+				} else {
+					low = min(low, r)
+				}
 			}
-			if e := &t.slots[i]; now >= e.resetAt {
-				t.remove(i)
-				n++
-			} else {
-				low = min(low, e.resetAt)
+			if t.sparse() {
+				// Give back the memory of a burst of keys now gone, and the
+				// keys of removed entries.
+				sh.tab.Store(t.rehash(s.seed))
 			}
-		}
-		if t.sparse() {
-			// Give back the memory of a burst of keys now gone.
-			t.rehash(s.seed)
 		}
 		sh.minReset.Store(low)
 		s.live.Add(int64(-n))

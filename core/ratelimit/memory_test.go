@@ -96,9 +96,12 @@ func TestMemoryStoreSaturates(t *testing.T) {
 	h := maphash.String(s.seed, "forever")
 	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	sh.tab.slots[sh.tab.find(h, "forever")].entry = entry{count: math.MaxInt64, resetAt: math.MaxInt64}
+	tab := sh.tab.Load()
+	tab.counts[tab.find(h, "forever")].Store(maxCount - 1)
 	sh.mu.Unlock()
-	increment(t, s, "forever", time.Minute, math.MaxInt64, end)
+	increment(t, s, "forever", time.Minute, maxCount, end)
+	increment(t, s, "forever", time.Minute, maxCount, end) // the slow path repairs the count
+	increment(t, s, "forever", time.Minute, maxCount, end)
 }
 
 func TestMemoryStoreReset(t *testing.T) {
@@ -282,6 +285,47 @@ func TestMemoryStoreCapacityConcurrent(t *testing.T) {
 	if ok != capacity || full != goroutines-capacity || s.Len() != capacity {
 		t.Errorf("accepted %d, refused %d, Len %d; want %d, %d, %d", ok, full, s.Len(), capacity, goroutines-capacity, capacity)
 	}
+}
+
+// TestMemoryStoreCountsUnderChanges counts one key from several goroutines,
+// on the lock-free path, while others insert, reset and sweep keys of every
+// shard, so that the key's table is rebuilt and replaced under the
+// counters: no attempt is lost or counted twice (run with -race).
+func TestMemoryStoreCountsUnderChanges(t *testing.T) {
+	clock := newFakeClock()
+	s := newTestStore(t, 1_000_000, clock)
+	ctx := context.Background()
+	increment(t, s, "hot", time.Hour, 1, clock.Now().Add(time.Hour))
+
+	const counters, attempts = 4, 3000
+	var wg sync.WaitGroup
+	for range counters {
+		wg.Go(func() {
+			for range attempts {
+				if _, _, err := s.Increment(ctx, "hot", time.Hour); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 20_000 {
+			k := fmt.Sprint("k", i)
+			if _, _, err := s.Increment(ctx, k, time.Minute); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%3 == 0 {
+				_ = s.Reset(ctx, k)
+			}
+			if i%5000 == 0 {
+				s.Sweep()
+			}
+		}
+	})
+	wg.Wait()
+	increment(t, s, "hot", time.Hour, counters*attempts+2, clock.Now().Add(time.Hour))
 }
 
 func TestMemoryStoreSweep(t *testing.T) {
