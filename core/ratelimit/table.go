@@ -36,6 +36,13 @@ import (
 //     on a frozen count sees the bit in the result and takes the slow path,
 //     under the mutex, so no attempt is counted into a retired count.
 //
+// One race is left on purpose: a reader that loaded resetAt just before a
+// writer started a new window in the slot (the writer's clock had passed
+// resetAt, the reader's had not) adds to the new window's count and
+// reports the old resetAt. An attempt at the boundary then counts against
+// the new window: the limiter errs towards refusing, never towards
+// allowing more than MaxAttempts per window.
+//
 // A writer changing a live count in place (bump, or taking one back) does
 // it with a compare-and-swap loop under the mutex, since readers may be
 // adding to it meanwhile.
