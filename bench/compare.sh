@@ -94,6 +94,7 @@ table() { # table TITLE COL UNIT FILE [FILTER]
 }
 {
   table "Rate limiter in memory" impl sec/op limiter-memory
+  table "Rate limiter in memory, CPU time of the process per attempt" impl cpu-ns/op limiter-memory
   table "Rate limiter in memory" impl allocs/op limiter-memory
   table "Rate limiter in memory, capped store" impl refused/op limiter-memory
   table "Rate limiter in memory, held" impl B/key limiter-held

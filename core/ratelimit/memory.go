@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Defaults of [MemoryConfig] (the spec's; docs/api.md, Rate limits).
@@ -24,8 +25,10 @@ const (
 const (
 	// numShards splits the key space so that attempts on different keys
 	// rarely wait for the same mutex. A power of two, so a shard is picked
-	// with a mask.
-	numShards = 64
+	// with a mask: the low shardBits bits of the key's hash; the shard's
+	// table takes the key's home slot from the bits above them.
+	numShards = 1 << shardBits
+	shardBits = 6
 
 	// shardSize is the size of one shard, a multiple of the cache line.
 	// 128 bytes also covers CPUs that fetch lines in pairs (x86 adjacent-line
@@ -33,11 +36,6 @@ const (
 	// hot fields of two shards never share a 64-byte line, however the array
 	// happens to be aligned.
 	shardSize = 128
-
-	// shardHeadSize is the size of the fields of shard (mutex 8, map
-	// pointer 4 or 8, padding to 8, atomic.Int64 8): 24 on 32- and 64-bit
-	// platforms. A test checks that a shard is exactly shardSize bytes.
-	shardHeadSize = 24
 )
 
 // errInvalidWindow is returned by MemoryStore.Increment for window <= 0.
@@ -62,8 +60,8 @@ type MemoryConfig struct {
 	Now func() time.Time
 }
 
-// entry is one key's counter, stored inline in its shard's map so that
-// counting an existing key allocates nothing.
+// entry is one key's counter. A shard's table stores its fields inline (see
+// table), so counting an existing key allocates nothing.
 type entry struct {
 	count   int64
 	resetAt int64 // Unix nanoseconds; the entry is live while now < resetAt
@@ -72,21 +70,28 @@ type entry struct {
 // shard is one lock domain of a MemoryStore, padded to shardSize bytes so
 // that shards locked by different CPUs do not share a cache line.
 type shard struct {
-	mu sync.Mutex
-	m  map[string]entry // guarded by mu
-	// minReset is at most the smallest resetAt in m, math.MaxInt64 when m
-	// is empty. Written only under mu; read without it by a full store
+	shardHead
+	_ [shardSize - unsafe.Sizeof(shardHead{})]byte
+}
+
+// shardHead is the fields of a shard; unsafe.Sizeof of it sizes the padding.
+type shardHead struct {
+	mu  sync.Mutex            // held by writers of tab (see table)
+	tab atomic.Pointer[table] // nil until the shard's first key
+	// minReset is at most the smallest resetAt in tab, math.MaxInt64 when
+	// tab is empty. Written only under mu; read without it by a full store
 	// deciding whether sweeping could free anything. Renewing or deleting
 	// an entry leaves it as it was (lower than needed), which is safe: the
 	// next sweep of the shard makes it exact again.
 	minReset atomic.Int64
-	_        [shardSize - shardHeadSize]byte
 }
 
 // MemoryStore is the built-in [Store]: counters in process memory, lost on
 // restart, never shared between processes (the spec's scope). It is safe for
-// concurrent use and takes no global lock on the path of an existing key: keys
-// are spread over 64 independently locked shards by a seeded hash.
+// concurrent use. Keys are spread over 64 independently locked shards by a
+// seeded hash, and a key counted inside its window takes no lock at all (one
+// atomic add), so attempts on one key from several goroutines do not wait for
+// each other.
 //
 // Keys are stored as given, of any length and content; memory use is about
 // Capacity times the key size, so keep keys short (the authkit flows hash or
@@ -97,7 +102,7 @@ type shard struct {
 type MemoryStore struct {
 	// Read-only after construction.
 	seed      maphash.Seed
-	nowNanos  func() int64 // the current time in Unix nanoseconds
+	clock     func() time.Time // MemoryConfig.Now; nil: the monotonic clock
 	capacity  int64
 	stop      chan struct{} // nil without background cleanup
 	done      chan struct{} // closed when the cleanup goroutine returns
@@ -109,8 +114,8 @@ type MemoryStore struct {
 	// cache line of its own, away from the read-only fields above.
 	live atomic.Int64
 	// base is the wall-clock reading the default clock counts from (see
-	// monotonicNanos); the cleanup tick takes a fresh one.
-	base atomic.Pointer[time.Time]
+	// nowNanos); the cleanup tick takes a fresh one.
+	base atomic.Pointer[clockBase]
 	_    [shardSize]byte
 
 	shards [numShards]shard
@@ -136,19 +141,16 @@ func NewMemoryStore(cfg MemoryConfig) *MemoryStore {
 func newMemoryStore(cfg MemoryConfig, newTicker func(time.Duration) (<-chan time.Time, func())) *MemoryStore {
 	s := &MemoryStore{
 		seed:     maphash.MakeSeed(),
+		clock:    cfg.Now,
 		capacity: int64(cfg.Capacity),
 	}
-	if now := cfg.Now; now != nil {
-		s.nowNanos = func() int64 { return now().UnixNano() }
-	} else {
+	if s.clock == nil {
 		s.rebase()
-		s.nowNanos = s.monotonicNanos
 	}
 	if s.capacity <= 0 {
 		s.capacity = DefaultMemoryCapacity
 	}
 	for i := range s.shards {
-		s.shards[i].m = make(map[string]entry)
 		s.shards[i].minReset.Store(math.MaxInt64)
 	}
 	interval := cfg.CleanupInterval
@@ -164,20 +166,30 @@ func newMemoryStore(cfg MemoryConfig, newTicker func(time.Duration) (<-chan time
 	return s
 }
 
-// monotonicNanos is the default clock: a wall-clock base plus the
-// monotonic time elapsed since it. time.Since reads only the monotonic
-// clock, half the cost of time.Now on common VMs, and the clock is the
-// largest cost of counting a key already held. The cleanup tick re-takes
-// the base, so reset times follow a stepped wall clock within one
-// CleanupInterval.
-func (s *MemoryStore) monotonicNanos() int64 {
+// clockBase is a wall-clock reading, with its Unix nanoseconds computed
+// once.
+type clockBase struct {
+	t    time.Time
+	unix int64
+}
+
+// nowNanos returns the current time in Unix nanoseconds: MemoryConfig.Now
+// when set, else the default clock, a wall-clock base plus the monotonic
+// time elapsed since it. time.Since reads only the monotonic clock, half the
+// cost of time.Now on common VMs, and the clock is one of the largest costs
+// of counting a key already held. The cleanup tick re-takes the base, so
+// reset times follow a stepped wall clock within one CleanupInterval.
+func (s *MemoryStore) nowNanos() int64 {
+	if s.clock != nil {
+		return s.clock().UnixNano()
+	}
 	b := s.base.Load()
-	return b.UnixNano() + int64(time.Since(*b))
+	return b.unix + int64(time.Since(b.t))
 }
 
 func (s *MemoryStore) rebase() {
 	t := time.Now()
-	s.base.Store(&t)
+	s.base.Store(&clockBase{t: t, unix: t.UnixNano()})
 }
 
 func (s *MemoryStore) cleanup(tick <-chan time.Time, stopTicker func()) {
@@ -188,7 +200,7 @@ func (s *MemoryStore) cleanup(tick <-chan time.Time, stopTicker func()) {
 		case <-s.stop:
 			return
 		case <-tick:
-			if s.base.Load() != nil { // the default clock
+			if s.clock == nil {
 				s.rebase()
 			}
 			s.Sweep()
@@ -206,30 +218,54 @@ func (s *MemoryStore) Increment(_ context.Context, key string, window time.Durat
 		return 0, time.Time{}, errInvalidWindow
 	}
 	now := s.nowNanos()
-	sh := s.shardFor(key)
+	// One hash picks the shard (its low bits) and the slot in the shard's
+	// table (the bits above), computed before the shard is locked.
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&(numShards-1)]
+
+	// A key held in its window is counted without a lock: one atomic add
+	// (see table). Attempts on one key (the brute-force case) from several
+	// CPUs never wait for each other. Everything else takes the mutex.
+	if t := sh.tab.Load(); t != nil {
+		if i := t.find(h, key); i >= 0 {
+			if resetAt := t.slots[i].resetAt.Load(); now < resetAt {
+				if count, ok := t.add(i); ok {
+					return count, time.Unix(0, resetAt).UTC(), nil
+				}
+			}
+		}
+	}
+	// Not held, out of its window, or its count is being retired (see
+	// table): under the mutex, on the shard's current table.
+
 	for swept := false; ; swept = true {
 		sh.mu.Lock()
-		if e, ok := sh.m[key]; ok {
-			if now < e.resetAt {
-				if e.count < math.MaxInt64 {
-					e.count++
-				}
+		t := sh.tab.Load()
+		if i := t.find(h, key); i >= 0 {
+			var count int64
+			resetAt := t.slots[i].resetAt.Load()
+			if now < resetAt {
+				count = t.bump(i)
 			} else {
 				// The window elapsed: start a new one in the same slot.
-				e = entry{count: 1, resetAt: addNanos(now, window)}
+				count, resetAt = 1, addNanos(now, window)
+				t.renew(i, entry{count: count, resetAt: resetAt})
 			}
-			sh.m[key] = e
 			sh.mu.Unlock()
-			return e.count, time.Unix(0, e.resetAt).UTC(), nil
+			return count, time.Unix(0, resetAt).UTC(), nil
 		}
 		if s.reserve() {
-			e := entry{count: 1, resetAt: addNanos(now, window)}
-			sh.m[key] = e
-			if e.resetAt < sh.minReset.Load() {
-				sh.minReset.Store(e.resetAt)
+			resetAt := addNanos(now, window)
+			if t == nil || t.full() {
+				t = t.rehash(s.seed)
+				sh.tab.Store(t)
+			}
+			t.insert(h, key, entry{count: 1, resetAt: resetAt})
+			if resetAt < sh.minReset.Load() {
+				sh.minReset.Store(resetAt)
 			}
 			sh.mu.Unlock()
-			return e.count, time.Unix(0, e.resetAt).UTC(), nil
+			return 1, time.Unix(0, resetAt).UTC(), nil
 		}
 		sh.mu.Unlock()
 
@@ -258,11 +294,14 @@ func (s *MemoryStore) Increment(_ context.Context, key string, window time.Durat
 // Reset implements [Store]: it removes key's entry. Resetting a missing key
 // is not an error. ctx is not used.
 func (s *MemoryStore) Reset(_ context.Context, key string) error {
-	sh := s.shardFor(key)
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	if _, ok := sh.m[key]; ok {
-		delete(sh.m, key)
-		s.live.Add(-1)
+	if t := sh.tab.Load(); t != nil {
+		if i := t.find(h, key); i >= 0 {
+			t.remove(i)
+			s.live.Add(-1)
+		}
 	}
 	sh.mu.Unlock()
 	return nil
@@ -272,23 +311,33 @@ func (s *MemoryStore) Reset(_ context.Context, key string) error {
 // key's window ends exactly at resetAt, has not ended yet, and the count is
 // above zero. An entry whose count reaches zero is removed, which frees its
 // room. ctx is not used.
+//
+// It is a writer (see table): under the shard's mutex the slot's resetAt
+// cannot change, so the window checked is the window decremented. Readers
+// may still be adding to the count, so it is taken down with a
+// compare-and-swap loop, and an entry at one is frozen by a compare-and-swap
+// from 1 to 1|countFrozen before it is removed: a reader's add that lands
+// first makes the swap fail (the count is then decremented instead), one
+// that lands after sees the frozen count and counts again under the mutex.
 func (s *MemoryStore) Refund(_ context.Context, key string, resetAt time.Time) error {
 	now := s.nowNanos()
 	want := resetAt.UnixNano()
-	sh := s.shardFor(key)
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e, ok := sh.m[key]
-	if !ok || e.resetAt != want || now >= e.resetAt || e.count <= 0 {
+	t := sh.tab.Load()
+	i := t.find(h, key)
+	if i < 0 {
 		return nil
 	}
-	if e.count == 1 {
-		delete(sh.m, key)
+	if r := t.slots[i].resetAt.Load(); r != want || now >= r {
+		return nil // another window, or this one has ended
+	}
+	if t.refund(i) {
+		t.remove(i)
 		s.live.Add(-1)
-		return nil
 	}
-	e.count--
-	sh.m[key] = e
 	return nil
 }
 
@@ -318,10 +367,6 @@ func (s *MemoryStore) Close() error {
 		}
 	})
 	return nil
-}
-
-func (s *MemoryStore) shardFor(key string) *shard {
-	return &s.shards[maphash.String(s.seed, key)&(numShards-1)]
 }
 
 // reserve takes one unit of capacity for a new entry, or reports false at
@@ -365,12 +410,22 @@ func (s *MemoryStore) sweep(now int64) int {
 		}
 		n := 0
 		low := int64(math.MaxInt64)
-		for k, e := range sh.m {
-			if now >= e.resetAt {
-				delete(sh.m, k)
-				n++
-			} else {
-				low = min(low, e.resetAt)
+		if t := sh.tab.Load(); t != nil {
+			for i := range t.slots {
+				if t.ctrlAt(uint64(i)) < ctrlFull {
+					continue
+				}
+				if r := t.slots[i].resetAt.Load(); now >= r {
+					t.remove(i)
+					n++
+				} else {
+					low = min(low, r)
+				}
+			}
+			if t.sparse() {
+				// Give back the memory of a burst of keys now gone, and the
+				// keys of removed entries.
+				sh.tab.Store(t.rehash(s.seed))
 			}
 		}
 		sh.minReset.Store(low)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ func increment(t *testing.T, s *MemoryStore, key string, window time.Duration, w
 
 func TestShardSize(t *testing.T) {
 	if got := unsafe.Sizeof(shard{}); got != shardSize {
-		t.Errorf("shard is %d bytes, want %d: update shardHeadSize", got, shardSize)
+		t.Errorf("shard is %d bytes, want %d", got, shardSize)
 	}
 }
 
@@ -92,11 +93,15 @@ func TestMemoryStoreSaturates(t *testing.T) {
 
 	// A window past the year 2262 ends at the last representable instant.
 	increment(t, s, "forever", math.MaxInt64, 1, end)
-	sh := s.shardFor("forever")
+	h := maphash.String(s.seed, "forever")
+	sh := &s.shards[h&(numShards-1)]
 	sh.mu.Lock()
-	sh.m["forever"] = entry{count: math.MaxInt64, resetAt: math.MaxInt64}
+	tab := sh.tab.Load()
+	tab.counts[tab.find(h, "forever")].Store(maxCount - 1)
 	sh.mu.Unlock()
-	increment(t, s, "forever", time.Minute, math.MaxInt64, end)
+	increment(t, s, "forever", time.Minute, maxCount, end)
+	increment(t, s, "forever", time.Minute, maxCount, end) // the slow path repairs the count
+	increment(t, s, "forever", time.Minute, maxCount, end)
 }
 
 func TestMemoryStoreReset(t *testing.T) {
@@ -280,6 +285,47 @@ func TestMemoryStoreCapacityConcurrent(t *testing.T) {
 	if ok != capacity || full != goroutines-capacity || s.Len() != capacity {
 		t.Errorf("accepted %d, refused %d, Len %d; want %d, %d, %d", ok, full, s.Len(), capacity, goroutines-capacity, capacity)
 	}
+}
+
+// TestMemoryStoreCountsUnderChanges counts one key from several goroutines,
+// on the lock-free path, while others insert, reset and sweep keys of every
+// shard, so that the key's table is rebuilt and replaced under the
+// counters: no attempt is lost or counted twice (run with -race).
+func TestMemoryStoreCountsUnderChanges(t *testing.T) {
+	clock := newFakeClock()
+	s := newTestStore(t, 1_000_000, clock)
+	ctx := context.Background()
+	increment(t, s, "hot", time.Hour, 1, clock.Now().Add(time.Hour))
+
+	const counters, attempts = 4, 3000
+	var wg sync.WaitGroup
+	for range counters {
+		wg.Go(func() {
+			for range attempts {
+				if _, _, err := s.Increment(ctx, "hot", time.Hour); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 20_000 {
+			k := fmt.Sprint("k", i)
+			if _, _, err := s.Increment(ctx, k, time.Minute); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%3 == 0 {
+				_ = s.Reset(ctx, k)
+			}
+			if i%5000 == 0 {
+				s.Sweep()
+			}
+		}
+	})
+	wg.Wait()
+	increment(t, s, "hot", time.Hour, counters*attempts+2, clock.Now().Add(time.Hour))
 }
 
 func TestMemoryStoreSweep(t *testing.T) {

@@ -193,12 +193,11 @@ func (l *Limiter) Attempt(ctx context.Context, key string) (Result, error) {
 		// than MaxAttempts.
 		return Result{Limit: l.max}, fmt.Errorf("ratelimit: increment: store returned count %d", count)
 	}
-	res := Result{ResetAt: resetAt, Limit: l.max}
-	if count <= int64(l.max) {
-		res.Allowed = true
-		res.Remaining = l.max - int(count) // 0 <= result < max, fits in int
+	if count > int64(l.max) {
+		return Result{ResetAt: resetAt, Limit: l.max}, nil
 	}
-	return res, nil
+	// 0 <= l.max-count < max: fits in an int.
+	return Result{Allowed: true, Remaining: l.max - int(count), ResetAt: resetAt, Limit: l.max}, nil
 }
 
 // Reset clears key's counter (as a successful login clears its email

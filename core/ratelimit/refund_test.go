@@ -3,7 +3,10 @@ package ratelimit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -235,5 +238,156 @@ func TestAttemptAllowWhenFull(t *testing.T) {
 	open.Attempt(ctx, "a")
 	if res, _ := open.Attempt(ctx, "a"); res.Allowed || res.StoreFull {
 		t.Fatalf("third attempt on a held key = %+v, want limited, not full", res)
+	}
+}
+
+// TestMemoryStoreRefundToZeroConcurrent races refunds that take a hot key's
+// count to zero, and so remove its entry, with lock-free increments of the
+// same key: goroutines that each count an attempt and give it back, and
+// others that only count. Every refund follows its own increment, so each
+// one finds the count above zero and must succeed; the key ends at exactly
+// the attempts that were not given back. A capacity of one key makes a leak
+// in the store's accounting show: a re-insert after a removal that did not
+// give back its room gets ErrStoreFull.
+func TestMemoryStoreRefundToZeroConcurrent(t *testing.T) {
+	clock := newFakeClock()
+	s := newTestStore(t, 1, clock)
+	ctx := context.Background()
+	end := clock.Now().Add(time.Minute)
+	const pairs, counters, rounds = 4, 2, 2000
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for range pairs {
+		wg.Go(func() {
+			<-gate
+			for range rounds {
+				_, resetAt, err := s.Increment(ctx, "hot", time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !resetAt.Equal(end) {
+					t.Errorf("resetAt = %v, want %v", resetAt, end)
+					return
+				}
+				if err := s.Refund(ctx, "hot", resetAt); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range counters {
+		wg.Go(func() {
+			<-gate
+			for range rounds {
+				if _, _, err := s.Increment(ctx, "hot", time.Minute); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	close(gate)
+	wg.Wait()
+	if n := s.Len(); n != 1 {
+		t.Fatalf("Len = %d, want 1", n)
+	}
+	increment(t, s, "hot", time.Minute, counters*rounds+1, end)
+
+	// Only pairs: the key ends at zero, removed, its room given back.
+	s2 := newTestStore(t, 1, clock)
+	gate = make(chan struct{})
+	for range pairs {
+		wg.Go(func() {
+			<-gate
+			for range rounds {
+				_, resetAt, err := s2.Increment(ctx, "hot", time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := s2.Refund(ctx, "hot", resetAt); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	close(gate)
+	wg.Wait()
+	if n := s2.Len(); n != 0 {
+		t.Fatalf("Len after every attempt was given back = %d, want 0", n)
+	}
+	increment(t, s2, "other", time.Minute, 1, end)
+}
+
+// TestTableRefund: refund takes one off, freezes a count of one for the
+// caller to remove, leaves zero alone, and counts a count that readers'
+// adds took past maxCount as maxCount, as bump does.
+func TestTableRefund(t *testing.T) {
+	tab := newTable(minTableSize)
+	for _, tc := range []struct {
+		count, want int64
+		last        bool
+	}{
+		{5, 4, false},
+		{2, 1, false},
+		{1, 1 | countFrozen, true},
+		{0, 0, false},
+		{maxCount, maxCount - 1, false},
+		{maxCount + 3, maxCount - 1, false},
+	} {
+		tab.counts[0].Store(tc.count)
+		if last := tab.refund(0); last != tc.last || tab.counts[0].Load() != tc.want {
+			t.Errorf("refund of %d = %v, count %d; want %v, %d", tc.count, last, tab.counts[0].Load(), tc.last, tc.want)
+		}
+	}
+}
+
+// TestMemoryStoreRefundLastRacesIncrement aims one lock-free increment at a
+// key whose count a refund is taking from one to zero, over and over: one
+// goroutine counts an attempt on the key and gives it back in a loop while
+// another counts one attempt of its own. The key must end at exactly that
+// one attempt, wherever the increment lands: before the refund's
+// compare-and-swap (the refund then takes the count from two to one), after
+// the freeze (the increment then counts again under the mutex, after the
+// removal), or between two refunds.
+func TestMemoryStoreRefundLastRacesIncrement(t *testing.T) {
+	clock := newFakeClock()
+	const trials = 2000
+	s := newTestStore(t, trials, clock)
+	ctx := context.Background()
+	end := clock.Now().Add(time.Minute)
+	for i := range trials {
+		key := fmt.Sprint("k", i)
+		var stop atomic.Bool
+		var loops atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for !stop.Load() {
+				_, resetAt, err := s.Increment(ctx, key, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := s.Refund(ctx, key, resetAt); err != nil {
+					t.Error(err)
+					return
+				}
+				loops.Add(1)
+			}
+		}()
+		for loops.Load() < int64(i%8) {
+			runtime.Gosched()
+		}
+		_, _, err := s.Increment(ctx, key, time.Minute)
+		stop.Store(true)
+		<-done
+		if err != nil {
+			t.Fatal(err)
+		}
+		increment(t, s, key, time.Minute, 2, end)
 	}
 }
