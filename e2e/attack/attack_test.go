@@ -12,7 +12,7 @@
 // gets (exhaustion_test.go).
 //
 // The races and the hostile-input corpus run in core/authtest, on every
-// framework and store (examples/internal/matrix).
+// framework and store (e2e/matrix).
 package attack
 
 import (
@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/totp"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // The 503 body of every backend failure (docs/api.md, Conventions).
@@ -88,7 +88,7 @@ func TestBackendOutagesUnderLoad(t *testing.T) {
 
 	// TRUST_PROXY=true: each simulated client sends its own address in
 	// X-Forwarded-For, so the per-address limits stay out of the way.
-	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t),
+	srv := servertest.Start(t, "nethttp", append(servertest.Secrets(t),
 		"DATABASE_URL="+pgu.String(), "REDIS_URL="+ru.String(), "REDIS_PREFIX="+prefix, "TRUST_PROXY=true")...)
 	if !strings.Contains(srv.FirstLine, "users: postgres") || !strings.Contains(srv.FirstLine, "rate limits: redis") {
 		t.Fatalf("first log line %q: want users on postgres and limits on redis", srv.FirstLine)
