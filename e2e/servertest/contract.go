@@ -80,8 +80,8 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 	for _, tc := range []struct{ method, path, body, want string }{
 		{"GET", "/healthz", "", "200 {\"status\":\"ok\"}\n"},
 		{"GET", "/readyz", "", "200 {\"status\":\"ready\"}\n"},
-		{"GET", "/api/hello", "", `401 {"error":"Not authenticated"}`},
-		{"GET", "/api/nope", "", `404 {"error":"Not found"}`},
+		{"GET", "/api/hello", "", `401 {"error":"Not authenticated","code":"not_authenticated"}`},
+		{"GET", "/api/nope", "", `404 {"error":"Not found","code":"not_found"}`},
 		{"POST", "/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
 			`200 {"message":"Registration successful. Check your email to verify your address."}`},
 		{"GET", "/api/hello", "", "200 Hello, Ada\n"},
