@@ -336,7 +336,7 @@ func (l *load) iteration(w int) bool {
 	nobody := fmt.Sprintf("nobody%d@example.com", l.next.Add(1))
 	l.browser().do(stepLogin, nobody, http.MethodPost, "/api/login", map[string]string{"email": nobody, "password": password},
 		func(s int, m map[string]any) bool {
-			return s == 401 && len(m) == 1 && m["error"] == "Invalid credentials"
+			return s == 401 && len(m) == 2 && m["error"] == "Invalid credentials" && m["code"] == "invalid_credentials"
 		})
 	if l.redisOut.Load() {
 		l.mu.Lock()
