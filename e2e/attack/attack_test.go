@@ -3,9 +3,10 @@
 // runs against a real server process, its PostgreSQL and its Redis are cut
 // off and restored through TCP proxies the test controls (the machine's
 // servers are never touched). Every answer must be the normal one or 503
-// {"error":"Service temporarily unavailable. Try again later."}, exactly
-// as the outage at that moment allows; the service must recover once the
-// path is restored; and the stored 2FA state must be whole afterwards.
+// {"error":"Service temporarily unavailable. Try again later.",
+// "code":"service_unavailable"}, exactly as the outage at that moment
+// allows; the service must recover once the path is restored; and the
+// stored 2FA state must be whole afterwards.
 //
 // It also fills the server's in-memory rate-limit stores from many real
 // source addresses and checks what a user who is not under attack still

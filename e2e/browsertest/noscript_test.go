@@ -43,7 +43,7 @@ func TestNoScriptLogin(t *testing.T) {
 				if loc.RawQuery != "" || strings.Contains(b.Location(), "s3cret") {
 					t.Errorf("after submitting without JavaScript the address is %s: it has a query", b.Location())
 				}
-				if got := strings.TrimSpace(Eval[string](b, `document.body.innerText`)); got != `{"error":"Invalid credentials"}` {
+				if got := strings.TrimSpace(Eval[string](b, `document.body.innerText`)); got != `{"error":"Invalid credentials","code":"invalid_credentials"}` {
 					t.Errorf("the API answered %q, want Invalid credentials", got)
 				}
 				if status := Eval[int](b, `performance.getEntriesByType("navigation")[0].responseStatus`); status != 401 {
