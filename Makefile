@@ -104,13 +104,13 @@ fuzz:
 	if [ -n "$$failed" ]; then echo "!! fuzz failures:$$failed"; exit 1; fi
 
 # make bench-timing: only the account-enumeration timing benchmarks
-# (examples/internal/timing): login with an unknown email vs a wrong password,
+# (e2e/timing): login with an unknown email vs a wrong password,
 # forgot-password for an unknown vs a known email, 100 requests each over
 # loopback HTTP with the production hasher (bcrypt cost 12), rate limits and
 # the lock-out off. About 400 cost-12 hashes: one to two minutes. make bench
-# runs them too, as part of the examples module. Figures: SECURITY.md.
+# runs them too, as part of the e2e module. Figures: SECURITY.md.
 bench-timing:
-	cd examples && go test -run '^$$' -bench 'Timing' -benchtime 1x -count 1 ./internal/timing
+	cd e2e && go test -run '^$$' -bench 'Timing' -benchtime 1x -count 1 ./timing
 
 # make bench-compare [BENCH_COUNT=10]: authkit against its peers (the bench/
 # module, outside go.work, run with GOWORK=off so no peer reaches authkit's

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/totp"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // TestPeople walks every page as a person would, in Chromium, against each
@@ -30,7 +30,7 @@ func TestPeople(t *testing.T) {
 	for _, fw := range []string{"nethttp", "gin", "fiber"} {
 		wg.Go(func() {
 			t.Run(fw, func(t *testing.T) {
-				s := servertest.Start(t, "../../"+fw)
+				s := servertest.Start(t, fw)
 				b := New(t, fw)
 				f := &flow{t: t, s: s, b: b}
 				f.run()

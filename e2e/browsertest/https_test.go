@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // TestPlainHTTPWarning opens a production server (Secure cookies) over
@@ -21,9 +21,9 @@ func TestPlainHTTPWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod := servertest.Start(t, "../../nethttp", "APP_ENV=production", "SESSION_SECRET="+strings.Repeat("s", 32),
+	prod := servertest.Start(t, "nethttp", "APP_ENV=production", "SESSION_SECRET="+strings.Repeat("s", 32),
 		"ENCRYPTION_KEY="+key, "SMTP_URL=smtp://127.0.0.1:1", "APP_URL=https://app.test", "DATABASE_URL=memory")
-	dev := servertest.Start(t, "../../nethttp", "DATABASE_URL=memory")
+	dev := servertest.Start(t, "nethttp", "DATABASE_URL=memory")
 	b := New(t, "plain-http", MapHost("app.test"))
 	// Over plain HTTP on a name that is not loopback, Chromium ignores the
 	// pages' Cross-Origin-Opener-Policy, and says so: expected here.

@@ -26,7 +26,7 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/ginauth"
 	"github.com/authkit-go/authkit/nethttpauth"

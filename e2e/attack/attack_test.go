@@ -3,16 +3,17 @@
 // runs against a real server process, its PostgreSQL and its Redis are cut
 // off and restored through TCP proxies the test controls (the machine's
 // servers are never touched). Every answer must be the normal one or 503
-// {"error":"Service temporarily unavailable. Try again later.","code":"service_unavailable"}, exactly
-// as the outage at that moment allows; the service must recover once the
-// path is restored; and the stored 2FA state must be whole afterwards.
+// {"error":"Service temporarily unavailable. Try again later.",
+// "code":"service_unavailable"}, exactly as the outage at that moment
+// allows; the service must recover once the path is restored; and the
+// stored 2FA state must be whole afterwards.
 //
 // It also fills the server's in-memory rate-limit stores from many real
 // source addresses and checks what a user who is not under attack still
 // gets (exhaustion_test.go).
 //
 // The races and the hostile-input corpus run in core/authtest, on every
-// framework and store (examples/internal/matrix).
+// framework and store (e2e/matrix).
 package attack
 
 import (
@@ -34,7 +35,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/totp"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // The 503 body of every backend failure (docs/api.md, Conventions).
@@ -88,7 +89,7 @@ func TestBackendOutagesUnderLoad(t *testing.T) {
 
 	// TRUST_PROXY=true: each simulated client sends its own address in
 	// X-Forwarded-For, so the per-address limits stay out of the way.
-	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t),
+	srv := servertest.Start(t, "nethttp", append(servertest.Secrets(t),
 		"DATABASE_URL="+pgu.String(), "REDIS_URL="+ru.String(), "REDIS_PREFIX="+prefix, "TRUST_PROXY=true")...)
 	if !strings.Contains(srv.FirstLine, "users: postgres") || !strings.Contains(srv.FirstLine, "rate limits: redis") {
 		t.Fatalf("first log line %q: want users on postgres and limits on redis", srv.FirstLine)

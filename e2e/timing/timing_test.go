@@ -23,7 +23,7 @@
 //
 //	make bench-timing
 //	# which runs:
-//	cd examples && go test -run '^$' -bench 'Timing' -benchtime 1x -count 1 ./internal/timing
+//	cd e2e && go test -run '^$' -bench 'Timing' -benchtime 1x -count 1 ./timing
 //
 // About 400 cost-12 bcrypt checks: a minute or so on one core. The figures
 // are in SECURITY.md.
@@ -50,7 +50,7 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/nethttpauth"
 	authstore "github.com/authkit-go/authkit/store"
 )

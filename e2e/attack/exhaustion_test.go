@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // Texts of the answers the exhaustion tests expect (docs/errors.md).
@@ -42,7 +42,7 @@ const (
 // cannot fill the mail queue; the victim's mail is checked on the
 // server's console output.
 func TestLimitStoreExhaustion(t *testing.T) {
-	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
+	srv := servertest.Start(t, "nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
 	if !strings.Contains(srv.FirstLine, "rate limits: memory") {
 		t.Fatalf("first log line %q: want in-memory rate limits", srv.FirstLine)
 	}
@@ -118,7 +118,7 @@ func TestLimitStoreExhaustion(t *testing.T) {
 // address logs in any number of times; failures from it still meet the
 // limit of 10 per 15 minutes (SECURITY.md deviation 4).
 func TestCorrectLoginsFromOneAddress(t *testing.T) {
-	srv := servertest.Start(t, "../../nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
+	srv := servertest.Start(t, "nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory")...)
 	office := clientFrom(netip.MustParseAddr("127.0.201.1"))
 	const email = "office@example.com"
 	if r := send(t, office, srv.URL+"/api/auth/register", fmt.Sprintf(`{"email":%q,"password":%q,"name":"Office"}`, email, password)); r.status != 200 {

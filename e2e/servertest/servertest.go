@@ -1,5 +1,6 @@
-// Package servertest builds an example server, runs it as a real process
-// and talks to it, so the tests prove what `make run` does.
+// Package servertest builds an example server of the examples module
+// (examples/nethttp, ...), runs it as a real process and talks to it, so
+// the tests prove what `make run` does.
 package servertest
 
 import (
@@ -31,11 +32,13 @@ type Server struct {
 
 var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
-// Start builds the example in dir (e.g. "../nethttp") and runs it on
-// 127.0.0.1:0 with env added to a minimal environment. It waits for the
-// first log line and stops the server at the end of the test.
-func Start(t *testing.T, dir string, env ...string) *Server {
+// Start builds the example server examples/<name> ("nethttp", "gin",
+// "fiber", "customstore") and runs it on 127.0.0.1:0 with env added to a
+// minimal environment. It waits for the first log line and stops the
+// server at the end of the test.
+func Start(t *testing.T, name string, env ...string) *Server {
 	t.Helper()
+	dir := ExampleDir(t, name)
 	bin := filepath.Join(t.TempDir(), "server")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = dir
@@ -98,6 +101,28 @@ func Start(t *testing.T, dir string, env ...string) *Server {
 	}
 	s.URL = m[1]
 	return s
+}
+
+// ExampleDir returns the folder of the example server examples/<name>: it
+// looks for examples/<name>/ in the working directory and each folder
+// above it, so a test finds the examples from any package of this module.
+func ExampleDir(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		d := filepath.Join(dir, "examples", name)
+		if _, err := os.Stat(filepath.Join(d, "main.go")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no examples/%s/main.go in the working directory or above it", name)
+		}
+		dir = parent
+	}
 }
 
 // Stdout returns what the server printed on standard output so far (the

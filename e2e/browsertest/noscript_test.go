@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // TestNoScriptLogin logs in with JavaScript turned off in Chromium, on each
@@ -21,7 +21,7 @@ func TestNoScriptLogin(t *testing.T) {
 	for _, fw := range []string{"nethttp", "gin", "fiber"} {
 		wg.Go(func() {
 			t.Run(fw, func(t *testing.T) {
-				s := servertest.Start(t, "../../"+fw)
+				s := servertest.Start(t, fw)
 				b := New(t, fw+"-noscript")
 				b.DisableScripts(true)
 				const secret = "no-script-s3cret horse"
@@ -68,7 +68,7 @@ func TestNoScriptLogin(t *testing.T) {
 // after it act on that account.
 func TestNoScriptForms(t *testing.T) {
 	Chromium(t)
-	s := servertest.Start(t, "../../nethttp")
+	s := servertest.Start(t, "nethttp")
 	b := New(t, "noscript-forms")
 	b.DisableScripts(true)
 	// A value for each field name that the browser's own checks accept.

@@ -10,7 +10,7 @@
 //
 // A test opens one browser per server, each with a fresh profile:
 //
-//	s := servertest.Start(t, "../../nethttp")
+//	s := servertest.Start(t, "nethttp")
 //	b := browsertest.New(t, "nethttp")
 //	b.Open(s.URL + "/login")
 //	b.Fill("email", "ada@example.com")

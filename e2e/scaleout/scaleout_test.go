@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
-	"github.com/authkit-go/authkit/examples/internal/servertest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 type reply struct {
@@ -47,8 +47,8 @@ func TestTwoServersShareLimitsAndLinks(t *testing.T) {
 	// Every process of one service shares the secrets, the database and
 	// the rate-limit store.
 	env := append(servertest.Secrets(t), "DATABASE_URL="+databaseURL, "REDIS_URL="+redisURL, "REDIS_PREFIX="+prefix)
-	a := servertest.Start(t, "../../nethttp", env...)
-	b := servertest.Start(t, "../../nethttp", env...)
+	a := servertest.Start(t, "nethttp", env...)
+	b := servertest.Start(t, "nethttp", env...)
 	for _, s := range []*servertest.Server{a, b} {
 		if !strings.Contains(s.FirstLine, "users: postgres") || !strings.Contains(s.FirstLine, "rate limits: redis") {
 			t.Fatalf("first log line %q: want users on postgres and limits on redis", s.FirstLine)
