@@ -46,13 +46,8 @@ var specErrorRows = []specErrorRow{
 		}},
 	{400, errCodeUsed, "Replay: current step <= lastTotpStep", "TwoFactorLogin/a_code_cannot_be_used_twice_in_its_step", nil,
 		func(t *testing.T, e *env) []*reply {
-			_, _, secret, _ := e.twoFactorUser(t)
-			e.nextStep()
-			code := e.now(t, secret)
-			b := e.pending(t)
-			mustBody(t, b.verify(code), obj{"success": true})
-			x := e.pending(t)
-			return []*reply{x.verify(code)}
+			code := e.usedCode(t)
+			return []*reply{e.pending(t).verify(code)}
 		}},
 	{400, errInvalidRecovery, "Wrong recovery code", "TwoFactorLogin/recover_logs_in_and_spends_the_code", nil,
 		func(t *testing.T, e *env) []*reply {

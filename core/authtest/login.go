@@ -210,25 +210,13 @@ func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
 	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
-	b := e.pending(t)
-	r := b.verify(confirming)
-	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
-	mustKeepPending(t, b, r)
-	mustBeSignedOut(t, b)
+	mustRefuseUsed(t, e.pending(t), confirming)
 }
 
 func (s suite) codeOncePerStep(t *testing.T) {
 	e := s.env(t)
-	_, _, secret, _ := e.twoFactorUser(t)
-	e.nextStep()
-	code := e.now(t, secret)
-	b := e.pending(t)
-	mustBody(t, b.verify(code), obj{"success": true})
-	x := e.pending(t)
-	r := x.verify(code)
-	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
-	mustKeepPending(t, x, r)
-	mustBeSignedOut(t, x)
+	code := e.usedCode(t)
+	mustRefuseUsed(t, e.pending(t), code)
 }
 
 func (s suite) usedCodeNotReplayedNextStep(t *testing.T) {
@@ -236,11 +224,7 @@ func (s suite) usedCodeNotReplayedNextStep(t *testing.T) {
 	// code of step S again in step S+1, where it is still inside the
 	// window; SECURITY.md deviation 2 refuses it (matched step S <= last).
 	e := s.env(t)
-	_, _, secret, _ := e.twoFactorUser(t)
-	e.nextStep()
-	code := e.now(t, secret)
-	b := e.pending(t)
-	mustBody(t, b.verify(code), obj{"success": true})
+	code := e.usedCode(t)
 	e.nextStep()
 	x := e.pending(t)
 	mustStatus(t, x.verify(code), http.StatusBadRequest, errCodeUsed)

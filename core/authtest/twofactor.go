@@ -65,6 +65,27 @@ func (e *env) twoFactorUser(t *testing.T) (c *client, u *user.User, secret strin
 	return c, u, secret, codes
 }
 
+// usedCode makes the 2FA user (twoFactorUser), logs them in once with a
+// code of a new TOTP step and returns that code, now spent.
+func (e *env) usedCode(t *testing.T) string {
+	t.Helper()
+	_, _, secret, _ := e.twoFactorUser(t)
+	e.nextStep()
+	code := e.now(t, secret)
+	mustBody(t, e.pending(t).verify(code), obj{"success": true})
+	return code
+}
+
+// mustRefuseUsed checks that c's pending login refuses code as used: 400
+// with errCodeUsed, the pending cookie kept and c signed out.
+func mustRefuseUsed(t *testing.T, c *client, code string) {
+	t.Helper()
+	r := c.verify(code)
+	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
+	mustKeepPending(t, c, r)
+	mustBeSignedOut(t, c)
+}
+
 func (s suite) setupNeedsSession(t *testing.T) {
 	e := s.env(t)
 	mustStatus(t, e.client().post("/api/2fa/setup", nil), http.StatusUnauthorized, errNotAuthenticated)
