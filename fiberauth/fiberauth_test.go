@@ -128,11 +128,7 @@ func TestRequireVerifiedEmail(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	app := newApp(svc, fiber.Config{})
 	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
 	authtest.CheckRateLimit(t, serve(t, app)+"/", "ok")
@@ -142,11 +138,7 @@ func TestRateLimit(t *testing.T) {
 // does not give a client a fresh limit (fiber's c.IP() is not used).
 func TestRateLimitKeysOnTheSocketPeer(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 1, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 1)
 	app := newApp(svc, fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor})
 	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
 	base := serve(t, app)

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
@@ -69,11 +68,7 @@ func TestRequireVerifiedEmail(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	h := nethttpauth.RateLimit(rl)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}))
