@@ -32,9 +32,7 @@ var specErrorRows = []specErrorRow{
 		}},
 	{400, errInvalidCode, "Wrong confirmation code", "TwoFactorSetup/confirm_with_a_wrong_code", nil,
 		func(t *testing.T, e *env) []*reply {
-			c := e.client()
-			e.signup(t, c, "ada@example.com")
-			secret := e.setup2FA(t, c)
+			c, _, secret := e.settingUp2FA(t)
 			return []*reply{c.post("/api/2fa/confirm", obj{"code": e.wrongCode(t, secret)})}
 		}},
 	{400, errInvalid2FACode, "Wrong 2FA code at login", "TwoFactorLogin/a_wrong_code_keeps_the_pending_cookie", nil,

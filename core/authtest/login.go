@@ -203,9 +203,7 @@ func (s suite) wrongCodeKeepsPending(t *testing.T) {
 
 func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
 	e := s.env(t)
-	c := e.client()
-	e.signup(t, c, "ada@example.com")
-	secret := e.setup2FA(t, c)
+	c, _, secret := e.settingUp2FA(t)
 	confirming := e.now(t, secret)
 	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
