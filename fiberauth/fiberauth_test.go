@@ -30,6 +30,16 @@ func newApp(svc *auth.Service, cfg fiber.Config) *fiber.App {
 	return fiber.New(fiberauth.ApplyConfig(svc, cfg))
 }
 
+// serveRoutes serves fiberauth's routes, and nothing else, on a Service
+// from newService and an app from newApp, and returns the base URL.
+func serveRoutes(t *testing.T) string {
+	t.Helper()
+	svc, _ := newService(t)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	return serve(t, app)
+}
+
 // serve runs app on 127.0.0.1:0 until the test ends and returns its base
 // URL.
 func serve(t *testing.T, app *fiber.App) string {
@@ -128,11 +138,7 @@ func TestRequireVerifiedEmail(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	app := newApp(svc, fiber.Config{})
 	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
 	authtest.CheckRateLimit(t, serve(t, app)+"/", "ok")
@@ -142,11 +148,7 @@ func TestRateLimit(t *testing.T) {
 // does not give a client a fresh limit (fiber's c.IP() is not used).
 func TestRateLimitKeysOnTheSocketPeer(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 1, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 1)
 	app := newApp(svc, fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor})
 	app.Get("/", fiberauth.RateLimit(rl), func(c *fiber.Ctx) error { return c.SendString("ok") })
 	base := serve(t, app)
@@ -217,10 +219,7 @@ func TestHead(t *testing.T) {
 }
 
 func TestNotFound(t *testing.T) {
-	svc, _ := newService(t)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	base := serve(t, app)
+	base := serveRoutes(t)
 	c := authtest.Browser(t)
 	for _, path := range []string{"/", "/api/nope", "/api/auth/verify-email/", "/api/auth/verify-email/a/b"} {
 		authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+path, ""), http.StatusNotFound, "Not found")
@@ -269,10 +268,7 @@ func TestApplyConfigKeepsTheAppsSettings(t *testing.T) {
 func TestRequestBodyLimit(t *testing.T) {
 	// A body under fiber's BodyLimit reaches core, which reads at most its
 	// own limit and answers 413.
-	svc, _ := newService(t)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	base := serve(t, app)
+	base := serveRoutes(t)
 	body := `{"email":"` + strings.Repeat("a", 16<<10) + `@example.com","password":"x"}`
 	authtest.WantError(t, authtest.Send(t, authtest.Browser(t), http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
 }
@@ -307,10 +303,7 @@ func rawRequest(t *testing.T, base, req string) authtest.Reply {
 }
 
 func TestMalformedRequest(t *testing.T) {
-	svc, _ := newService(t)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	base := serve(t, app)
+	base := serveRoutes(t)
 	for _, req := range []string{
 		"GARBAGE\r\n\r\n",
 		"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
@@ -385,10 +378,7 @@ func TestPathValue(t *testing.T) {
 }
 
 func TestLargeHeaders(t *testing.T) {
-	svc, _ := newService(t)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	base := serve(t, app)
+	base := serveRoutes(t)
 	c := &http.Client{}
 	// A 5 KB token in the URL (over fiber's default buffer) reaches core.
 	authtest.WantError(t, authtest.Send(t, c, http.MethodGet, base+"/api/auth/verify-email/"+strings.Repeat("A", 5000), ""),
@@ -402,10 +392,7 @@ func TestLargeHeaders(t *testing.T) {
 // them: each raw line is exactly what net/http writes for the cookie it
 // holds.
 func TestSetCookieLines(t *testing.T) {
-	svc, _ := newService(t)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	base := serve(t, app)
+	base := serveRoutes(t)
 	c := authtest.Browser(t)
 	r := authtest.Send(t, c, http.MethodPost, base+"/api/auth/register", register)
 	lines := r.Header.Values("Set-Cookie")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
@@ -132,11 +131,7 @@ func TestRequireVerifiedEmail(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	r := gin.New()
 	var calls int
 	r.GET("/search", ginauth.RateLimit(rl), func(c *gin.Context) {
@@ -153,11 +148,7 @@ func TestRateLimit(t *testing.T) {
 // keyed by the client address that core chooses.
 func limitedEngine(t *testing.T, svc *auth.Service) string {
 	t.Helper()
-	rl, err := svc.NewRateLimit("one", auth.Limit{Max: 1, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "one", 1)
 	r := gin.New()
 	r.GET("/", ginauth.RateLimit(rl), func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	return authtest.Serve(t, r)

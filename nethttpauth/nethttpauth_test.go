@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
@@ -34,11 +33,19 @@ func newService(t *testing.T) (*auth.Service, *mail.Capture) {
 	return authtest.NewService(t, store.NewMemory(store.MemoryConfig{}))
 }
 
-func TestRequireUser(t *testing.T) {
-	svc, _ := newService(t)
+// serveWith serves svc's routes mounted at the root and h at pattern, and
+// returns the base URL.
+func serveWith(t *testing.T, svc *auth.Service, pattern string, h http.Handler) string {
+	t.Helper()
 	mux := http.NewServeMux()
 	nethttpauth.Mount(mux, svc, "")
-	mux.Handle("GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(pattern, h)
+	return authtest.Serve(t, mux)
+}
+
+func TestRequireUser(t *testing.T) {
+	svc, _ := newService(t)
+	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, ok := nethttpauth.CurrentUser(r)
 		if !ok {
 			http.Error(w, "no user in context", http.StatusInternalServerError)
@@ -46,7 +53,7 @@ func TestRequireUser(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "hello "+u.Email)
 	})))
-	authtest.CheckRequireUser(t, authtest.Serve(t, mux), "/private", "hello ada@example.com")
+	authtest.CheckRequireUser(t, base, "/private", "hello ada@example.com")
 }
 
 func TestCurrentUserOutsideRequireUser(t *testing.T) {
@@ -58,22 +65,16 @@ func TestCurrentUserOutsideRequireUser(t *testing.T) {
 
 func TestRequireVerifiedEmail(t *testing.T) {
 	svc, mailer := newService(t)
-	mux := http.NewServeMux()
-	nethttpauth.Mount(mux, svc, "")
-	mux.Handle("GET /verified", nethttpauth.RequireVerifiedEmail(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := serveWith(t, svc, "GET /verified", nethttpauth.RequireVerifiedEmail(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := nethttpauth.CurrentUser(r)
 		_, _ = io.WriteString(w, "verified "+u.Email)
 	})))
-	authtest.CheckRequireVerifiedEmail(t, svc, mailer, authtest.Serve(t, mux), "/verified", "verified ada@example.com")
+	authtest.CheckRequireVerifiedEmail(t, svc, mailer, base, "/verified", "verified ada@example.com")
 }
 
 func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
-	rl, err := svc.NewRateLimit("search", auth.Limit{Max: 2, Window: time.Minute}, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rl.Close() })
+	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	h := nethttpauth.RateLimit(rl)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}))

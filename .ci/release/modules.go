@@ -78,11 +78,7 @@ func modules(root string) ([]Module, error) {
 		if d.Name() != "go.mod" {
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := modfile.Parse(p, data, nil)
+		f, err := parseFile(p, modfile.Parse)
 		if err != nil {
 			return err
 		}
@@ -158,4 +154,15 @@ func nested(file string, m Module, all []Module) bool {
 		}
 	}
 	return false
+}
+
+// parseFile reads the file at name and parses it with parse: modfile.Parse
+// for a go.mod, modfile.ParseWork for a go.work.
+func parseFile[F any](name string, parse func(string, []byte, modfile.VersionFixer) (F, error)) (F, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		var none F
+		return none, err
+	}
+	return parse(name, data, nil)
 }

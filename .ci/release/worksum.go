@@ -32,11 +32,7 @@ import (
 // comparison turns the checksum database off.
 func workSum(root string, write bool) error {
 	name := filepath.Join(root, "go.work")
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	wf, err := modfile.ParseWork(name, data, nil)
+	wf, err := parseFile(name, modfile.ParseWork)
 	if err != nil {
 		return err
 	}

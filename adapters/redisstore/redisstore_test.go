@@ -22,58 +22,56 @@ import (
 	"github.com/authkit-go/authkit/store/storetest"
 )
 
-// TestConformanceMiniredis runs the storetest suite on miniredis. The
-// suite's clock is both the store's clock and the one miniredis counts TTLs
-// down and expires keys by: no waiting, and reset times exact to the
-// millisecond.
+// TestConformanceMiniredis runs the storetest suite on miniredis, on the
+// suite's clock (see miniredisStore).
 func TestConformanceMiniredis(t *testing.T) {
-	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		m := miniredis.RunT(t)
-		m.SetTime(clock.Now())
-		m.ClockTTL(true)
-		c := newClient(t, &redis.Options{Addr: m.Addr()})
-		c.AddHook(clockHook{m: m, clock: clock})
-		s := New(c, Config{})
-		s.now = clock.Now
-		return s
-	}, storetest.LimitOptions{})
+	storetest.RunLimitStore(t, miniredisStore, storetest.LimitOptions{})
 }
 
 // TestRefunderMiniredis runs the Refunder suite on miniredis, on the
 // suite's clock.
 func TestRefunderMiniredis(t *testing.T) {
-	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		m := miniredis.RunT(t)
-		m.SetTime(clock.Now())
-		m.ClockTTL(true)
-		c := newClient(t, &redis.Options{Addr: m.Addr()})
-		c.AddHook(clockHook{m: m, clock: clock})
-		s := New(c, Config{})
-		s.now = clock.Now
-		return s
-	}, storetest.LimitOptions{})
+	storetest.RunLimitRefunder(t, miniredisStore, storetest.LimitOptions{})
 }
 
-// TestRefunderRedis runs the Refunder suite on the real Redis, in real time.
+// miniredisStore is a store on a fresh miniredis for one subtest of a
+// storetest suite. The suite's clock is both the store's clock and the one
+// miniredis counts TTLs down and expires keys by: no waiting, and reset
+// times exact to the millisecond.
+func miniredisStore(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+	m := miniredis.RunT(t)
+	m.SetTime(clock.Now())
+	m.ClockTTL(true)
+	c := newClient(t, &redis.Options{Addr: m.Addr()})
+	c.AddHook(clockHook{m: m, clock: clock})
+	s := New(c, Config{})
+	s.now = clock.Now
+	return s
+}
+
+// TestRefunderRedis runs the Refunder suite on the real Redis, in real time
+// (see realRedisStores).
 func TestRefunderRedis(t *testing.T) {
-	c := newClient(t, realRedisOptions(t))
-	storetest.RunLimitRefunder(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
-		prefix := randomPrefix()
-		cleanupPrefix(t, c, prefix)
-		return New(c, Config{Prefix: prefix})
-	}, storetest.LimitOptions{RealTime: true})
+	storetest.RunLimitRefunder(t, realRedisStores(t), storetest.LimitOptions{RealTime: true})
 }
 
 // TestConformanceRedis runs the storetest suite on the real Redis, in real
-// time with short windows, each subtest under a key prefix of its own. The
-// suite then keeps time by the wall clock, the store's default clock.
+// time with short windows (see realRedisStores).
 func TestConformanceRedis(t *testing.T) {
+	storetest.RunLimitStore(t, realRedisStores(t), storetest.LimitOptions{RealTime: true})
+}
+
+// realRedisStores returns the stores of a storetest suite on the real
+// Redis: each subtest's under a key prefix of its own, keeping time by the
+// wall clock, the store's default clock, as the suite then does.
+func realRedisStores(t *testing.T) storetest.LimitStoreFactory {
+	t.Helper()
 	c := newClient(t, realRedisOptions(t))
-	storetest.RunLimitStore(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
+	return func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
 		prefix := randomPrefix()
 		cleanupPrefix(t, c, prefix)
 		return New(c, Config{Prefix: prefix})
-	}, storetest.LimitOptions{RealTime: true})
+	}
 }
 
 func incr(t *testing.T, s *Store, key string, window time.Duration) (int64, time.Time) {

@@ -98,6 +98,21 @@ func (e *cutEnv) restore(t *testing.T) {
 	}
 }
 
+// afterCut checks that what, a request cut mid-statement, answered r
+// unavailable, waits until the server has closed the cut connection, ends
+// the cut and returns user id as the database then has it.
+func (e *cutEnv) afterCut(t *testing.T, what string, r auth.Response, id string) *user.User {
+	t.Helper()
+	if r.Status != unavailableStatus || string(r.Body) != unavailableBody {
+		t.Fatalf("%s cut mid-statement: %d %s, want %d %s", what, r.Status, r.Body, unavailableStatus, unavailableBody)
+	}
+	if !e.proxy.Settle() {
+		t.Fatal("the server did not close the cut connection")
+	}
+	e.restore(t)
+	return e.read(t, id)
+}
+
 // read returns user id as the database has it now.
 func (e *cutEnv) read(t *testing.T, id string) *user.User {
 	t.Helper()
@@ -240,15 +255,7 @@ func testConfirmCutMidStatement(t *testing.T, e *cutEnv) {
 	// Only EnableTOTP sends the pending secret to the server.
 	e.proxy.CutWhen(func(b []byte) bool { return bytes.Contains(b, []byte(before.PendingTOTPSecret)) })
 	r = f.do(t, "POST /api/2fa/confirm", "", `{"code":"`+code+`"}`)
-	if r.Status != unavailableStatus || string(r.Body) != unavailableBody {
-		t.Fatalf("confirm cut mid-statement: %d %s, want %d %s", r.Status, r.Body, unavailableStatus, unavailableBody)
-	}
-
-	if !e.proxy.Settle() {
-		t.Fatal("the server did not close the cut connection")
-	}
-	e.restore(t)
-	got := e.read(t, u.ID)
+	got := e.afterCut(t, "confirm", r, u.ID)
 	switch {
 	case got.TwoFactorEnabled:
 		if got.TOTPSecret == "" || got.PendingTOTPSecret != "" || len(got.RecoveryCodeHashes) != recovery.DefaultCount ||
@@ -290,15 +297,7 @@ func testResetCutMidStatement(t *testing.T, e *cutEnv) {
 	e.proxy.CutWhen(func(b []byte) bool { return bytes.Contains(b, []byte("$2a$04$")) })
 	r = f.do(t, "POST /api/auth/reset-password/{token}", tok[1],
 		`{"password":"a new horse staple","confirmPassword":"a new horse staple"}`)
-	if r.Status != unavailableStatus || string(r.Body) != unavailableBody {
-		t.Fatalf("reset cut mid-statement: %d %s, want %d %s", r.Status, r.Body, unavailableStatus, unavailableBody)
-	}
-
-	if !e.proxy.Settle() {
-		t.Fatal("the server did not close the cut connection")
-	}
-	e.restore(t)
-	got := e.read(t, u.ID)
+	got := e.afterCut(t, "reset", r, u.ID)
 	switch {
 	case got.PasswordHash != before.PasswordHash:
 		if !got.PasswordChangedAt.Equal(e.now) || got.SessionVersion != before.SessionVersion+1 {

@@ -90,17 +90,26 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// printedLine runs the CLI's command cmd and returns the line of n
+// characters it prints, failing the test unless it exits 0 with nothing on
+// stderr and just that line on stdout.
+func printedLine(t *testing.T, cmd string, n int) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(cmd)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+	line, ok := strings.CutSuffix(stdout, "\n")
+	if !ok || strings.Contains(line, "\n") || len(line) != n {
+		t.Fatalf("stdout = %q, want one %d-character line", stdout, n)
+	}
+	return line
+}
+
 func TestEncryptionKey(t *testing.T) {
 	var keys []string
 	for range 2 {
-		code, stdout, stderr := runCLI("encryption-key")
-		if code != 0 || stderr != "" {
-			t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, stderr)
-		}
-		key, ok := strings.CutSuffix(stdout, "\n")
-		if !ok || strings.Contains(key, "\n") || len(key) != 47 {
-			t.Fatalf("stdout = %q, want one 47-character line", stdout)
-		}
+		key := printedLine(t, "encryption-key", 47)
 		ring, err := secretbox.ParseKeyring(key)
 		if err != nil {
 			t.Fatalf("the printed key does not parse: %v", err)
@@ -122,14 +131,7 @@ func TestEncryptionKey(t *testing.T) {
 func TestSessionSecret(t *testing.T) {
 	var secrets []string
 	for range 2 {
-		code, stdout, stderr := runCLI("session-secret")
-		if code != 0 || stderr != "" {
-			t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, stderr)
-		}
-		secret, ok := strings.CutSuffix(stdout, "\n")
-		if !ok || len(secret) != 43 {
-			t.Fatalf("stdout = %q, want one 43-character line", stdout)
-		}
+		secret := printedLine(t, "session-secret", 43)
 		raw, err := base64.RawURLEncoding.Strict().DecodeString(secret)
 		if err != nil || len(raw) != 32 {
 			t.Fatalf("the secret decodes to %d bytes, %v; want 32 bytes of unpadded base64url", len(raw), err)

@@ -32,9 +32,7 @@ var specErrorRows = []specErrorRow{
 		}},
 	{400, errInvalidCode, "Wrong confirmation code", "TwoFactorSetup/confirm_with_a_wrong_code", nil,
 		func(t *testing.T, e *env) []*reply {
-			c := e.client()
-			e.signup(t, c, "ada@example.com")
-			secret := e.setup2FA(t, c)
+			c, _, secret := e.settingUp2FA(t)
 			return []*reply{c.post("/api/2fa/confirm", obj{"code": e.wrongCode(t, secret)})}
 		}},
 	{400, errInvalid2FACode, "Wrong 2FA code at login", "TwoFactorLogin/a_wrong_code_keeps_the_pending_cookie", nil,
@@ -46,13 +44,8 @@ var specErrorRows = []specErrorRow{
 		}},
 	{400, errCodeUsed, "Replay: current step <= lastTotpStep", "TwoFactorLogin/a_code_cannot_be_used_twice_in_its_step", nil,
 		func(t *testing.T, e *env) []*reply {
-			_, _, secret, _ := e.twoFactorUser(t)
-			e.nextStep()
-			code := e.now(t, secret)
-			b := e.pending(t)
-			mustBody(t, b.verify(code), obj{"success": true})
-			x := e.pending(t)
-			return []*reply{x.verify(code)}
+			code := e.usedCode(t)
+			return []*reply{e.pending(t).verify(code)}
 		}},
 	{400, errInvalidRecovery, "Wrong recovery code", "TwoFactorLogin/recover_logs_in_and_spends_the_code", nil,
 		func(t *testing.T, e *env) []*reply {

@@ -25,6 +25,20 @@ func lockSmall(t *testing.T, e *env) {
 	}
 }
 
+// mustLockedForAnHour checks on c that ada's lock, set at the clock's time,
+// lasts an hour: the right password is refused until last before its end,
+// and at its end logs in and leaves failedLogins 0 and no lockedUntil.
+func (e *env) mustLockedForAnHour(t *testing.T, c *client, id string, last time.Duration) {
+	t.Helper()
+	e.clock.Advance(time.Hour - last)
+	mustStatus(t, c.login("ada@example.com", goodPassword), http.StatusUnauthorized, errInvalidCredentials)
+	e.clock.Advance(last)
+	mustLogin(t, c, "ada@example.com", goodPassword)
+	if got := e.byID(t, id); got.FailedLogins != 0 || !got.LockedUntil.IsZero() {
+		t.Errorf("store: failedLogins %d, lockedUntil %v after the login; want 0, none", got.FailedLogins, got.LockedUntil)
+	}
+}
+
 func (s suite) lockedRefusesRightPassword(t *testing.T) {
 	e := s.env(t, smallLockout)
 	u := e.seed(t, "ada@example.com")
@@ -38,13 +52,7 @@ func (s suite) lockedRefusesRightPassword(t *testing.T) {
 	if r.setCookie(sessionCookie) != nil {
 		t.Errorf("%s: a locked account got a session cookie", r)
 	}
-	e.clock.Advance(59 * time.Minute)
-	mustStatus(t, c.login("ada@example.com", goodPassword), http.StatusUnauthorized, errInvalidCredentials)
-	e.clock.Advance(time.Minute)
-	mustLogin(t, c, "ada@example.com", goodPassword)
-	if got := e.byID(t, u.ID); got.FailedLogins != 0 || !got.LockedUntil.IsZero() {
-		t.Errorf("store: failedLogins %d, lockedUntil %v after a login; want 0, none", got.FailedLogins, got.LockedUntil)
-	}
+	e.mustLockedForAnHour(t, c, u.ID, time.Minute)
 }
 
 func (s suite) resetUnlocks(t *testing.T) {
@@ -131,13 +139,7 @@ func (s suite) defaultLockout(t *testing.T) {
 	if n := e.audit.count(auth.EventAccountLocked, u.ID); n != 1 {
 		t.Errorf("%d account_locked events, want 1", n)
 	}
-	e.clock.Advance(time.Hour - time.Millisecond)
-	mustStatus(t, c.login("ada@example.com", goodPassword), http.StatusUnauthorized, errInvalidCredentials)
-	e.clock.Advance(time.Millisecond)
-	mustLogin(t, c, "ada@example.com", goodPassword)
-	if got := e.byID(t, u.ID); got.FailedLogins != 0 || !got.LockedUntil.IsZero() {
-		t.Errorf("store: failedLogins %d, lockedUntil %v after the login; want 0, none", got.FailedLogins, got.LockedUntil)
-	}
+	e.mustLockedForAnHour(t, c, u.ID, time.Millisecond)
 }
 
 func (s suite) resetLiftsDefaultLock(t *testing.T) {

@@ -148,12 +148,20 @@ func (s suite) verifyDeletedUser(t *testing.T) {
 	if err := e.users.Delete(e.ctx(), u.ID); err != nil {
 		t.Fatalf("store: Delete: %v", err)
 	}
+	e.mustRefuseOrphanedPending(t, b, secret)
+	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, errInvalidSession)
+	mustBeSignedOut(t, b)
+}
+
+// mustRefuseOrphanedPending checks that b's pending login, whose user or
+// 2FA has gone, refuses a right code of the next TOTP step: 401 with
+// errInvalidSession, the pending cookie kept.
+func (e *env) mustRefuseOrphanedPending(t *testing.T, b *client, secret string) {
+	t.Helper()
 	e.nextStep()
 	r := b.verify(e.now(t, secret))
 	mustStatus(t, r, http.StatusUnauthorized, errInvalidSession)
 	mustKeepPending(t, b, r)
-	mustStatus(t, b.recover(codes[0]), http.StatusUnauthorized, errInvalidSession)
-	mustBeSignedOut(t, b)
 }
 
 func (s suite) verifyAfterDisable(t *testing.T) {
@@ -161,10 +169,7 @@ func (s suite) verifyAfterDisable(t *testing.T) {
 	c, _, secret, codes := e.twoFactorUser(t)
 	b := e.pending(t)
 	mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
-	e.nextStep()
-	r := b.verify(e.now(t, secret))
-	mustStatus(t, r, http.StatusUnauthorized, errInvalidSession)
-	mustKeepPending(t, b, r)
+	e.mustRefuseOrphanedPending(t, b, secret)
 	// Recover makes no twoFactorEnabled check (as the spec has it), but disabling
 	// cleared the codes.
 	mustStatus(t, b.recover(codes[0]), http.StatusBadRequest, errInvalidRecovery)
@@ -203,32 +208,18 @@ func (s suite) wrongCodeKeepsPending(t *testing.T) {
 
 func (s suite) confirmingCodeCannotLogIn(t *testing.T) {
 	e := s.env(t)
-	c := e.client()
-	e.signup(t, c, "ada@example.com")
-	secret := e.setup2FA(t, c)
+	c, _, secret := e.settingUp2FA(t)
 	confirming := e.now(t, secret)
 	if r := c.post("/api/2fa/confirm", obj{"code": confirming}); r.Status != http.StatusOK {
 		t.Fatalf("%s: want 200", r)
 	}
-	b := e.pending(t)
-	r := b.verify(confirming)
-	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
-	mustKeepPending(t, b, r)
-	mustBeSignedOut(t, b)
+	mustRefuseUsed(t, e.pending(t), confirming)
 }
 
 func (s suite) codeOncePerStep(t *testing.T) {
 	e := s.env(t)
-	_, _, secret, _ := e.twoFactorUser(t)
-	e.nextStep()
-	code := e.now(t, secret)
-	b := e.pending(t)
-	mustBody(t, b.verify(code), obj{"success": true})
-	x := e.pending(t)
-	r := x.verify(code)
-	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
-	mustKeepPending(t, x, r)
-	mustBeSignedOut(t, x)
+	code := e.usedCode(t)
+	mustRefuseUsed(t, e.pending(t), code)
 }
 
 func (s suite) usedCodeNotReplayedNextStep(t *testing.T) {
@@ -236,11 +227,7 @@ func (s suite) usedCodeNotReplayedNextStep(t *testing.T) {
 	// code of step S again in step S+1, where it is still inside the
 	// window; SECURITY.md deviation 2 refuses it (matched step S <= last).
 	e := s.env(t)
-	_, _, secret, _ := e.twoFactorUser(t)
-	e.nextStep()
-	code := e.now(t, secret)
-	b := e.pending(t)
-	mustBody(t, b.verify(code), obj{"success": true})
+	code := e.usedCode(t)
 	e.nextStep()
 	x := e.pending(t)
 	mustStatus(t, x.verify(code), http.StatusBadRequest, errCodeUsed)

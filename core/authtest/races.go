@@ -66,19 +66,25 @@ func mustOneWinner(t *testing.T, rs []*reply, status int, text string) int {
 	return winner
 }
 
+// raceCode races bs, each posting {"code": code} to path once, and
+// returns their replies in the order of bs.
+func raceCode(t *testing.T, bs []*client, path, code string) []*reply {
+	t.Helper()
+	return race(t, len(bs), func(i int) (*reply, error) {
+		return bs[i].try(http.MethodPost, path, "application/json", []byte(`{"code":"`+code+`"}`))
+	})
+}
+
 func (s suite) oneTOTPCodeManyBrowsers(t *testing.T) {
 	e := s.env(t, relaxed)
 	_, _, secret, _ := e.twoFactorUser(t)
 	bs := make([]*client, racers)
 	for i := range bs {
-		bs[i] = e.client()
-		pendingLogin(t, bs[i], "ada@example.com")
+		bs[i] = e.pending(t)
 	}
 	e.nextStep()
 	code := e.now(t, secret)
-	rs := race(t, racers, func(i int) (*reply, error) {
-		return bs[i].try(http.MethodPost, "/api/2fa/verify", "application/json", []byte(`{"code":"`+code+`"}`))
-	})
+	rs := raceCode(t, bs, "/api/2fa/verify", code)
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errCodeUsed)
 	mustBeSignedIn(t, bs[w], "ada@example.com")
 }
@@ -88,12 +94,9 @@ func (s suite) oneRecoveryCodeManyBrowsers(t *testing.T) {
 	_, u, _, codes := e.twoFactorUser(t)
 	bs := make([]*client, racers)
 	for i := range bs {
-		bs[i] = e.client()
-		pendingLogin(t, bs[i], "ada@example.com")
+		bs[i] = e.pending(t)
 	}
-	rs := race(t, racers, func(i int) (*reply, error) {
-		return bs[i].try(http.MethodPost, "/api/2fa/recover", "application/json", []byte(`{"code":"`+codes[0]+`"}`))
-	})
+	rs := raceCode(t, bs, "/api/2fa/recover", codes[0])
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errInvalidRecovery)
 	if rs[w].JSON["remainingCodes"] != float64(7) {
 		t.Errorf("%s: want remainingCodes 7", rs[w])
@@ -164,9 +167,7 @@ func (s suite) oneNewAddressManyAccounts(t *testing.T) {
 
 func (s suite) oneSetupManyConfirmations(t *testing.T) {
 	e := s.env(t, relaxed)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret := e.setup2FA(t, c)
+	c, u, secret := e.settingUp2FA(t)
 	code := e.now(t, secret)
 	rs := race(t, racers, func(i int) (*reply, error) {
 		return c.try(http.MethodPost, "/api/2fa/confirm", "application/json", []byte(`{"code":"`+code+`"}`))
@@ -187,13 +188,10 @@ func (s suite) twoFactorLimitUnderConcurrency(t *testing.T) {
 	_, _, secret, _ := e.twoFactorUser(t)
 	bs := make([]*client, racers)
 	for i := range bs {
-		bs[i] = e.client()
-		pendingLogin(t, bs[i], "ada@example.com")
+		bs[i] = e.pending(t)
 	}
 	wrong := e.wrongCode(t, secret)
-	rs := race(t, racers, func(i int) (*reply, error) {
-		return bs[i].try(http.MethodPost, "/api/2fa/verify", "application/json", []byte(`{"code":"`+wrong+`"}`))
-	})
+	rs := raceCode(t, bs, "/api/2fa/verify", wrong)
 	mustCounts(t, rs, map[int]int{http.StatusBadRequest: 5, http.StatusTooManyRequests: racers - 5})
 }
 

@@ -65,6 +65,36 @@ func (e *env) twoFactorUser(t *testing.T) (c *client, u *user.User, secret strin
 	return c, u, secret, codes
 }
 
+// settingUp2FA signs ada@example.com up on a new browser and starts 2FA
+// setup there. It returns the browser, her user and the pending secret.
+func (e *env) settingUp2FA(t *testing.T) (c *client, u *user.User, secret string) {
+	t.Helper()
+	c = e.client()
+	u = e.signup(t, c, "ada@example.com")
+	return c, u, e.setup2FA(t, c)
+}
+
+// usedCode makes the 2FA user (twoFactorUser), logs them in once with a
+// code of a new TOTP step and returns that code, now spent.
+func (e *env) usedCode(t *testing.T) string {
+	t.Helper()
+	_, _, secret, _ := e.twoFactorUser(t)
+	e.nextStep()
+	code := e.now(t, secret)
+	mustBody(t, e.pending(t).verify(code), obj{"success": true})
+	return code
+}
+
+// mustRefuseUsed checks that c's pending login refuses code as used: 400
+// with errCodeUsed, the pending cookie kept and c signed out.
+func mustRefuseUsed(t *testing.T, c *client, code string) {
+	t.Helper()
+	r := c.verify(code)
+	mustStatus(t, r, http.StatusBadRequest, errCodeUsed)
+	mustKeepPending(t, c, r)
+	mustBeSignedOut(t, c)
+}
+
 func (s suite) setupNeedsSession(t *testing.T) {
 	e := s.env(t)
 	mustStatus(t, e.client().post("/api/2fa/setup", nil), http.StatusUnauthorized, errNotAuthenticated)
@@ -126,9 +156,7 @@ func (s suite) confirmWithoutSetup(t *testing.T) {
 
 func (s suite) confirmWrongCode(t *testing.T) {
 	e := s.env(t)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret := e.setup2FA(t, c)
+	c, u, secret := e.settingUp2FA(t)
 	before := e.byID(t, u.ID)
 	mustStatus(t, c.post("/api/2fa/confirm", obj{"code": e.wrongCode(t, secret)}), http.StatusBadRequest, errInvalidCode)
 	got := e.byID(t, u.ID)
@@ -139,9 +167,7 @@ func (s suite) confirmWrongCode(t *testing.T) {
 
 func (s suite) confirmEnables2FA(t *testing.T) {
 	e := s.env(t)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret := e.setup2FA(t, c)
+	c, u, secret := e.settingUp2FA(t)
 	pending := e.byID(t, u.ID).PendingTOTPSecret
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
 	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {

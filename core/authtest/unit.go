@@ -284,6 +284,21 @@ func CheckRequireVerifiedEmail(t testing.TB, svc *auth.Service, mailer *mail.Cap
 	}
 }
 
+// NewRateLimit returns svc's rate limit called name, of max requests a
+// minute keyed by the client address core chooses and answering core's 429
+// text, for a route behind a framework module's RateLimit middleware. It is
+// closed when the test ends; an error creating it fails the test.
+// CheckRateLimit wants a limit of 2.
+func NewRateLimit(t testing.TB, svc *auth.Service, name string, max int) *auth.RateLimit {
+	t.Helper()
+	rl, err := svc.NewRateLimit(name, auth.Limit{Max: max, Window: time.Minute}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rl.Close() })
+	return rl
+}
+
 // CheckRateLimit checks a route behind a framework module's RateLimit
 // middleware, on a limit of 2 requests a minute of a Service from
 // NewService (its clock stands still). GET url answers 200 and exactly

@@ -206,47 +206,45 @@ func (t Templates) Validate() error {
 	return nil
 }
 
-// lookup returns kind's template with empty fields filled from the default.
 // With returns t with kind's template replaced by tpl, for a mail in
 // another language; ErrUnknownKind for a kind that is not one of mail's.
 func (t Templates) With(kind Kind, tpl Template) (Templates, error) {
-	switch kind {
-	case KindVerifyEmail:
-		t.VerifyEmail = tpl
-	case KindResetPassword:
-		t.ResetPassword = tpl
-	case KindPasswordChanged:
-		t.PasswordChanged = tpl
-	case KindPasswordResetDone:
-		t.PasswordResetDone = tpl
-	case KindTwoFactorDisabled:
-		t.TwoFactorDisabled = tpl
-	case KindEmailChanged:
-		t.EmailChanged = tpl
-	default:
+	p := t.of(kind)
+	if p == nil {
 		return t, fmt.Errorf("%w: %q", ErrUnknownKind, kind)
 	}
+	*p = tpl
 	return t, nil
 }
 
-func (t Templates) lookup(kind Kind) (Template, bool) {
-	var tpl, def Template
+// of returns the field of t that holds kind's template; nil for a kind that
+// is not one of mail's.
+func (t *Templates) of(kind Kind) *Template {
 	switch kind {
 	case KindVerifyEmail:
-		tpl, def = t.VerifyEmail, defaultVerifyEmail
+		return &t.VerifyEmail
 	case KindResetPassword:
-		tpl, def = t.ResetPassword, defaultResetPassword
+		return &t.ResetPassword
 	case KindPasswordChanged:
-		tpl, def = t.PasswordChanged, defaultPasswordChanged
+		return &t.PasswordChanged
 	case KindPasswordResetDone:
-		tpl, def = t.PasswordResetDone, defaultPasswordResetDone
+		return &t.PasswordResetDone
 	case KindTwoFactorDisabled:
-		tpl, def = t.TwoFactorDisabled, defaultTwoFactorDisabled
+		return &t.TwoFactorDisabled
 	case KindEmailChanged:
-		tpl, def = t.EmailChanged, defaultEmailChanged
-	default:
+		return &t.EmailChanged
+	}
+	return nil
+}
+
+// lookup returns kind's template with empty fields filled from the default.
+func (t Templates) lookup(kind Kind) (Template, bool) {
+	p := t.of(kind)
+	if p == nil {
 		return Template{}, false
 	}
+	defaults := DefaultTemplates()
+	tpl, def := *p, *defaults.of(kind)
 	if tpl.Subject == "" {
 		tpl.Subject = def.Subject
 	}

@@ -9,56 +9,53 @@ import (
 func BenchmarkHashBcrypt(b *testing.B) {
 	for _, cost := range []int{10, DefaultBcryptCost} {
 		b.Run("cost="+strconv.Itoa(cost), func(b *testing.B) {
-			h, err := New(Config{BcryptCost: cost})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := h.Hash(context.Background(), "correct horse battery staple"); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchHash(b, Config{BcryptCost: cost})
 		})
 	}
 }
 
 func BenchmarkVerifyBcrypt(b *testing.B) {
-	h, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hash := mustHash(b, h, "correct horse battery staple")
-	b.ReportAllocs()
-	for b.Loop() {
-		if ok, err := h.Verify(context.Background(), "correct horse battery staple", hash); !ok || err != nil {
-			b.Fatal(ok, err)
-		}
-	}
+	benchVerify(b, Config{})
 }
 
 func BenchmarkHashArgon2id(b *testing.B) {
-	h, err := New(Config{Algorithm: Argon2id})
+	benchHash(b, Config{Algorithm: Argon2id})
+}
+
+func BenchmarkVerifyArgon2id(b *testing.B) {
+	benchVerify(b, Config{Algorithm: Argon2id})
+}
+
+// benchPassword is the password every benchmark hashes and verifies.
+const benchPassword = "correct horse battery staple"
+
+// benchHasher is the hasher of cfg, reporting allocations from here on.
+func benchHasher(b *testing.B, cfg Config) *Standard {
+	b.Helper()
+	h, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	return h
+}
+
+// benchHash measures Hash under cfg.
+func benchHash(b *testing.B, cfg Config) {
+	h := benchHasher(b, cfg)
 	for b.Loop() {
-		if _, err := h.Hash(context.Background(), "correct horse battery staple"); err != nil {
+		if _, err := h.Hash(context.Background(), benchPassword); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkVerifyArgon2id(b *testing.B) {
-	h, err := New(Config{Algorithm: Argon2id})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hash := mustHash(b, h, "correct horse battery staple")
-	b.ReportAllocs()
+// benchVerify measures Verify of the right password under cfg.
+func benchVerify(b *testing.B, cfg Config) {
+	h := benchHasher(b, cfg)
+	hash := mustHash(b, h, benchPassword)
 	for b.Loop() {
-		if ok, err := h.Verify(context.Background(), "correct horse battery staple", hash); !ok || err != nil {
+		if ok, err := h.Verify(context.Background(), benchPassword, hash); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
 	}

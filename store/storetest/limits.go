@@ -34,17 +34,7 @@ type LimitOptions struct {
 // RunLimitStore runs the ratelimit.Store conformance suite.
 func RunLimitStore(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
 	t.Helper()
-	if opts.Tolerance == 0 && opts.RealTime {
-		opts.Tolerance = 250 * time.Millisecond
-	}
-	window := time.Minute
-	if opts.RealTime {
-		window = 700 * time.Millisecond
-	}
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ratelimit.Store, e *limitEnv)
-	}{
+	runLimitCases(t, newStore, opts, func(_ *testing.T, s ratelimit.Store) ratelimit.Store { return s }, []limitCase[ratelimit.Store]{
 		{"FirstIncrementStartsWindow", testFirstIncrement},
 		{"WindowDoesNotSlide", testNoSlide},
 		{"WindowRestartsAfterExpiry", testRestart},
@@ -53,6 +43,29 @@ func RunLimitStore(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) 
 		{"UnusualKeys", testUnusualKeys},
 		{"ConcurrentIncrements", testConcurrentIncrements},
 		{"LimiterOverStore", testLimiterOverStore},
+	})
+}
+
+// limitCase is one named subtest of a rate-limit suite whose tests take
+// the store as an S (a ratelimit.Store, or the Refunder it also is).
+type limitCase[S any] struct {
+	name string
+	fn   func(t *testing.T, s S, e *limitEnv)
+}
+
+// runLimitCases runs each test as a subtest over a fresh store from
+// newStore, seen as an S through as (which fails the test when the store
+// is not one). Windows are a minute on a clock, or short and waited out in
+// real time, where the subtests run side by side.
+func runLimitCases[S any](t *testing.T, newStore LimitStoreFactory, opts LimitOptions,
+	as func(*testing.T, ratelimit.Store) S, tests []limitCase[S]) {
+	t.Helper()
+	if opts.Tolerance == 0 && opts.RealTime {
+		opts.Tolerance = 250 * time.Millisecond
+	}
+	window := time.Minute
+	if opts.RealTime {
+		window = 700 * time.Millisecond
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,7 +74,7 @@ func RunLimitStore(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) 
 			}
 			clock := NewClock(base)
 			e := &limitEnv{opts: opts, clock: clock, window: window}
-			tt.fn(t, newStore(t, clock), e)
+			tt.fn(t, as(t, newStore(t, clock)), e)
 		})
 	}
 }
@@ -105,6 +118,18 @@ func (e *limitEnv) checkReset(t *testing.T, what string, got, want time.Time) {
 	}
 }
 
+// mustStartWindow increments key and checks that this starts a window: a
+// count of 1 and a reset one window from now. what names the increment.
+func (e *limitEnv) mustStartWindow(t *testing.T, s ratelimit.Store, key, what string) {
+	t.Helper()
+	start := e.now()
+	n, reset := incr(t, s, key, e.window)
+	if n != 1 {
+		t.Fatalf("%s: count %d, want 1", what, n)
+	}
+	e.checkReset(t, what, reset, start.Add(e.window))
+}
+
 func incr(t *testing.T, s ratelimit.Store, key string, window time.Duration) (int64, time.Time) {
 	t.Helper()
 	n, reset, err := s.Increment(t.Context(), key, window)
@@ -115,12 +140,7 @@ func incr(t *testing.T, s ratelimit.Store, key string, window time.Duration) (in
 }
 
 func testFirstIncrement(t *testing.T, s ratelimit.Store, e *limitEnv) {
-	start := e.now()
-	n, reset := incr(t, s, "first", e.window)
-	if n != 1 {
-		t.Fatalf("first Increment count = %d, want 1", n)
-	}
-	e.checkReset(t, "first Increment", reset, start.Add(e.window))
+	e.mustStartWindow(t, s, "first", "first Increment")
 }
 
 func testNoSlide(t *testing.T, s ratelimit.Store, e *limitEnv) {
@@ -142,12 +162,7 @@ func testRestart(t *testing.T, s ratelimit.Store, e *limitEnv) {
 		incr(t, s, "restart", e.window)
 	}
 	e.advance(e.window + e.window/5)
-	start := e.now()
-	n, reset := incr(t, s, "restart", e.window)
-	if n != 1 {
-		t.Fatalf("first Increment after the window: count %d, want 1", n)
-	}
-	e.checkReset(t, "restarted window", reset, start.Add(e.window))
+	e.mustStartWindow(t, s, "restart", "first Increment after the window")
 }
 
 func testLimitReset(t *testing.T, s ratelimit.Store, e *limitEnv) {

@@ -23,17 +23,7 @@ import (
 // increments and refunds leave exactly the count they add up to.
 func RunLimitRefunder(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
 	t.Helper()
-	if opts.Tolerance == 0 && opts.RealTime {
-		opts.Tolerance = 250 * time.Millisecond
-	}
-	window := time.Minute
-	if opts.RealTime {
-		window = 700 * time.Millisecond
-	}
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ratelimit.Refunder, e *limitEnv)
-	}{
+	runLimitCases(t, newStore, opts, asRefunder, []limitCase[refundStore]{
 		{"RefundGivesBackOne", testRefundOne},
 		{"RefundLeavesOtherWindowsAlone", testRefundOtherWindows},
 		{"RefundMissingKey", testRefundMissing},
@@ -42,22 +32,24 @@ func RunLimitRefunder(t *testing.T, newStore LimitStoreFactory, opts LimitOption
 		{"RefundUnusualKeys", testRefundUnusualKeys},
 		{"ConcurrentRefundsAndIncrements", testRefundConcurrent},
 		{"LimiterRefund", testLimiterRefund},
+	})
+}
+
+// refundStore is a rate-limit store under test with its Refunder side.
+type refundStore interface {
+	ratelimit.Store
+	ratelimit.Refunder
+}
+
+// asRefunder is a store under test as a refundStore; it fails the test
+// when the store has no Refunder side.
+func asRefunder(t *testing.T, s ratelimit.Store) refundStore {
+	t.Helper()
+	r, ok := s.(refundStore)
+	if !ok {
+		t.Fatalf("%T does not implement ratelimit.Refunder", s)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if opts.RealTime {
-				t.Parallel()
-			}
-			clock := NewClock(base)
-			e := &limitEnv{opts: opts, clock: clock, window: window}
-			s := newStore(t, clock)
-			r, ok := s.(ratelimit.Refunder)
-			if !ok {
-				t.Fatalf("%T does not implement ratelimit.Refunder", s)
-			}
-			tt.fn(t, r, e)
-		})
-	}
+	return r
 }
 
 func refund(t *testing.T, s ratelimit.Refunder, key string, resetAt time.Time) {
@@ -67,18 +59,7 @@ func refund(t *testing.T, s ratelimit.Refunder, key string, resetAt time.Time) {
 	}
 }
 
-// store is the Store side of a Refunder under test.
-func store(t *testing.T, s ratelimit.Refunder) ratelimit.Store {
-	t.Helper()
-	st, ok := s.(ratelimit.Store)
-	if !ok {
-		t.Fatalf("%T is a Refunder but not a ratelimit.Store", s)
-	}
-	return st
-}
-
-func testRefundOne(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundOne(t *testing.T, s refundStore, e *limitEnv) {
 	var first time.Time
 	for i := range 3 {
 		_, reset := incr(t, s, "one", e.window)
@@ -86,21 +67,20 @@ func testRefundOne(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 			first = reset
 		}
 	}
-	refund(t, r, "one", first)
+	refund(t, s, "one", first)
 	n, reset := incr(t, s, "one", e.window)
 	if n != 3 {
 		t.Fatalf("count after 3 increments, 1 refund and 1 increment = %d, want 3", n)
 	}
 	e.checkReset(t, "after a refund", reset, first)
-	refund(t, r, "one", reset)
-	refund(t, r, "one", reset)
+	refund(t, s, "one", reset)
+	refund(t, s, "one", reset)
 	if n, _ := incr(t, s, "one", e.window); n != 2 {
 		t.Fatalf("count after two more refunds and 1 increment = %d, want 2", n)
 	}
 }
 
-func testRefundOtherWindows(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundOtherWindows(t *testing.T, s refundStore, e *limitEnv) {
 	var reset time.Time
 	for range 3 {
 		_, reset = incr(t, s, "other", e.window)
@@ -108,48 +88,35 @@ func testRefundOtherWindows(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 	// Ends that no window of this key has: one long ago, one far ahead
 	// (a newer window's), one a window later, and none.
 	for _, at := range []time.Time{reset.Add(-time.Hour), reset.Add(time.Hour), reset.Add(e.window), {}} {
-		refund(t, r, "other", at)
+		refund(t, s, "other", at)
 	}
 	if n, _ := incr(t, s, "other", e.window); n != 4 {
 		t.Fatalf("count after refunds for other windows = %d, want 4 (none may apply)", n)
 	}
 }
 
-func testRefundMissing(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
-	refund(t, r, "missing", e.now().Add(e.window))
-	start := e.now()
-	n, reset := incr(t, s, "missing", e.window)
-	if n != 1 {
-		t.Fatalf("first Increment after a refund of a missing key = %d, want 1", n)
-	}
-	e.checkReset(t, "first Increment", reset, start.Add(e.window))
+func testRefundMissing(t *testing.T, s refundStore, e *limitEnv) {
+	refund(t, s, "missing", e.now().Add(e.window))
+	e.mustStartWindow(t, s, "missing", "first Increment after a refund of a missing key")
 }
 
-func testRefundEnded(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundEnded(t *testing.T, s refundStore, e *limitEnv) {
 	incr(t, s, "ended", e.window)
 	_, old := incr(t, s, "ended", e.window)
 	e.advance(e.window + e.window/5)
-	refund(t, r, "ended", old) // the window is over
-	start := e.now()
-	n, reset := incr(t, s, "ended", e.window)
-	if n != 1 {
-		t.Fatalf("first Increment of a new window = %d, want 1", n)
-	}
-	e.checkReset(t, "new window", reset, start.Add(e.window))
+	refund(t, s, "ended", old) // the window is over
+	e.mustStartWindow(t, s, "ended", "first Increment of a new window")
 	incr(t, s, "ended", e.window)
-	refund(t, r, "ended", old) // the old window's refund must not touch the new one
+	refund(t, s, "ended", old) // the old window's refund must not touch the new one
 	if n, _ := incr(t, s, "ended", e.window); n != 3 {
 		t.Fatalf("count in the new window after a refund for the old one = %d, want 3", n)
 	}
 }
 
-func testRefundToZero(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundToZero(t *testing.T, s refundStore, e *limitEnv) {
 	_, reset := incr(t, s, "zero", e.window)
-	refund(t, r, "zero", reset)
-	refund(t, r, "zero", reset) // below zero: nothing
+	refund(t, s, "zero", reset)
+	refund(t, s, "zero", reset) // below zero: nothing
 	n, again := incr(t, s, "zero", e.window)
 	if n != 1 {
 		t.Fatalf("Increment after refunding to zero = %d, want 1", n)
@@ -165,12 +132,11 @@ func testRefundToZero(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 	}
 }
 
-func testRefundUnusualKeys(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundUnusualKeys(t *testing.T, s refundStore, e *limitEnv) {
 	for _, k := range []string{"quote'\"back\\slash%_", strings.Repeat("k", 300), "sha256:abc", ""} {
 		incr(t, s, k, e.window)
 		_, reset := incr(t, s, k, e.window)
-		refund(t, r, k, reset)
+		refund(t, s, k, reset)
 		if n, _ := incr(t, s, k, e.window); n != 2 {
 			t.Fatalf("key %q: count after 2 increments, 1 refund, 1 increment = %d, want 2", k, n)
 		}
@@ -180,8 +146,7 @@ func testRefundUnusualKeys(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 // testRefundConcurrent: racing increments and refunds lose nothing and
 // count nothing twice. The count starts above the number of refunds, so it
 // never reaches zero.
-func testRefundConcurrent(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testRefundConcurrent(t *testing.T, s refundStore, e *limitEnv) {
 	const start, n = 41, 40
 	window := 20 * e.window // no waiting in this test: the window must outlast it
 	var reset time.Time
@@ -203,7 +168,7 @@ func testRefundConcurrent(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			if err := r.Refund(t.Context(), "hot", reset); err != nil {
+			if err := s.Refund(t.Context(), "hot", reset); err != nil {
 				errs <- err
 			}
 		}()
@@ -222,8 +187,7 @@ func testRefundConcurrent(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
 
 // testLimiterRefund drives the store as the login flow does: every attempt
 // is counted first and refunded when it was legitimate.
-func testLimiterRefund(t *testing.T, r ratelimit.Refunder, e *limitEnv) {
-	s := store(t, r)
+func testLimiterRefund(t *testing.T, s refundStore, e *limitEnv) {
 	l, err := ratelimit.New(ratelimit.Config{MaxAttempts: 3, Window: 10 * e.window, Store: s, Now: e.now})
 	if err != nil {
 		t.Fatal(err)

@@ -73,6 +73,16 @@ func (s *echoServer) next(t *testing.T) string {
 	}
 }
 
+// startProxy starts a proxy to echo; the caller closes it.
+func startProxy(t *testing.T, echo *echoServer) *tcpproxy.Proxy {
+	t.Helper()
+	p, err := tcpproxy.Start(echo.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // roundTrip sends line and reads the echo.
 func roundTrip(c net.Conn, line string) (string, error) {
 	if _, err := io.WriteString(c, line+"\n"); err != nil {
@@ -94,10 +104,7 @@ func dialEcho(t *testing.T, p *tcpproxy.Proxy) net.Conn {
 
 func TestCutAndRestore(t *testing.T) {
 	echo := startEcho(t)
-	p, err := tcpproxy.Start(echo.ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, echo)
 	defer p.Close()
 
 	c := dialEcho(t, p)
@@ -127,10 +134,7 @@ func TestCutAndRestore(t *testing.T) {
 
 func TestCutWhen(t *testing.T) {
 	echo := startEcho(t)
-	p, err := tcpproxy.Start(echo.ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, echo)
 	defer p.Close()
 
 	c := dialEcho(t, p)
@@ -162,10 +166,7 @@ func TestCutWhen(t *testing.T) {
 
 func TestCloseEndsEverything(t *testing.T) {
 	echo := startEcho(t)
-	p, err := tcpproxy.Start(echo.ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, echo)
 	c := dialEcho(t, p)
 	if _, err := roundTrip(c, "x"); err != nil {
 		t.Fatal(err)
