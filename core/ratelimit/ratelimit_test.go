@@ -8,29 +8,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/authkit-go/authkit/core/clock"
 )
 
-// fakeClock is a settable clock for Config.Now and MemoryConfig.Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is the settable clock of the test suites (core/clock), for
+// Config.Now and MemoryConfig.Now.
+type fakeClock = clock.Clock
 
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func newFakeClock() *fakeClock { return clock.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // newTestLimiter returns a limiter over its own memory store without
 // background cleanup, both on clock.

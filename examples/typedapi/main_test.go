@@ -15,11 +15,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/recovery"
@@ -33,32 +33,12 @@ import (
 // a jar. What it reads, it reads from the HTML (and the links from the
 // captured mail).
 
-// clock is the Service's clock, moved by the test so that each TOTP login
-// uses a code of a later time step than the one before (replays are
-// refused).
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // env is one running app and what the test controls of it.
 type env struct {
 	app   *app
 	srv   *httptest.Server
 	mails *mail.Capture
-	clock *clock
+	clock *clock.Clock
 	totp  *totp.TOTP
 }
 
@@ -80,7 +60,7 @@ func start(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, mails: &mail.Capture{}, clock: &clock{t: time.Now()}}
+	e := &env{srv: srv, mails: &mail.Capture{}, clock: clock.New(time.Now())}
 	e.app, err = newApp(auth.Config{
 		Users:    store.NewMemory(store.MemoryConfig{Now: e.clock.Now}),
 		Secrets:  []string{"a-test-session-secret-of-at-least-32-bytes"},
@@ -357,7 +337,7 @@ func TestEveryFlowThroughThePages(t *testing.T) {
 	b.get("/account").expect(t, 200, "/login", 303) // not signed in before the second step
 	b.post("/login", url.Values{"email": {email}, "password": {oldPassword}}).expect(t, 200, "/2fa", 303)
 	b.post("/2fa", url.Values{"code": {"12"}}).expect(t, 400, "/2fa").has(t, "error-code", "Invalid 2FA code")
-	e.clock.Add(30 * time.Second)
+	e.clock.Advance(30 * time.Second)
 	b.post("/2fa", url.Values{"code": {e.code(t, secret)}}).expect(t, 200, "/account", 303).has(t, "email", email)
 	b.post("/logout", nil).expect(t, 200, "/login?notice=signed-out", 303)
 
@@ -388,7 +368,7 @@ func TestEveryFlowThroughThePages(t *testing.T) {
 	b.post("/login", url.Values{"email": {email}, "password": {oldPassword}}).
 		expect(t, 401, "/login").has(t, "error-password", "Invalid credentials")
 	b.post("/login", url.Values{"email": {email}, "password": {newPassword}}).expect(t, 200, "/2fa", 303)
-	e.clock.Add(30 * time.Second)
+	e.clock.Advance(30 * time.Second)
 	b.post("/2fa", url.Values{"code": {e.code(t, secret)}}).expect(t, 200, "/account", 303).has(t, "email", email)
 
 	// Log out everywhere.
