@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -42,19 +38,11 @@ func (downUsers) ByEmail(context.Context, string) (*user.User, error) {
 
 func testService(t testing.TB, users user.Store, failOpen bool) *Service {
 	t.Helper()
-	key, _ := secretbox.GenerateKey()
-	keys, _ := secretbox.ParseKeyring(key)
-	s, err := New(Config{
-		Users: users, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys, AppURL: "http://app.test",
-		Hasher: password.ForTesting(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LimitStore:        func(string) ratelimit.Store { return downStore{} },
-		RateLimitFailOpen: failOpen,
+	return mustNewWith(t, func(c *Config) {
+		c.Users = users
+		c.LimitStore = func(string) ratelimit.Store { return downStore{} }
+		c.RateLimitFailOpen = failOpen
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
-	return s
 }
 
 func login(t *testing.T, s *Service) (int, string) {
@@ -116,15 +104,10 @@ func (l *levels) WithGroup(string) slog.Handler      { return l }
 // debug level, never as an error, and answered 503 (which nobody reads).
 func TestCanceledRequest(t *testing.T) {
 	lv := &levels{}
-	key, _ := secretbox.GenerateKey()
-	keys, _ := secretbox.ParseKeyring(key)
-	s, err := New(Config{Users: ctxUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys,
-		AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(lv), Lockout: Lockout{Max: -1},
-		Limits: Limits{LoginIP: Off, LoginEmail: Off}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
+	s := mustNewWith(t, func(c *Config) {
+		c.Users, c.Logger = ctxUsers{}, slog.New(lv)
+		c.Lockout, c.Limits = Lockout{Max: -1}, Limits{LoginIP: Off, LoginEmail: Off}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	resp := loginWith(t, s, ctx)
@@ -162,14 +145,7 @@ func TestSessionCookieName(t *testing.T) {
 	if got := s.Sessions().CookieName(); got != "authkit_session" {
 		t.Fatalf("default cookie name %q", got)
 	}
-	key, _ := secretbox.GenerateKey()
-	keys, _ := secretbox.ParseKeyring(key)
-	h, err := New(Config{Users: noUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys,
-		AppURL: "https://app.test", Hasher: password.ForTesting(), SessionCookie: "__Host-sid"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
+	h := mustNewWith(t, func(c *Config) { c.AppURL, c.SessionCookie = "https://app.test", "__Host-sid" })
 	if got := h.Sessions().CookieName(); got != "__Host-sid" {
 		t.Fatalf("cookie name %q, want __Host-sid", got)
 	}

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,18 +12,31 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 )
 
-func newWith(t *testing.T, change func(*Config)) (*Service, error) {
+// newWith is the Service of this package's tests: a user store without
+// users, a fast hasher, logs discarded, changed by change; it is closed
+// when the test ends.
+func newWith(t testing.TB, change func(*Config)) (*Service, error) {
 	t.Helper()
 	key, _ := secretbox.GenerateKey()
 	keys, _ := secretbox.ParseKeyring(key)
 	cfg := Config{Users: noUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys,
-		AppURL: "http://app.test", Hasher: password.ForTesting()}
+		AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(slog.DiscardHandler)}
 	change(&cfg)
 	s, err := New(cfg)
 	if err == nil {
 		t.Cleanup(func() { s.Close(context.Background()) })
 	}
 	return s, err
+}
+
+// mustNewWith is newWith for a Config that must be accepted.
+func mustNewWith(t testing.TB, change func(*Config)) *Service {
+	t.Helper()
+	s, err := newWith(t, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestDisabledFeatureMethods: every typed method of a switched-off feature

@@ -3,16 +3,12 @@ package auth
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -24,22 +20,14 @@ func TestStoreFullEventOncePerMinute(t *testing.T) {
 	var clock sync.Mutex
 	var mu sync.Mutex
 	var events []Event
-	key, _ := secretbox.GenerateKey()
-	keys, _ := secretbox.ParseKeyring(key)
-	s, err := New(Config{
-		Users: noUsers{}, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys, AppURL: "http://app.test",
-		Hasher: password.ForTesting(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now },
-		Audit: func(_ context.Context, e Event) {
+	s := mustNewWith(t, func(c *Config) {
+		c.Now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+		c.Audit = func(_ context.Context, e Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			events = append(events, e)
-		},
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
 	c := &Visit{ctx: context.Background()}
 	burst := func() {
 		var wg sync.WaitGroup
@@ -85,20 +73,13 @@ func (refundDown) Refund(context.Context, string, time.Time) error {
 // TestLoginRefundFails: a refund the store cannot make leaves the login
 // answered as usual and the attempt counted (the safe side).
 func TestLoginRefundFails(t *testing.T) {
-	key, _ := secretbox.GenerateKey()
-	keys, _ := secretbox.ParseKeyring(key)
 	ms := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{CleanupInterval: -1})
 	t.Cleanup(func() { ms.Close() })
 	users := oneUser(t)
-	s, err := New(Config{
-		Users: users, Secrets: []string{strings.Repeat("k", 32)}, Keys: keys, AppURL: "http://app.test",
-		Hasher: password.ForTesting(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LimitStore: func(string) ratelimit.Store { return refundDown{ms} },
+	s := mustNewWith(t, func(c *Config) {
+		c.Users = users
+		c.LimitStore = func(string) ratelimit.Store { return refundDown{ms} }
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
 	if status, msg := login(t, s); status != 200 || msg != "" {
 		t.Fatalf("login with a failing refund: %d %q, want 200", status, msg)
 	}
