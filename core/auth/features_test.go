@@ -10,6 +10,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/token"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // newWith is the Service of this package's tests: a user store without
@@ -179,5 +181,33 @@ func TestCheckOrigin(t *testing.T) {
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrCrossOrigin)) {
 			t.Errorf("%s Origin %q Sec-Fetch-Site %q: %v, want ok=%v", tc.method, tc.origin, tc.site, err, tc.ok)
 		}
+	}
+}
+
+// TestFinishPendingRefusesStale: the one place that turns a pending login
+// into a session refuses a pending token older than the account's session
+// version, sets no cookie, and accepts a current one. (The typed methods
+// check too, earlier; this keeps the last check tested on its own.)
+func TestFinishPendingRefusesStale(t *testing.T) {
+	s := mustNewWith(t, func(*Config) {})
+	u := &user.User{ID: "u1", Email: "ada@example.com", SessionVersion: 2}
+	v := s.Visit(jsonReq(`{}`))
+	stale := token.Claims{UserID: u.ID, Data: pendingData(false, 1)}
+	if err := s.finishPending(v, u, stale, LoginTOTP, nil); !errors.Is(err, ErrTwoFactorExpired) {
+		t.Fatalf("stale pending login: %v, want ErrTwoFactorExpired", err)
+	}
+	if len(v.Cookies()) != 0 {
+		t.Fatalf("stale pending login set cookies %v", v.Cookies())
+	}
+	current := token.Claims{UserID: u.ID, Data: pendingData(true, 2)}
+	if err := s.finishPending(v, u, current, LoginTOTP, nil); err != nil {
+		t.Fatalf("current pending login: %v", err)
+	}
+	names := map[string]bool{}
+	for _, c := range v.Cookies() {
+		names[c.Name] = c.MaxAge >= 0 || c.Name == PendingCookie
+	}
+	if !names[s.Sessions().CookieName()] || !names[PendingCookie] {
+		t.Fatalf("current pending login: cookies %v, want a session and the pending cookie cleared", v.Cookies())
 	}
 }
