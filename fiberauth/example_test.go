@@ -14,8 +14,8 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/store"
 )
 
 // newExampleService is the app's *auth.Service.

@@ -19,9 +19,9 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/store"
 )
 
 // newApp returns a fiber app with authkit's settings and no banner.

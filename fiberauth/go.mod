@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/authkit-go/authkit/core v0.1.0
-	github.com/authkit-go/authkit/store v0.1.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/valyala/fasthttp v1.51.0
 )
@@ -26,7 +25,4 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 )
 
-replace (
-	github.com/authkit-go/authkit/core => ../core
-	github.com/authkit-go/authkit/store => ../store
-)
+replace github.com/authkit-go/authkit/core => ../core

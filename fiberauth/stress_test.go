@@ -15,9 +15,9 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/store"
 )
 
 // recordingStore is a user store that records the address of every

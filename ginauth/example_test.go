@@ -10,8 +10,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/ginauth"
-	"github.com/authkit-go/authkit/store"
 	"github.com/gin-gonic/gin"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/ginauth"
-	"github.com/authkit-go/authkit/store"
 	"github.com/gin-gonic/gin"
 )
 

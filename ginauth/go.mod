@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/authkit-go/authkit/core v0.1.0
-	github.com/authkit-go/authkit/store v0.1.0
 	github.com/gin-gonic/gin v1.11.0
 )
 
@@ -44,7 +43,4 @@ require (
 	google.golang.org/protobuf v1.36.9 // indirect
 )
 
-replace (
-	github.com/authkit-go/authkit/core => ../core
-	github.com/authkit-go/authkit/store => ../store
-)
+replace github.com/authkit-go/authkit/core => ../core

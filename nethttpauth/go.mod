@@ -2,10 +2,7 @@ module github.com/authkit-go/authkit/nethttpauth
 
 go 1.25.0
 
-require (
-	github.com/authkit-go/authkit/core v0.1.0
-	github.com/authkit-go/authkit/store v0.1.0
-)
+require github.com/authkit-go/authkit/core v0.1.0
 
 require (
 	github.com/boombuler/barcode v1.0.1-0.20190219062509-6c824513bacc // indirect
@@ -15,7 +12,4 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 )
 
-replace (
-	github.com/authkit-go/authkit/core => ../core
-	github.com/authkit-go/authkit/store => ../store
-)
+replace github.com/authkit-go/authkit/core => ../core

@@ -10,9 +10,9 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/nethttpauth"
-	"github.com/authkit-go/authkit/store"
 )
 
 func TestFlows(t *testing.T) {

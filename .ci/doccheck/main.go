@@ -29,7 +29,7 @@
 //     exist; URLs with a scheme (https:, mailto:) and #anchors are not
 //     checked;
 //   - a file path with a slash and a known extension (docs/api.md,
-//     core/auth/doc.go, store/go.mod) that exists neither from the root
+//     core/auth/doc.go, ginauth/go.mod) that exists neither from the root
 //     nor from the referring file's directory or any directory between it
 //     and the root (so a package comment may name a file of its testdata
 //     directory, and a module's README its own go.mod); paths into the

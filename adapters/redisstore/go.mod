@@ -5,7 +5,6 @@ go 1.25.0
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/authkit-go/authkit/core v0.1.0
-	github.com/authkit-go/authkit/store v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 
@@ -16,7 +15,4 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 )
 
-replace (
-	github.com/authkit-go/authkit/core => ../../core
-	github.com/authkit-go/authkit/store => ../../store
-)
+replace github.com/authkit-go/authkit/core => ../../core

@@ -16,7 +16,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // realRedisOptions returns the client options for the server named by

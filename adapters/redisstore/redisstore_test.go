@@ -19,7 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestConformanceMiniredis runs the storetest suite on miniredis, on the

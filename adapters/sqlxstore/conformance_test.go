@@ -5,8 +5,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestConformance runs the store module's conformance suites on every
@@ -16,7 +15,7 @@ func TestConformance(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			pool := openPool(t, b)
 			t.Run("UserStore", func(t *testing.T) {
-				storetest.RunUserStore(t, func(t *testing.T) user.Store {
+				storetest.RunUserStore(t, func(t *testing.T) *sqlxstore.UserStore {
 					return freshDB(t, pool, sqlxstore.Config{}).Users()
 				})
 			})
@@ -45,7 +44,7 @@ func TestSQLiteMemory(t *testing.T) {
 	if got := pool.SQLX().Stats().MaxOpenConnections; got != 1 {
 		t.Fatalf("sqlite::memory: pool allows %d connections, want 1", got)
 	}
-	storetest.RunUserStore(t, func(t *testing.T) user.Store {
+	storetest.RunUserStore(t, func(t *testing.T) *sqlxstore.UserStore {
 		return freshDB(t, pool, sqlxstore.Config{}).Users()
 	})
 	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {

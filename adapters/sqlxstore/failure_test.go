@@ -168,7 +168,7 @@ func testStoreCallsDuringCut(t *testing.T, e *cutEnv) {
 		"DisableTOTP":          func() error { return s.DisableTOTP(ctx, u.ID) },
 		"VerifyEmail":          func() error { return s.VerifyEmail(ctx, u.ID, u.Email, at) },
 		"ChangeEmail":          func() error { return s.ChangeEmail(ctx, u.ID, u.Email, "other@example.com", at) },
-		"SetPassword":          func() error { return s.SetPassword(ctx, u.ID, user.PasswordUpdate{Hash: "h1", At: at}) },
+		"ChangePassword":       func() error { return s.ChangePassword(ctx, u.ID, u.PasswordHash, "h1", at) },
 		"BumpSessionVersion":   func() error { _, err := s.BumpSessionVersion(ctx, u.ID); return err },
 		"RecordLoginFailure": func() error {
 			_, _, err := s.RecordLoginFailure(ctx, u.ID, 3, time.Hour, at)
@@ -293,7 +293,7 @@ func testResetCutMidStatement(t *testing.T, e *cutEnv) {
 	}
 	before := e.read(t, u.ID)
 
-	// Only SetPassword sends a password hash to the server.
+	// Only a password update sends a password hash to the server.
 	e.proxy.CutWhen(func(b []byte) bool { return bytes.Contains(b, []byte("$2a$04$")) })
 	r = f.do(t, "POST /api/auth/reset-password/{token}", tok[1],
 		`{"password":"a new horse staple","confirmPassword":"a new horse staple"}`)

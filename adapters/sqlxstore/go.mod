@@ -4,7 +4,6 @@ go 1.25.0
 
 require (
 	github.com/authkit-go/authkit/core v0.1.0
-	github.com/authkit-go/authkit/store v0.1.0
 	github.com/go-sql-driver/mysql v1.9.3
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0
@@ -32,7 +31,4 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace (
-	github.com/authkit-go/authkit/core => ../../core
-	github.com/authkit-go/authkit/store => ../../store
-)
+replace github.com/authkit-go/authkit/core => ../../core

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 var limitsBase = time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)

@@ -40,7 +40,7 @@ type userQueries struct {
 	consume, consumeFromNone                                     string
 	verifyEmail, changeEmail, clearFailures                      string
 	bump, recordFailure, lockFailures, setFailures               string
-	setPassword                                                  [8]string // by setPasswordVariant
+	resetPassword, changePassword, rehashPassword                string
 }
 
 func newUserStore(db *DB) *UserStore {
@@ -77,9 +77,14 @@ func newUserStore(db *DB) *UserStore {
 		email_changed_at = ?, session_version = session_version + 1
 		WHERE id = ? AND email = ?`)
 	q.clearFailures = db.query(`UPDATE {{prefix}}users SET failed_logins = 0, locked_until = NULL WHERE id = ?`)
-	for v := range q.setPassword {
-		q.setPassword[v] = db.query(setPasswordQuery(v))
-	}
+	// A reset or a change: the new hash, PasswordChangedAt, SessionVersion
+	// raised, failures cleared; the condition is in the WHERE clause.
+	const setPassword = `UPDATE {{prefix}}users SET password_hash = ?, password_changed_at = ?,
+		session_version = session_version + 1, failed_logins = 0, locked_until = NULL
+		WHERE id = ? AND password_hash = ?`
+	q.resetPassword = db.query(setPassword + ` AND (password_changed_at IS NULL OR password_changed_at < ?)`)
+	q.changePassword = db.query(setPassword)
+	q.rehashPassword = db.query(`UPDATE {{prefix}}users SET password_hash = ? WHERE id = ? AND password_hash = ?`)
 
 	switch db.dialect {
 	case MySQL:
@@ -121,28 +126,6 @@ func newUserStore(db *DB) *UserStore {
 	}
 	q.setFailures = db.query(`UPDATE {{prefix}}users SET failed_logins = ?, locked_until = ? WHERE id = ?`)
 	return s
-}
-
-// The bits of a setPassword variant.
-const (
-	pwWithOldHash = 1 << iota // condition: password_hash = ?
-	pwWithIssued              // condition: password_changed_at older than ?
-	pwWithAt                  // PasswordChangedAt, SessionVersion, failures
-)
-
-func setPasswordQuery(v int) string {
-	q := `UPDATE {{prefix}}users SET password_hash = ?`
-	if v&pwWithAt != 0 {
-		q += `, password_changed_at = ?, session_version = session_version + 1, failed_logins = 0, locked_until = NULL`
-	}
-	q += ` WHERE id = ?`
-	if v&pwWithOldHash != 0 {
-		q += ` AND password_hash = ?`
-	}
-	if v&pwWithIssued != 0 {
-		q += ` AND (password_changed_at IS NULL OR password_changed_at < ?)`
-	}
-	return q
 }
 
 // userRow is one row of the users table.
@@ -219,7 +202,7 @@ func decodeHashes(s sql.NullString) ([]string, error) {
 // through the database does.
 func msTime(t time.Time) time.Time { return fromMS(ms(t)) }
 
-// Create implements [user.Store]. A duplicate email gives ErrEmailTaken, a
+// Create implements [user.Registration]. A duplicate email gives ErrEmailTaken, a
 // duplicate id ErrConflict.
 func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	const op = "create user"
@@ -260,12 +243,12 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 	return c, nil
 }
 
-// ByID implements [user.Store].
+// ByID implements [user.Accounts].
 func (s *UserStore) ByID(ctx context.Context, id string) (*user.User, error) {
 	return s.get(ctx, "user by id", s.q.byID, id)
 }
 
-// ByEmail implements [user.Store]. Emails compare byte for byte.
+// ByEmail implements [user.Accounts]. Emails compare byte for byte.
 func (s *UserStore) ByEmail(ctx context.Context, email string) (*user.User, error) {
 	return s.get(ctx, "user by email", s.q.byEmail, email)
 }
@@ -285,17 +268,17 @@ func (s *UserStore) get(ctx context.Context, op, query, arg string) (*user.User,
 	return u, nil
 }
 
-// Delete implements [user.Store].
+// Delete implements [user.Registration].
 func (s *UserStore) Delete(ctx context.Context, id string) error {
 	return s.update(ctx, "delete user", id, s.q.delete, id)
 }
 
-// BeginTOTPSetup implements [user.Store].
+// BeginTOTPSetup implements [user.TwoFactor].
 func (s *UserStore) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
 	return s.update(ctx, "begin totp setup", id, s.q.beginTOTP, nullString(pendingSecret), id)
 }
 
-// EnableTOTP implements [user.Store]: one UPDATE, so 2FA is either fully
+// EnableTOTP implements [user.TwoFactor]: one UPDATE, so 2FA is either fully
 // on (secret, hashes, step, flag) or not touched at all.
 func (s *UserStore) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
 	const op = "enable totp"
@@ -309,12 +292,12 @@ func (s *UserStore) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP
 	return s.update(ctx, op, id, s.q.enableTOTP, nullString(e.Secret), hashes, nullInt(e.Step), id, e.Pending)
 }
 
-// AcceptTOTPStep implements [user.Store].
+// AcceptTOTPStep implements [user.TwoFactor].
 func (s *UserStore) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
 	return s.update(ctx, "accept totp step", id, s.q.acceptStep, nullInt(max(matched, current)), id, matched, current)
 }
 
-// ConsumeRecoveryCode implements [user.Store]. The WHERE clause compares
+// ConsumeRecoveryCode implements [user.TwoFactor]. The WHERE clause compares
 // the stored hashes with old, so of two requests that read the same hashes
 // only the first one's update applies.
 func (s *UserStore) ConsumeRecoveryCode(ctx context.Context, id string, old, remaining []string) error {
@@ -336,7 +319,7 @@ func (s *UserStore) ConsumeRecoveryCode(ctx context.Context, id string, old, rem
 	return s.update(ctx, op, id, s.q.consume, next, id, prev)
 }
 
-// ReplaceRecoveryCodes implements [user.Store].
+// ReplaceRecoveryCodes implements [user.TwoFactor].
 func (s *UserStore) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []string) error {
 	const op = "replace recovery codes"
 	h, err := encodeHashes(hashes)
@@ -346,17 +329,17 @@ func (s *UserStore) ReplaceRecoveryCodes(ctx context.Context, id string, hashes 
 	return s.update(ctx, op, id, s.q.replaceCodes, h, id)
 }
 
-// DisableTOTP implements [user.Store].
+// DisableTOTP implements [user.TwoFactor].
 func (s *UserStore) DisableTOTP(ctx context.Context, id string) error {
 	return s.update(ctx, "disable totp", id, s.q.disableTOTP, id)
 }
 
-// VerifyEmail implements [user.Store].
+// VerifyEmail implements [user.EmailVerification].
 func (s *UserStore) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
 	return s.update(ctx, "verify email", id, s.q.verifyEmail, ms(at), id, email)
 }
 
-// ChangeEmail implements [user.Store]. The unique index on email decides
+// ChangeEmail implements [user.EmailChange]. The unique index on email decides
 // races between users: the loser's UPDATE fails and is reported as
 // ErrEmailTaken.
 func (s *UserStore) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
@@ -367,27 +350,23 @@ func (s *UserStore) ChangeEmail(ctx context.Context, id, oldEmail, newEmail stri
 	return err
 }
 
-// SetPassword implements [user.Store].
-func (s *UserStore) SetPassword(ctx context.Context, id string, p user.PasswordUpdate) error {
-	v := 0
-	args := []any{p.Hash}
-	if !p.At.IsZero() {
-		v |= pwWithAt
-		args = append(args, ms(p.At))
-	}
-	args = append(args, id)
-	if p.OldHash != "" {
-		v |= pwWithOldHash
-		args = append(args, p.OldHash)
-	}
-	if !p.IssuedBefore.IsZero() {
-		v |= pwWithIssued
-		args = append(args, p.IssuedBefore.UnixMilli())
-	}
-	return s.update(ctx, "set password", id, s.q.setPassword[v], args...)
+// ResetPassword implements [user.PasswordReset].
+func (s *UserStore) ResetPassword(ctx context.Context, id string, r user.Reset) error {
+	return s.update(ctx, "reset password", id, s.q.resetPassword,
+		r.Hash, ms(r.At), id, r.OldHash, r.IssuedBefore.UnixMilli())
 }
 
-// BumpSessionVersion implements [user.Store].
+// ChangePassword implements [user.PasswordChange].
+func (s *UserStore) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	return s.update(ctx, "change password", id, s.q.changePassword, newHash, ms(at), id, oldHash)
+}
+
+// RehashPassword implements [user.PasswordRehash].
+func (s *UserStore) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
+	return s.update(ctx, "rehash password", id, s.q.rehashPassword, newHash, id, oldHash)
+}
+
+// BumpSessionVersion implements [user.SessionVersions].
 func (s *UserStore) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
 	const op = "bump session version"
 	var v int64
@@ -424,7 +403,7 @@ func (s *UserStore) BumpSessionVersion(ctx context.Context, id string) (int64, e
 	return v, nil
 }
 
-// RecordLoginFailure implements [user.Store].
+// RecordLoginFailure implements [user.Lockout].
 func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int, lockFor time.Duration, at time.Time) (int, time.Time, error) {
 	const op = "record login failure"
 	lockedUntil := at.Add(lockFor).UnixMilli()
@@ -509,7 +488,7 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 	return int(n), fromMS(until), nil
 }
 
-// ClearLoginFailures implements [user.Store].
+// ClearLoginFailures implements [user.Lockout].
 func (s *UserStore) ClearLoginFailures(ctx context.Context, id string) error {
 	return s.update(ctx, "clear login failures", id, s.q.clearFailures, id)
 }

@@ -82,7 +82,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err != nil {
 		return nil, fmt.Errorf("register: hash: %w", err)
 	}
-	u, err := s.users.Create(v.ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
+	u, err := s.users.registration.Create(v.ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
 	if err != nil {
 		if errors.Is(err, user.ErrEmailTaken) {
 			return nil, ErrEmailRegistered
@@ -92,7 +92,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if h := s.cfg.Hooks.AfterRegister; h != nil {
 		if err := s.runHook(v, "AfterRegister", func() error { return h(v.ctx, u.Clone(), reg) }); err != nil {
 			// Undo: no account, no mail, no session is left by a failed hook.
-			if derr := s.users.Delete(context.WithoutCancel(v.ctx), u.ID); derr != nil {
+			if derr := s.users.registration.Delete(context.WithoutCancel(v.ctx), u.ID); derr != nil {
 				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
 			}
 			return nil, err
@@ -174,7 +174,7 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 	if u.EmailVerified() {
 		return true, nil
 	}
-	if err := s.users.VerifyEmail(v.ctx, u.ID, u.Email, s.now()); err != nil {
+	if err := s.users.verification.VerifyEmail(v.ctx, u.ID, u.Email, s.now()); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return false, ErrVerifyLinkStale
 		}
@@ -241,7 +241,7 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 	if newEmail == u.Email {
 		return ErrEmailInUse
 	}
-	if err := s.users.ChangeEmail(v.ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
+	if err := s.users.emailChange.ChangeEmail(v.ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
 		switch {
 		case errors.Is(err, user.ErrEmailTaken):
 			return ErrEmailInUse
@@ -367,8 +367,8 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 	if err != nil {
 		return fmt.Errorf("reset password: hash: %w", err)
 	}
-	err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{
-		Hash: hash, OldHash: u.PasswordHash, IssuedBefore: claims.IssuedAt, At: s.now(),
+	err = s.users.reset.ResetPassword(v.ctx, u.ID, user.Reset{
+		OldHash: u.PasswordHash, Hash: hash, IssuedBefore: claims.IssuedAt, At: s.now(),
 	})
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
@@ -413,7 +413,7 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	if err != nil {
 		return fmt.Errorf("change password: hash: %w", err)
 	}
-	err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{Hash: hash, OldHash: u.PasswordHash, At: s.now()})
+	err = s.users.change.ChangePassword(v.ctx, u.ID, u.PasswordHash, hash, s.now())
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return ErrPasswordChangedMeanwhile

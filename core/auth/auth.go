@@ -49,8 +49,11 @@ const (
 // Config configures a [Service]. Zero optional fields mean the documented
 // defaults; New never changes the Config it is given.
 type Config struct {
-	// Users is the user store. Required.
-	Users user.Store
+	// Users is the user store. Required. It implements user.Accounts and
+	// the other parts of the store contract (core/user) that the enabled
+	// features need; New names a missing one. A store with
+	// user.PasswordRehash also gets old password hashes upgraded at login.
+	Users user.Accounts
 
 	// Secrets sign every token and cookie: SESSION_SECRET, split on commas
 	// by the caller. The first signs, all verify (rotation). Each at least
@@ -198,7 +201,7 @@ type Lockout struct {
 // [Service.Close] it on shutdown.
 type Service struct {
 	cfg      Config
-	users    user.Store
+	users    userStore // Config.Users, by part (stores.go)
 	keys     *secretbox.Keyring
 	hasher   password.Hasher
 	recovery password.Hasher
@@ -289,12 +292,15 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	s := &Service{cfg: cfg, users: cfg.Users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	users, err := bindUsers(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{cfg: cfg, users: users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
 	s.registerFields = []field{str("email"), str("password"), str("name")}
 	for _, f := range cfg.RegisterFields {
 		s.registerFields = append(s.registerFields, str(f))
 	}
-	var err error
 	s.hasher = cfg.Hasher
 	if s.hasher == nil {
 		if s.hasher, err = password.New(password.Config{}); err != nil {

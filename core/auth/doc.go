@@ -43,7 +43,7 @@
 //
 //	keys, _ := secretbox.ParseKeyring(os.Getenv("ENCRYPTION_KEY"))
 //	svc, err := auth.New(auth.Config{
-//		Users:   store.NewMemory(store.MemoryConfig{}), // or an sqlx store, or your own user.Store
+//		Users:   store.NewMemory(store.MemoryConfig{}), // or an sqlx store, or your own (core/user)
 //		Secrets: strings.Split(os.Getenv("SESSION_SECRET"), ","),
 //		Keys:    keys,
 //		AppURL:  "https://app.example.com",

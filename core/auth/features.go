@@ -62,10 +62,15 @@ func (s *Service) Enabled(f Feature) bool { return s.enabled(f) == nil }
 // enabled returns ErrFeatureDisabled when f is switched off. The empty
 // feature, of the always-on routes, is always on.
 func (s *Service) enabled(f Feature) error {
-	if f != "" && slices.Contains(s.cfg.Disable, f) {
+	if !s.cfg.featureOn(f) {
 		return ErrFeatureDisabled
 	}
 	return nil
+}
+
+// featureOn reports whether f is on in this configuration.
+func (cfg *Config) featureOn(f Feature) bool {
+	return f == "" || !slices.Contains(cfg.Disable, f)
 }
 
 // checkCatalog renders every mail of every language of c, so that a

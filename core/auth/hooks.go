@@ -29,7 +29,7 @@ type Hooks struct {
 	// AfterRegister runs when the account is stored, before the
 	// verification mail and the session: the place to create the app's own
 	// records for the user (a tenant, a profile). When it fails, authkit
-	// deletes the account again (user.Store.Delete) and sends no mail; the
+	// deletes the account again (user.Registration.Delete) and sends no mail; the
 	// app's own records are the hook's to keep consistent.
 	AfterRegister func(ctx context.Context, u *user.User, r *Registration) error
 

@@ -95,8 +95,8 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 		}
 		return LoginResult{}, ErrInvalidCredentials
 	}
-	if chk.counted || u.FailedLogins > 0 || !u.LockedUntil.IsZero() {
-		if err := s.users.ClearLoginFailures(v.ctx, u.ID); err != nil {
+	if s.users.lockout != nil && (chk.counted || u.FailedLogins > 0 || !u.LockedUntil.IsZero()) {
+		if err := s.users.lockout.ClearLoginFailures(v.ctx, u.ID); err != nil {
 			return LoginResult{}, fmt.Errorf("login: clear failures: %w", err)
 		}
 	}
@@ -179,7 +179,7 @@ func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, err
 					recErr = fmt.Errorf("RecordLoginFailure panicked: %v", p)
 				}
 			}()
-			_, chk.lockedUntil, recErr = s.users.RecordLoginFailure(v.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
+			_, chk.lockedUntil, recErr = s.users.lockout.RecordLoginFailure(v.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
 		}()
 	} else {
 		close(done)
@@ -205,17 +205,18 @@ func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, err
 	return chk, nil
 }
 
-// upgradeHash stores a fresh hash when u's was made with older settings.
+// upgradeHash stores a fresh hash when u's was made with older settings
+// and the store can (user.PasswordRehash).
 // It does not touch PasswordChangedAt, so no session ends. A conflict means
 // the password changed meanwhile: nothing to do.
 func (s *Service) upgradeHash(v *Visit, u *user.User, pw string) {
 	rh, ok := s.hasher.(password.Rehasher)
-	if !ok || !rh.NeedsRehash(u.PasswordHash) {
+	if !ok || s.users.rehash == nil || !rh.NeedsRehash(u.PasswordHash) {
 		return
 	}
 	h, err := s.hasher.Hash(v.ctx, pw)
 	if err == nil {
-		err = s.users.SetPassword(v.ctx, u.ID, user.PasswordUpdate{Hash: h, OldHash: u.PasswordHash})
+		err = s.users.rehash.RehashPassword(v.ctx, u.ID, u.PasswordHash, h)
 	}
 	if err != nil && !errors.Is(err, user.ErrConflict) {
 		s.log.WarnContext(v.ctx, "authkit: password rehash failed", "user", u.ID, "err", err)
@@ -356,6 +357,9 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	if err != nil {
 		return nil, err
 	}
+	if s.users.twoFactor == nil {
+		return nil, errNoTwoFactor
+	}
 	if !u.TwoFactorEnabled || u.TOTPSecret == "" {
 		return nil, ErrInvalidSession
 	}
@@ -379,7 +383,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID})
 		return nil, ErrInvalidTwoFactorCode
 	}
-	if err := s.users.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
+	if err := s.users.twoFactor.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
 			return nil, ErrCodeUsed
@@ -407,6 +411,9 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	if err != nil {
 		return TwoFactorResult{}, err
 	}
+	if s.users.twoFactor == nil {
+		return TwoFactorResult{}, errNoTwoFactor
+	}
 	// The spec's recover makes no twoFactorEnabled check: with 2FA off there are no
 	// codes, so any code is invalid.
 	if u.TwoFactorEnabled && !pendingCurrent(claims, u) {
@@ -425,7 +432,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code"})
 			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
-		err = s.users.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
+		err = s.users.twoFactor.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
 		if err == nil {
 			remaining = rest
 			break
@@ -470,7 +477,7 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.users.BumpSessionVersion(v.ctx, u.ID); err != nil {
+	if _, err := s.users.versions.BumpSessionVersion(v.ctx, u.ID); err != nil {
 		return fmt.Errorf("logout all: %w", err)
 	}
 	_ = v.sess.Logout(v.ctx)

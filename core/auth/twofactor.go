@@ -64,7 +64,7 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup,
 	if err != nil {
 		return TwoFactorSetup{}, fmt.Errorf("2fa setup: encrypt: %w", err)
 	}
-	if err := s.users.BeginTOTPSetup(v.ctx, u.ID, sealed); err != nil {
+	if err := s.users.twoFactor.BeginTOTPSetup(v.ctx, u.ID, sealed); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return TwoFactorSetup{}, ErrTwoFactorAlreadyEnabled
 		}
@@ -117,7 +117,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	if err != nil {
 		return nil, fmt.Errorf("2fa confirm: encrypt: %w", err)
 	}
-	err = s.users.EnableTOTP(v.ctx, u.ID, user.EnableTOTP{
+	err = s.users.twoFactor.EnableTOTP(v.ctx, u.ID, user.EnableTOTP{
 		Pending: u.PendingTOTPSecret, Secret: sealed, RecoveryCodeHashes: hashes, Step: m.LastStep(),
 	})
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]stri
 	if err != nil {
 		return nil, fmt.Errorf("regenerate codes: %w", err)
 	}
-	if err := s.users.ReplaceRecoveryCodes(v.ctx, u.ID, hashes); err != nil {
+	if err := s.users.twoFactor.ReplaceRecoveryCodes(v.ctx, u.ID, hashes); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return nil, ErrTwoFactorNotEnabled
 		}
@@ -176,10 +176,13 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 	if !u.TwoFactorEnabled {
 		return ErrTwoFactorNotEnabled
 	}
+	if s.users.twoFactor == nil {
+		return errNoTwoFactor
+	}
 	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
 		return err
 	}
-	if err := s.users.DisableTOTP(v.ctx, u.ID); err != nil {
+	if err := s.users.twoFactor.DisableTOTP(v.ctx, u.ID); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return ErrTwoFactorNotEnabled
 		}

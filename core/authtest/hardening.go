@@ -204,9 +204,19 @@ func (r *recStore) ChangeEmail(ctx context.Context, id, oldEmail, newEmail strin
 	return r.Store.ChangeEmail(ctx, id, oldEmail, newEmail, at)
 }
 
-func (r *recStore) SetPassword(ctx context.Context, id string, p user.PasswordUpdate) error {
-	r.write("SetPassword")
-	return r.Store.SetPassword(ctx, id, p)
+func (r *recStore) ResetPassword(ctx context.Context, id string, p user.Reset) error {
+	r.write("ResetPassword")
+	return r.Store.ResetPassword(ctx, id, p)
+}
+
+func (r *recStore) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	r.write("ChangePassword")
+	return r.Store.ChangePassword(ctx, id, oldHash, newHash, at)
+}
+
+func (r *recStore) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
+	r.write("RehashPassword")
+	return r.Store.RehashPassword(ctx, id, oldHash, newHash)
 }
 
 func (r *recStore) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
@@ -229,7 +239,7 @@ func (r *recStore) ClearLoginFailures(ctx context.Context, id string) error {
 func recorded(log *opsLog) option {
 	return func(c *auth.Config) {
 		c.Hasher = recHasher{Hasher: c.Hasher, log: log}
-		c.Users = &recStore{Store: c.Users, log: log}
+		c.Users = &recStore{Store: c.Users.(user.Store), log: log}
 	}
 }
 
@@ -413,7 +423,7 @@ var interleavingEvents = []interleavingEvent{
 		cur := a.e.byID(t, a.u.ID)
 		h, err := password.ForTesting().Hash(a.e.ctx(), "a-new-password-123")
 		if err == nil {
-			err = a.e.users.SetPassword(a.e.ctx(), a.u.ID, user.PasswordUpdate{Hash: h, OldHash: cur.PasswordHash, At: a.e.clock.Now()})
+			err = a.e.users.ChangePassword(a.e.ctx(), a.u.ID, cur.PasswordHash, h, a.e.clock.Now())
 		}
 		if err != nil {
 			t.Errorf("event: %v", err)
@@ -513,7 +523,7 @@ func (s suite) interleave(t *testing.T, f interleavingFlow, point string, ev int
 	a := &account{}
 	var armed, fired atomic.Bool
 	inject := func(c *auth.Config) {
-		c.Users = &recStore{Store: c.Users, before: func(op string) {
+		c.Users = &recStore{Store: c.Users.(user.Store), before: func(op string) {
 			if op == point && armed.Load() && fired.CompareAndSwap(false, true) {
 				ev.apply(t, a)
 			}

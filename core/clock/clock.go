@@ -2,7 +2,7 @@
 // moved, so a test crosses an expiry or a rate-limit window without
 // sleeping. Hand its Now to whatever takes a time source (auth.Config.Now,
 // ratelimit.Config.Now, a store's Now). It is the one clock of the flow
-// suite (core/authtest) and the store suites (store/storetest).
+// suite (core/authtest) and the store suites (core/store/storetest).
 package clock
 
 import (

@@ -16,10 +16,14 @@
 // thirty seconds after the Unix epoch, which no real code is ever issued for).
 // Stores map these zero values to SQL NULL and back.
 //
-// [Store] is the contract every user store implements: what each method
-// changes, the condition under which it must apply atomically, and the
-// sentinel errors it returns, wrapped. The store module's memory store and
-// adapters/sqlxstore implement it; store/storetest proves an implementation.
+// The store contract is split by feature into small interfaces: [Accounts]
+// (every store), [Registration], [EmailVerification], [EmailChange],
+// [PasswordReset], [PasswordChange], [PasswordRehash], [TwoFactor],
+// [Lockout] and [SessionVersions]. Each says what its methods change, the
+// condition under which they apply atomically, and the sentinel errors they
+// return, wrapped. A store implements the parts its app uses; [Store] is all
+// of them, as core/store's memory store and adapters/sqlxstore implement
+// them, and core/store/storetest proves an implementation part by part.
 //
 //	u, err := users.ByEmail(ctx, email)
 //	switch {

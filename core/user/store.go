@@ -24,36 +24,111 @@ var (
 	ErrUnavailable = errors.New("user: store unavailable")
 )
 
-// Store persists user records. It is the one place that changes security
-// state, and every operation that does so under concurrency is a single
-// atomic, conditional operation in the store: the condition named in the
-// method's comment is checked and the change applied as one step (one
-// conditional statement or one short transaction), never read-modify-write
-// in the caller. When the condition does not hold the method returns
-// ErrConflict and changes nothing.
+// The store contract is split by feature: [Accounts] is the one part every
+// store has, and each further part is a small interface of its own that a
+// store implements when its app uses the feature. auth.New checks the parts
+// against the configuration and names the missing one ("Config.Users does
+// not implement user.TwoFactor: implement it or disable
+// auth.FeatureTwoFactor"). Features added later arrive as new parts; no
+// published interface grows.
 //
-// Every method that takes an id returns ErrNotFound when no user has it
-// (ErrNotFound wins over ErrConflict). Emails are passed in already
-// normalised (lowercase); stores compare them byte for byte. Timestamps keep
-// millisecond precision. Records returned are the caller's to modify.
+// Every part follows the same rules. Each operation that changes security
+// state under concurrency is a single atomic, conditional operation in the
+// store: the condition named in the method's comment is checked and the
+// change applied as one step (one conditional statement or one short
+// transaction), never read-modify-write in the caller. When the condition
+// does not hold the method returns ErrConflict and changes nothing.
 //
-// storetest.Run in the store module proves every rule of this contract,
-// the atomic ones with racing goroutines; a custom Store should pass it.
-type Store interface {
-	// Create stores a new user. It assigns ID when empty (128 random bits,
-	// URL-safe) and CreatedAt when zero, and returns the stored record.
-	// Fails with ErrEmailTaken when the email is in use.
-	Create(ctx context.Context, u *User) (*User, error)
+// Every method that takes an id returns ErrNotFound when no user has it,
+// including an id that cannot be one of the store's (a non-number for a
+// store whose database numbers its rows); ErrNotFound wins over
+// ErrConflict. Emails are passed in already normalised (lowercase); stores
+// compare them byte for byte unless they document otherwise. Timestamps
+// keep millisecond precision. Records returned are the caller's to modify.
+//
+// storetest.RunUserStore in core/store/storetest proves every rule of every
+// part a store implements, the atomic ones with racing goroutines; a custom
+// store should pass it.
 
+// Accounts finds users. Every user store implements it; it is the type of
+// auth.Config.Users.
+type Accounts interface {
 	// ByID returns the user with that id, or ErrNotFound.
 	ByID(ctx context.Context, id string) (*User, error)
 
 	// ByEmail returns the user with that (lowercase) email, or ErrNotFound.
 	ByEmail(ctx context.Context, email string) (*User, error)
+}
+
+// Registration creates and deletes accounts: public sign-up
+// (auth.FeatureRegistration), and the undo of a failed AfterRegister hook.
+// An app that creates accounts itself switches the feature off and need
+// not implement it.
+type Registration interface {
+	// Create stores a new user. It assigns ID when empty (128 random bits,
+	// URL-safe; a store whose database numbers its rows returns that number
+	// in decimal) and CreatedAt when zero, and returns the stored record.
+	// Fails with ErrEmailTaken when the email is in use.
+	Create(ctx context.Context, u *User) (*User, error)
 
 	// Delete removes the user. Deleting a missing user returns ErrNotFound.
 	Delete(ctx context.Context, id string) error
+}
 
+// EmailVerification records a verified address. Every store implements it:
+// verification is always on.
+type EmailVerification interface {
+	// VerifyEmail sets EmailVerifiedAt = at. When the address is already
+	// verified it changes nothing and returns nil.
+	// Condition: the stored Email equals email (the address the link was
+	// mailed to).
+	VerifyEmail(ctx context.Context, id, email string, at time.Time) error
+}
+
+// EmailChange changes a user's address (auth.FeatureEmailChange).
+type EmailChange interface {
+	// ChangeEmail sets Email = newEmail, EmailVerifiedAt cleared,
+	// EmailChangedAt = at, SessionVersion raised by one.
+	// Condition: the stored Email equals oldEmail (the address the caller
+	// checked the password for). Fails with ErrEmailTaken when another
+	// user has newEmail.
+	ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error
+}
+
+// PasswordReset sets a password from a mailed link
+// (auth.FeaturePasswordReset).
+type PasswordReset interface {
+	// ResetPassword sets PasswordHash = r.Hash, PasswordChangedAt = r.At,
+	// raises SessionVersion by one and clears FailedLogins and LockedUntil.
+	// Condition: the stored hash equals r.OldHash (the hash the link was
+	// bound to), and PasswordChangedAt is zero or before r.IssuedBefore
+	// (the link's issue time): a link works once, and not after any later
+	// change.
+	ResetPassword(ctx context.Context, id string, r Reset) error
+}
+
+// PasswordChange sets a password the signed-in user chose
+// (auth.FeaturePasswordChange).
+type PasswordChange interface {
+	// ChangePassword sets PasswordHash = newHash, PasswordChangedAt = at,
+	// raises SessionVersion by one and clears FailedLogins and
+	// LockedUntil.
+	// Condition: the stored hash equals oldHash (the hash the current
+	// password was checked against).
+	ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error
+}
+
+// PasswordRehash upgrades a hash at login, when the hasher's algorithm or
+// cost has moved on (a legacy bcrypt hash of an imported table, say). It is
+// optional: without it, old hashes keep working and are never upgraded.
+type PasswordRehash interface {
+	// RehashPassword sets PasswordHash = newHash and changes nothing else.
+	// Condition: the stored hash equals oldHash.
+	RehashPassword(ctx context.Context, id, oldHash, newHash string) error
+}
+
+// TwoFactor holds TOTP two-factor state (auth.FeatureTwoFactor).
+type TwoFactor interface {
 	// BeginTOTPSetup stores an encrypted secret as PendingTOTPSecret,
 	// replacing any earlier pending one.
 	// Condition: TwoFactorEnabled is false.
@@ -88,28 +163,11 @@ type Store interface {
 	// SessionVersion raised by one.
 	// Condition: TwoFactorEnabled is true.
 	DisableTOTP(ctx context.Context, id string) error
+}
 
-	// VerifyEmail sets EmailVerifiedAt = at. When the address is already
-	// verified it changes nothing and returns nil.
-	// Condition: the stored Email equals email (the address the link was
-	// mailed to).
-	VerifyEmail(ctx context.Context, id, email string, at time.Time) error
-
-	// ChangeEmail sets Email = newEmail, EmailVerifiedAt cleared,
-	// EmailChangedAt = at, SessionVersion raised by one.
-	// Condition: the stored Email equals oldEmail (the address the caller
-	// checked the password for). Fails with ErrEmailTaken when another
-	// user has newEmail.
-	ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error
-
-	// SetPassword stores a new password hash; see [PasswordUpdate] for the
-	// conditions and side effects of each kind of update.
-	SetPassword(ctx context.Context, id string, p PasswordUpdate) error
-
-	// BumpSessionVersion raises SessionVersion by one and returns the new
-	// value, ending every session issued before.
-	BumpSessionVersion(ctx context.Context, id string) (int64, error)
-
+// Lockout counts failed password checks and locks an account after too
+// many (auth.Config.Lockout, on by default).
+type Lockout interface {
 	// RecordLoginFailure counts one failed password check. When the count
 	// reaches max it sets LockedUntil = at + lockFor and starts counting
 	// again from zero. It returns the count after this failure and
@@ -120,7 +178,32 @@ type Store interface {
 	ClearLoginFailures(ctx context.Context, id string) error
 }
 
-// EnableTOTP is the argument of [Store.EnableTOTP].
+// SessionVersions ends every session of a user at once (logout
+// everywhere). Every store implements it.
+type SessionVersions interface {
+	// BumpSessionVersion raises SessionVersion by one and returns the new
+	// value, ending every session issued before.
+	BumpSessionVersion(ctx context.Context, id string) (int64, error)
+}
+
+// Store is every part above together: what the stores authkit ships
+// implement (the memory store, adapters/sqlxstore). It is a convenience
+// for them and for tests; it will not grow, and a store of your own
+// implements only the parts its app uses.
+type Store interface {
+	Accounts
+	Registration
+	EmailVerification
+	EmailChange
+	PasswordReset
+	PasswordChange
+	PasswordRehash
+	TwoFactor
+	Lockout
+	SessionVersions
+}
+
+// EnableTOTP is the argument of [TwoFactor.EnableTOTP].
 type EnableTOTP struct {
 	Pending            string   // the pending secret the confirming code matched
 	Secret             string   // the permanent secret, encrypted
@@ -128,22 +211,10 @@ type EnableTOTP struct {
 	Step               int64    // LastTOTPStep to record
 }
 
-// PasswordUpdate is the argument of [Store.SetPassword]. Its fields select
-// the kind of update:
-//
-//   - a reset by link: Hash, IssuedBefore (the link's issue time) and At;
-//     condition: PasswordChangedAt is zero or before IssuedBefore.
-//   - a change by the signed-in user: Hash, OldHash and At; condition: the
-//     stored hash equals OldHash.
-//   - a rehash at login (a stronger algorithm or cost): Hash and OldHash,
-//     At zero; condition: the stored hash equals OldHash.
-//
-// When At is set, PasswordChangedAt = At, SessionVersion is raised by one
-// and the failed-login count and lock are cleared; when At is zero only the
-// hash changes.
-type PasswordUpdate struct {
-	Hash         string
-	OldHash      string    // condition when non-empty: stored hash equals it
-	IssuedBefore time.Time // condition when non-zero: PasswordChangedAt zero or before it
-	At           time.Time // when non-zero: the time of the change
+// Reset is the argument of [PasswordReset.ResetPassword].
+type Reset struct {
+	OldHash      string    // condition: the stored hash equals it
+	Hash         string    // the new hash
+	IssuedBefore time.Time // condition: PasswordChangedAt zero or before it
+	At           time.Time // the time of the change
 }

@@ -49,10 +49,10 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
+	authstore "github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/nethttpauth"
-	authstore "github.com/authkit-go/authkit/store"
 )
 
 const (

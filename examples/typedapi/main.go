@@ -34,7 +34,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/store"
+	"github.com/authkit-go/authkit/core/store"
 )
 
 func main() {

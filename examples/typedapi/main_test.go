@@ -24,8 +24,8 @@ import (
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/recovery"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/totp"
-	"github.com/authkit-go/authkit/store"
 )
 
 // The test drives the app only through its pages, as a browser without

@@ -1,4 +1,5 @@
-// Package accounts is a hand-written [user.Store] over an app's own,
+// Package accounts is a hand-written user store (every part of the
+// contract in core/user, [user.Store]) over an app's own,
 // already existing users table: the "bring your own storage" example of
 // authkit (see ../README.md for the walk-through).
 //

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -18,7 +17,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Store is a [user.Store] over the app's own accounts table (see the
+// Store implements every part of the user-store contract ([user.Store])
+// over the app's own accounts table (see the
 // package documentation for the columns). It only runs SQL through the
 // *sql.DB it is given, which it does not own: the caller closes it. It is
 // safe for concurrent use.
@@ -51,7 +51,7 @@ const selectColumns = `account_id, login_email, COALESCE(display_name, ''), COAL
 	mfa_on, COALESCE(mfa_secret_enc, ''), COALESCE(mfa_pending_enc, ''), mfa_backup_hashes, COALESCE(mfa_last_step, 0),
 	email_confirmed_ms, email_changed_ms, pw_changed_ms, session_gen, failed_logins, locked_until_ms`
 
-// Create implements [user.Store]. Uniqueness of the email is the
+// Create implements [user.Registration]. Uniqueness of the email is the
 // database's job (login_email is UNIQUE), not a lookup before the insert.
 func (s *Store) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	c := u.Clone()
@@ -90,29 +90,29 @@ func (s *Store) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	return c, nil
 }
 
-// ByID implements [user.Store].
+// ByID implements [user.Accounts].
 func (s *Store) ByID(ctx context.Context, id string) (*user.User, error) {
 	return s.get(ctx, "user by id", `account_id = ?`, id)
 }
 
-// ByEmail implements [user.Store]. login_email has SQLite's default BINARY
+// ByEmail implements [user.Accounts]. login_email has SQLite's default BINARY
 // collation, so addresses compare byte for byte as the contract requires.
 func (s *Store) ByEmail(ctx context.Context, email string) (*user.User, error) {
 	return s.get(ctx, "user by email", `login_email = ?`, email)
 }
 
-// Delete implements [user.Store].
+// Delete implements [user.Registration].
 func (s *Store) Delete(ctx context.Context, id string) error {
 	return s.update(ctx, "delete", id, `DELETE FROM accounts WHERE account_id = ?`, id)
 }
 
-// BeginTOTPSetup implements [user.Store].
+// BeginTOTPSetup implements [user.TwoFactor].
 func (s *Store) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
 	return s.update(ctx, "begin totp setup", id, `UPDATE accounts SET mfa_pending_enc = NULLIF(?, '')
 		WHERE account_id = ? AND mfa_on = 0`, pendingSecret, id)
 }
 
-// EnableTOTP implements [user.Store].
+// EnableTOTP implements [user.TwoFactor].
 func (s *Store) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
 	hashes, err := encodeHashes(e.RecoveryCodeHashes)
 	if err != nil {
@@ -125,7 +125,7 @@ func (s *Store) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) er
 		e.Secret, hashes, e.Step, id, e.Pending)
 }
 
-// AcceptTOTPStep implements [user.Store].
+// AcceptTOTPStep implements [user.TwoFactor].
 func (s *Store) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
 	return s.update(ctx, "accept totp step", id, `UPDATE accounts SET mfa_last_step = max(?, ?)
 		WHERE account_id = ? AND mfa_on = 1
@@ -133,7 +133,7 @@ func (s *Store) AcceptTOTPStep(ctx context.Context, id string, matched, current 
 		matched, current, id, matched, current)
 }
 
-// ConsumeRecoveryCode implements [user.Store]. The stored JSON text is
+// ConsumeRecoveryCode implements [user.TwoFactor]. The stored JSON text is
 // compared whole with the encoding of old: authkit writes the column, so
 // the encoding is canonical, and NULL (never issued) counts as empty.
 func (s *Store) ConsumeRecoveryCode(ctx context.Context, id string, old, remaining []string) error {
@@ -149,7 +149,7 @@ func (s *Store) ConsumeRecoveryCode(ctx context.Context, id string, old, remaini
 		WHERE account_id = ? AND COALESCE(mfa_backup_hashes, '[]') = ?`, newText, id, oldText)
 }
 
-// ReplaceRecoveryCodes implements [user.Store].
+// ReplaceRecoveryCodes implements [user.TwoFactor].
 func (s *Store) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []string) error {
 	text, err := encodeHashes(hashes)
 	if err != nil {
@@ -159,7 +159,7 @@ func (s *Store) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []st
 		WHERE account_id = ? AND mfa_on = 1`, text, id)
 }
 
-// DisableTOTP implements [user.Store].
+// DisableTOTP implements [user.TwoFactor].
 func (s *Store) DisableTOTP(ctx context.Context, id string) error {
 	return s.update(ctx, "disable totp", id, `UPDATE accounts SET
 			mfa_on = 0, mfa_secret_enc = NULL, mfa_pending_enc = NULL, mfa_backup_hashes = NULL,
@@ -167,7 +167,7 @@ func (s *Store) DisableTOTP(ctx context.Context, id string) error {
 		WHERE account_id = ? AND mfa_on = 1`, id)
 }
 
-// VerifyEmail implements [user.Store]. COALESCE keeps the first
+// VerifyEmail implements [user.EmailVerification]. COALESCE keeps the first
 // verification time; SQLite counts the row as changed either way, so a
 // repeated verification succeeds without moving it.
 func (s *Store) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
@@ -175,7 +175,7 @@ func (s *Store) VerifyEmail(ctx context.Context, id, email string, at time.Time)
 		WHERE account_id = ? AND login_email = ?`, millis(at), id, email)
 }
 
-// ChangeEmail implements [user.Store]. The UNIQUE index on login_email
+// ChangeEmail implements [user.EmailChange]. The UNIQUE index on login_email
 // decides races between users for one address.
 func (s *Store) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
 	return s.update(ctx, "change email", id, `UPDATE accounts SET
@@ -183,29 +183,32 @@ func (s *Store) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, 
 		WHERE account_id = ? AND login_email = ?`, newEmail, millis(at), id, oldEmail)
 }
 
-// SetPassword implements [user.Store]. The statement is built from the
-// update's kind; each condition is a term of its WHERE clause.
-func (s *Store) SetPassword(ctx context.Context, id string, p user.PasswordUpdate) error {
-	set, args := []string{"pw_hash = NULLIF(?, '')"}, []any{p.Hash}
-	if !p.At.IsZero() {
-		set = append(set, "pw_changed_ms = ?", "session_gen = session_gen + 1", "failed_logins = 0", "locked_until_ms = NULL")
-		args = append(args, millis(p.At))
-	}
-	where := []string{"account_id = ?"}
-	args = append(args, id)
-	if p.OldHash != "" {
-		where = append(where, "pw_hash = ?")
-		args = append(args, p.OldHash)
-	}
-	if !p.IssuedBefore.IsZero() {
-		where = append(where, "(pw_changed_ms IS NULL OR pw_changed_ms < ?)")
-		args = append(args, millis(p.IssuedBefore))
-	}
-	query := "UPDATE accounts SET " + strings.Join(set, ", ") + " WHERE " + strings.Join(where, " AND ")
-	return s.update(ctx, "set password", id, query, args...)
+// setPassword is a reset's and a change's SET clause: the new hash, the
+// time of the change, every session ended, failures cleared.
+const setPassword = `UPDATE accounts SET pw_hash = NULLIF(?, ''), pw_changed_ms = ?, session_gen = session_gen + 1,
+		failed_logins = 0, locked_until_ms = NULL`
+
+// ResetPassword implements [user.PasswordReset]: the link's two
+// conditions are terms of one WHERE clause.
+func (s *Store) ResetPassword(ctx context.Context, id string, r user.Reset) error {
+	return s.update(ctx, "reset password", id, setPassword+`
+		WHERE account_id = ? AND COALESCE(pw_hash, '') = ? AND (pw_changed_ms IS NULL OR pw_changed_ms < ?)`,
+		r.Hash, millis(r.At), id, r.OldHash, millis(r.IssuedBefore))
 }
 
-// BumpSessionVersion implements [user.Store].
+// ChangePassword implements [user.PasswordChange].
+func (s *Store) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	return s.update(ctx, "change password", id, setPassword+`
+		WHERE account_id = ? AND COALESCE(pw_hash, '') = ?`, newHash, millis(at), id, oldHash)
+}
+
+// RehashPassword implements [user.PasswordRehash]: only the hash changes.
+func (s *Store) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
+	return s.update(ctx, "rehash password", id, `UPDATE accounts SET pw_hash = NULLIF(?, '')
+		WHERE account_id = ? AND COALESCE(pw_hash, '') = ?`, newHash, id, oldHash)
+}
+
+// BumpSessionVersion implements [user.SessionVersions].
 func (s *Store) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
 	var v int64
 	err := s.db.QueryRowContext(ctx, `UPDATE accounts SET session_gen = session_gen + 1
@@ -219,7 +222,7 @@ func (s *Store) BumpSessionVersion(ctx context.Context, id string) (int64, error
 	return v, nil
 }
 
-// RecordLoginFailure implements [user.Store]. It is the one operation in a
+// RecordLoginFailure implements [user.Lockout]. It is the one operation in a
 // transaction: it returns the count before the lock resets it, and
 // RETURNING in SQLite sees only the new values. BEGIN IMMEDIATE (from
 // Open's _txlock) holds the write lock from the read to the commit, so the
@@ -259,7 +262,7 @@ func (s *Store) RecordLoginFailure(ctx context.Context, id string, limit int, lo
 	return n, fromMillis(until), nil
 }
 
-// ClearLoginFailures implements [user.Store].
+// ClearLoginFailures implements [user.Lockout].
 func (s *Store) ClearLoginFailures(ctx context.Context, id string) error {
 	return s.update(ctx, "clear login failures", id, `UPDATE accounts SET failed_logins = 0, locked_until_ms = NULL
 		WHERE account_id = ?`, id)

@@ -27,9 +27,9 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/examples/internal/pages"
-	"github.com/authkit-go/authkit/store"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store"
 )
 
 // probe sends GET path to h and returns the status, the body (trimmed)

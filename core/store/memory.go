@@ -39,7 +39,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}}
 }
 
-// Create implements [user.Store].
+// Create implements [user.Registration].
 func (m *Memory) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (m *Memory) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	return c.Clone(), nil
 }
 
-// ByID implements [user.Store].
+// ByID implements [user.Accounts].
 func (m *Memory) ByID(ctx context.Context, id string) (*user.User, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (m *Memory) ByID(ctx context.Context, id string) (*user.User, error) {
 	return u.Clone(), nil
 }
 
-// ByEmail implements [user.Store].
+// ByEmail implements [user.Accounts].
 func (m *Memory) ByEmail(ctx context.Context, email string) (*user.User, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (m *Memory) ByEmail(ctx context.Context, email string) (*user.User, error) 
 	return m.byID[id].Clone(), nil
 }
 
-// Delete implements [user.Store].
+// Delete implements [user.Registration].
 func (m *Memory) Delete(ctx context.Context, id string) error {
 	return m.update(ctx, "delete", id, func(u *user.User) error {
 		delete(m.byEmail, u.Email)
@@ -102,7 +102,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// BeginTOTPSetup implements [user.Store].
+// BeginTOTPSetup implements [user.TwoFactor].
 func (m *Memory) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
 	return m.update(ctx, "begin totp setup", id, func(u *user.User) error {
 		if u.TwoFactorEnabled {
@@ -113,7 +113,7 @@ func (m *Memory) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) e
 	})
 }
 
-// EnableTOTP implements [user.Store].
+// EnableTOTP implements [user.TwoFactor].
 func (m *Memory) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
 	return m.update(ctx, "enable totp", id, func(u *user.User) error {
 		if u.TwoFactorEnabled || u.PendingTOTPSecret == "" || u.PendingTOTPSecret != e.Pending {
@@ -128,7 +128,7 @@ func (m *Memory) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) e
 	})
 }
 
-// AcceptTOTPStep implements [user.Store].
+// AcceptTOTPStep implements [user.TwoFactor].
 func (m *Memory) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
 	return m.update(ctx, "accept totp step", id, func(u *user.User) error {
 		if !u.TwoFactorEnabled {
@@ -142,7 +142,7 @@ func (m *Memory) AcceptTOTPStep(ctx context.Context, id string, matched, current
 	})
 }
 
-// ConsumeRecoveryCode implements [user.Store].
+// ConsumeRecoveryCode implements [user.TwoFactor].
 func (m *Memory) ConsumeRecoveryCode(ctx context.Context, id string, old, remaining []string) error {
 	return m.update(ctx, "consume recovery code", id, func(u *user.User) error {
 		if !slices.Equal(u.RecoveryCodeHashes, old) {
@@ -156,7 +156,7 @@ func (m *Memory) ConsumeRecoveryCode(ctx context.Context, id string, old, remain
 	})
 }
 
-// ReplaceRecoveryCodes implements [user.Store].
+// ReplaceRecoveryCodes implements [user.TwoFactor].
 func (m *Memory) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []string) error {
 	return m.update(ctx, "replace recovery codes", id, func(u *user.User) error {
 		if !u.TwoFactorEnabled {
@@ -167,7 +167,7 @@ func (m *Memory) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []s
 	})
 }
 
-// DisableTOTP implements [user.Store].
+// DisableTOTP implements [user.TwoFactor].
 func (m *Memory) DisableTOTP(ctx context.Context, id string) error {
 	return m.update(ctx, "disable totp", id, func(u *user.User) error {
 		if !u.TwoFactorEnabled {
@@ -183,7 +183,7 @@ func (m *Memory) DisableTOTP(ctx context.Context, id string) error {
 	})
 }
 
-// VerifyEmail implements [user.Store].
+// VerifyEmail implements [user.EmailVerification].
 func (m *Memory) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
 	return m.update(ctx, "verify email", id, func(u *user.User) error {
 		if u.Email != email {
@@ -196,7 +196,7 @@ func (m *Memory) VerifyEmail(ctx context.Context, id, email string, at time.Time
 	})
 }
 
-// ChangeEmail implements [user.Store].
+// ChangeEmail implements [user.EmailChange].
 func (m *Memory) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
 	return m.update(ctx, "change email", id, func(u *user.User) error {
 		if u.Email != oldEmail {
@@ -215,27 +215,50 @@ func (m *Memory) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string,
 	})
 }
 
-// SetPassword implements [user.Store].
-func (m *Memory) SetPassword(ctx context.Context, id string, p user.PasswordUpdate) error {
-	return m.update(ctx, "set password", id, func(u *user.User) error {
-		if p.OldHash != "" && u.PasswordHash != p.OldHash {
+// ResetPassword implements [user.PasswordReset].
+func (m *Memory) ResetPassword(ctx context.Context, id string, r user.Reset) error {
+	return m.update(ctx, "reset password", id, func(u *user.User) error {
+		if u.PasswordHash != r.OldHash ||
+			(!u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(r.IssuedBefore.Truncate(time.Millisecond))) {
 			return user.ErrConflict
 		}
-		if !p.IssuedBefore.IsZero() && !u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(p.IssuedBefore.Truncate(time.Millisecond)) {
-			return user.ErrConflict
-		}
-		u.PasswordHash = p.Hash
-		if !p.At.IsZero() {
-			u.PasswordChangedAt = p.At.Truncate(time.Millisecond)
-			u.SessionVersion++
-			u.FailedLogins = 0
-			u.LockedUntil = time.Time{}
-		}
+		setPassword(u, r.Hash, r.At)
 		return nil
 	})
 }
 
-// BumpSessionVersion implements [user.Store].
+// ChangePassword implements [user.PasswordChange].
+func (m *Memory) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	return m.update(ctx, "change password", id, func(u *user.User) error {
+		if u.PasswordHash != oldHash {
+			return user.ErrConflict
+		}
+		setPassword(u, newHash, at)
+		return nil
+	})
+}
+
+// setPassword is the effect of a reset or a change.
+func setPassword(u *user.User, hash string, at time.Time) {
+	u.PasswordHash = hash
+	u.PasswordChangedAt = at.Truncate(time.Millisecond)
+	u.SessionVersion++
+	u.FailedLogins = 0
+	u.LockedUntil = time.Time{}
+}
+
+// RehashPassword implements [user.PasswordRehash].
+func (m *Memory) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
+	return m.update(ctx, "rehash password", id, func(u *user.User) error {
+		if u.PasswordHash != oldHash {
+			return user.ErrConflict
+		}
+		u.PasswordHash = newHash
+		return nil
+	})
+}
+
+// BumpSessionVersion implements [user.SessionVersions].
 func (m *Memory) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
 	var v int64
 	err := m.update(ctx, "bump session version", id, func(u *user.User) error {
@@ -246,7 +269,7 @@ func (m *Memory) BumpSessionVersion(ctx context.Context, id string) (int64, erro
 	return v, err
 }
 
-// RecordLoginFailure implements [user.Store].
+// RecordLoginFailure implements [user.Lockout].
 func (m *Memory) RecordLoginFailure(ctx context.Context, id string, limit int, lockFor time.Duration, at time.Time) (int, time.Time, error) {
 	var n int
 	var until time.Time
@@ -263,7 +286,7 @@ func (m *Memory) RecordLoginFailure(ctx context.Context, id string, limit int, l
 	return n, until, err
 }
 
-// ClearLoginFailures implements [user.Store].
+// ClearLoginFailures implements [user.Lockout].
 func (m *Memory) ClearLoginFailures(ctx context.Context, id string) error {
 	return m.update(ctx, "clear login failures", id, func(u *user.User) error {
 		u.FailedLogins = 0

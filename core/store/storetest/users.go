@@ -13,9 +13,6 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// UserStoreFactory returns a fresh, empty store for one subtest.
-type UserStoreFactory func(t *testing.T) user.Store
-
 // racers is how many goroutines race each conditional operation.
 const racers = 50
 
@@ -23,21 +20,60 @@ const racers = 50
 // sub-millisecond digits so that precision loss shows.
 var base = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
 
-// RunUserStore runs the user.Store conformance suite.
-func RunUserStore(t *testing.T, newStore UserStoreFactory) {
-	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s user.Store)
-	}{
+// parts is a store split into the parts of the contract (core/user), as
+// one value whose methods are the parts' methods. A part the store lacks is
+// nil, and no test that calls it runs.
+type parts struct {
+	user.Accounts
+	user.Registration
+	user.EmailVerification
+	user.EmailChange
+	user.PasswordReset
+	user.PasswordChange
+	user.PasswordRehash
+	user.TwoFactor
+	user.Lockout
+	user.SessionVersions
+}
+
+func split(s user.Accounts) *parts {
+	p := &parts{Accounts: s}
+	p.Registration, _ = s.(user.Registration)
+	p.EmailVerification, _ = s.(user.EmailVerification)
+	p.EmailChange, _ = s.(user.EmailChange)
+	p.PasswordReset, _ = s.(user.PasswordReset)
+	p.PasswordChange, _ = s.(user.PasswordChange)
+	p.PasswordRehash, _ = s.(user.PasswordRehash)
+	p.TwoFactor, _ = s.(user.TwoFactor)
+	p.Lockout, _ = s.(user.Lockout)
+	p.SessionVersions, _ = s.(user.SessionVersions)
+	return p
+}
+
+// test is one test of a part.
+type test struct {
+	name string
+	fn   func(t *testing.T, s *parts)
+}
+
+// suite is every part of the contract, with its tests, in the order
+// RunUserStore runs them.
+var suite = []struct {
+	part  string              // the interface, for the subtest's name and the skip
+	has   func(p *parts) bool // whether a store implements it
+	tests []test
+}{
+	{"Accounts", func(p *parts) bool { return p.Registration != nil }, []test{
 		{"CreateAndRead", testCreateAndRead},
 		{"CreateAssignsDistinctIDs", testCreateIDs},
 		{"CreateDuplicateEmail", testCreateDuplicate},
 		{"CreateRace", testCreateRace},
 		{"EmailsAreBytes", testEmailBytes},
 		{"NotFound", testNotFound},
-		{"RecordsAreCopies", testCopies},
 		{"Delete", testDelete},
+	}},
+	{"TwoFactor", func(p *parts) bool { return p.TwoFactor != nil }, []test{
+		{"RecordsAreCopies", testCopies},
 		{"TOTPSetupAndEnable", testTOTPEnable},
 		{"EnableTOTPRace", testEnableRace},
 		{"AcceptTOTPStep", testAcceptStep},
@@ -45,24 +81,66 @@ func RunUserStore(t *testing.T, newStore UserStoreFactory) {
 		{"RecoveryCodes", testRecoveryCodes},
 		{"ConsumeRecoveryCodeRace", testConsumeRace},
 		{"DisableTOTP", testDisable},
+	}},
+	{"EmailVerification", func(p *parts) bool { return p.EmailVerification != nil }, []test{
 		{"VerifyEmail", testVerifyEmail},
+	}},
+	{"EmailChange", func(p *parts) bool { return p.EmailChange != nil }, []test{
 		{"ChangeEmail", testChangeEmail},
 		{"ChangeEmailRace", testChangeEmailRace},
-		{"SetPassword", testSetPassword},
+	}},
+	{"PasswordReset", func(p *parts) bool { return p.PasswordReset != nil }, []test{
+		{"ResetPassword", testResetPassword},
 		{"ResetPasswordRace", testResetRace},
+	}},
+	{"PasswordChange", func(p *parts) bool { return p.PasswordChange != nil }, []test{
+		{"ChangePassword", testChangePassword},
+		{"ChangePasswordRace", testChangeRace},
+	}},
+	{"PasswordRehash", func(p *parts) bool { return p.PasswordRehash != nil }, []test{
+		{"RehashPassword", testRehashPassword},
+	}},
+	{"SessionVersions", func(p *parts) bool { return p.SessionVersions != nil }, []test{
 		{"SessionVersion", testSessionVersion},
+	}},
+	{"Lockout", func(p *parts) bool { return p.Lockout != nil }, []test{
 		{"LoginFailures", testLoginFailures},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, newStore(t))
+	}},
+}
+
+// RunUserStore runs the conformance suite of the user-store contract: one
+// group of subtests per part (Accounts, TwoFactor, EmailVerification,
+// EmailChange, PasswordReset, PasswordChange, PasswordRehash,
+// SessionVersions, Lockout) that the store implements; a part it lacks is
+// skipped, with the reason.
+//
+// newStore returns a fresh, empty store for one subtest (S is the store's
+// own type, or any interface of core/user). The suite creates its users
+// with Create, so the store implements user.Registration besides
+// user.Accounts: without it the suite fails.
+func RunUserStore[S user.Accounts](t *testing.T, newStore func(t *testing.T) S) {
+	t.Helper()
+	for _, part := range suite {
+		t.Run(part.part, func(t *testing.T) {
+			for _, tt := range part.tests {
+				t.Run(tt.name, func(t *testing.T) {
+					s := split(newStore(t))
+					if s.Registration == nil {
+						t.Fatalf("the store (%T) does not implement user.Registration, which the suite creates its users with", s.Accounts)
+					}
+					if !part.has(s) {
+						t.Skipf("the store (%T) does not implement user.%s", s.Accounts, part.part)
+					}
+					tt.fn(t, s)
+				})
+			}
 		})
 	}
 }
 
 func ctx(t *testing.T) context.Context { return t.Context() }
 
-func mustCreate(t *testing.T, s user.Store, email string) *user.User {
+func mustCreate(t *testing.T, s *parts, email string) *user.User {
 	t.Helper()
 	u, err := s.Create(ctx(t), &user.User{Email: email, Name: "Test", PasswordHash: "hash-" + email})
 	if err != nil {
@@ -71,7 +149,7 @@ func mustCreate(t *testing.T, s user.Store, email string) *user.User {
 	return u
 }
 
-func mustGet(t *testing.T, s user.Store, id string) *user.User {
+func mustGet(t *testing.T, s *parts, id string) *user.User {
 	t.Helper()
 	u, err := s.ByID(ctx(t), id)
 	if err != nil {
@@ -99,7 +177,7 @@ func ms(t time.Time) time.Time { return t.Truncate(time.Millisecond) }
 func sameTime(a, b time.Time) bool { return a.Equal(b) }
 
 // enabled creates a user with 2FA on and the given recovery hashes.
-func enabled(t *testing.T, s user.Store, email string, hashes []string) *user.User {
+func enabled(t *testing.T, s *parts, email string, hashes []string) *user.User {
 	t.Helper()
 	u := mustCreate(t, s, email)
 	wantOK(t, "BeginTOTPSetup", s.BeginTOTPSetup(ctx(t), u.ID, "pending-1"))
@@ -109,7 +187,7 @@ func enabled(t *testing.T, s user.Store, email string, hashes []string) *user.Us
 	return mustGet(t, s, u.ID)
 }
 
-func testCreateAndRead(t *testing.T, s user.Store) {
+func testCreateAndRead(t *testing.T, s *parts) {
 	in := &user.User{
 		Email:              "ada@example.com",
 		Name:               "Ada Lovelace ⚙ \u00e9",
@@ -167,7 +245,7 @@ func checkRecord(t *testing.T, how string, u *user.User, id string, want *user.U
 	}
 }
 
-func testCreateIDs(t *testing.T, s user.Store) {
+func testCreateIDs(t *testing.T, s *parts) {
 	seen := map[string]bool{}
 	for i := range 20 {
 		u := mustCreate(t, s, fmt.Sprintf("u%d@example.com", i))
@@ -181,7 +259,7 @@ func testCreateIDs(t *testing.T, s user.Store) {
 	}
 }
 
-func testCreateDuplicate(t *testing.T, s user.Store) {
+func testCreateDuplicate(t *testing.T, s *parts) {
 	first := mustCreate(t, s, "dup@example.com")
 	_, err := s.Create(ctx(t), &user.User{Email: "dup@example.com", PasswordHash: "other"})
 	wantErr(t, "second Create", err, user.ErrEmailTaken)
@@ -190,7 +268,7 @@ func testCreateDuplicate(t *testing.T, s user.Store) {
 	}
 }
 
-func testCreateRace(t *testing.T, s user.Store) {
+func testCreateRace(t *testing.T, s *parts) {
 	var ok, taken atomic.Int32
 	race(t, func(i int) error {
 		_, err := s.Create(ctx(t), &user.User{Email: "race@example.com", PasswordHash: fmt.Sprint(i)})
@@ -211,7 +289,7 @@ func testCreateRace(t *testing.T, s user.Store) {
 
 // testEmailBytes: emails compare byte for byte, so é and e are different
 // addresses (a case- or accent-insensitive collation would merge them).
-func testEmailBytes(t *testing.T, s user.Store) {
+func testEmailBytes(t *testing.T, s *parts) {
 	a := mustCreate(t, s, "jose@example.com")
 	b := mustCreate(t, s, "jos\u00e9@example.com")
 	if a.ID == b.ID {
@@ -228,31 +306,56 @@ func testEmailBytes(t *testing.T, s user.Store) {
 	wantErr(t, "ByEmail(trailing space)", err, user.ErrNotFound)
 }
 
-func testNotFound(t *testing.T, s user.Store) {
-	const id = "no-such-user"
+func testNotFound(t *testing.T, s *parts) {
 	c := ctx(t)
-	_, err := s.ByID(c, id)
-	wantErr(t, "ByID", err, user.ErrNotFound)
-	_, err = s.ByEmail(c, "nobody@example.com")
+	mustCreate(t, s, "somebody@example.com") // a store with a user in it
+	// Ids no user has, in the forms of the usual id types (random text, a
+	// number, a UUID): each store must say ErrNotFound for every one, also
+	// for those that cannot be one of its ids, never a driver error.
+	for _, id := range []string{"no-such-user", "987654321", "0", "-1", "00000000-0000-4000-8000-000000000000", "x'; --", ""} {
+		_, err := s.ByID(c, id)
+		wantErr(t, fmt.Sprintf("ByID(%q)", id), err, user.ErrNotFound)
+	}
+	const id = "no-such-user"
+	_, err := s.ByEmail(c, "nobody@example.com")
 	wantErr(t, "ByEmail", err, user.ErrNotFound)
 	wantErr(t, "Delete", s.Delete(c, id), user.ErrNotFound)
-	wantErr(t, "BeginTOTPSetup", s.BeginTOTPSetup(c, id, "p"), user.ErrNotFound)
-	wantErr(t, "EnableTOTP", s.EnableTOTP(c, id, user.EnableTOTP{Pending: "p"}), user.ErrNotFound)
-	wantErr(t, "AcceptTOTPStep", s.AcceptTOTPStep(c, id, 1, 1), user.ErrNotFound)
-	wantErr(t, "ConsumeRecoveryCode", s.ConsumeRecoveryCode(c, id, nil, nil), user.ErrNotFound)
-	wantErr(t, "ReplaceRecoveryCodes", s.ReplaceRecoveryCodes(c, id, nil), user.ErrNotFound)
-	wantErr(t, "DisableTOTP", s.DisableTOTP(c, id), user.ErrNotFound)
-	wantErr(t, "VerifyEmail", s.VerifyEmail(c, id, "a@b.c", base), user.ErrNotFound)
-	wantErr(t, "ChangeEmail", s.ChangeEmail(c, id, "a@b.c", "d@e.f", base), user.ErrNotFound)
-	wantErr(t, "SetPassword", s.SetPassword(c, id, user.PasswordUpdate{Hash: "h"}), user.ErrNotFound)
-	_, err = s.BumpSessionVersion(c, id)
-	wantErr(t, "BumpSessionVersion", err, user.ErrNotFound)
-	_, _, err = s.RecordLoginFailure(c, id, 5, time.Minute, base)
-	wantErr(t, "RecordLoginFailure", err, user.ErrNotFound)
-	wantErr(t, "ClearLoginFailures", s.ClearLoginFailures(c, id), user.ErrNotFound)
+	wantErr(t, "Delete of a number no user has", s.Delete(c, "987654321"), user.ErrNotFound)
+	if s.TwoFactor != nil {
+		wantErr(t, "BeginTOTPSetup", s.BeginTOTPSetup(c, id, "p"), user.ErrNotFound)
+		wantErr(t, "EnableTOTP", s.EnableTOTP(c, id, user.EnableTOTP{Pending: "p"}), user.ErrNotFound)
+		wantErr(t, "AcceptTOTPStep", s.AcceptTOTPStep(c, id, 1, 1), user.ErrNotFound)
+		wantErr(t, "ConsumeRecoveryCode", s.ConsumeRecoveryCode(c, id, nil, nil), user.ErrNotFound)
+		wantErr(t, "ReplaceRecoveryCodes", s.ReplaceRecoveryCodes(c, id, nil), user.ErrNotFound)
+		wantErr(t, "DisableTOTP", s.DisableTOTP(c, id), user.ErrNotFound)
+	}
+	if s.EmailVerification != nil {
+		wantErr(t, "VerifyEmail", s.VerifyEmail(c, id, "a@b.c", base), user.ErrNotFound)
+	}
+	if s.EmailChange != nil {
+		wantErr(t, "ChangeEmail", s.ChangeEmail(c, id, "a@b.c", "d@e.f", base), user.ErrNotFound)
+	}
+	if s.PasswordReset != nil {
+		wantErr(t, "ResetPassword", s.ResetPassword(c, id, user.Reset{Hash: "h", IssuedBefore: base, At: base}), user.ErrNotFound)
+	}
+	if s.PasswordChange != nil {
+		wantErr(t, "ChangePassword", s.ChangePassword(c, id, "", "h", base), user.ErrNotFound)
+	}
+	if s.PasswordRehash != nil {
+		wantErr(t, "RehashPassword", s.RehashPassword(c, id, "", "h"), user.ErrNotFound)
+	}
+	if s.SessionVersions != nil {
+		_, err = s.BumpSessionVersion(c, id)
+		wantErr(t, "BumpSessionVersion", err, user.ErrNotFound)
+	}
+	if s.Lockout != nil {
+		_, _, err = s.RecordLoginFailure(c, id, 5, time.Minute, base)
+		wantErr(t, "RecordLoginFailure", err, user.ErrNotFound)
+		wantErr(t, "ClearLoginFailures", s.ClearLoginFailures(c, id), user.ErrNotFound)
+	}
 }
 
-func testCopies(t *testing.T, s user.Store) {
+func testCopies(t *testing.T, s *parts) {
 	u := enabled(t, s, "copy@example.com", []string{"a", "b"})
 	u.RecoveryCodeHashes[0] = "changed"
 	u.Email = "changed@example.com"
@@ -268,7 +371,7 @@ func testCopies(t *testing.T, s user.Store) {
 	}
 }
 
-func testDelete(t *testing.T, s user.Store) {
+func testDelete(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "gone@example.com")
 	wantOK(t, "Delete", s.Delete(ctx(t), u.ID))
 	_, err := s.ByID(ctx(t), u.ID)
@@ -279,7 +382,7 @@ func testDelete(t *testing.T, s user.Store) {
 	mustCreate(t, s, "gone@example.com") // the address is free again
 }
 
-func testTOTPEnable(t *testing.T, s user.Store) {
+func testTOTPEnable(t *testing.T, s *parts) {
 	c := ctx(t)
 	u := mustCreate(t, s, "totp@example.com")
 	wantOK(t, "BeginTOTPSetup", s.BeginTOTPSetup(c, u.ID, "pending-a"))
@@ -307,7 +410,7 @@ func testTOTPEnable(t *testing.T, s user.Store) {
 
 // testEnableRace: two confirmations (or fifty) of one setup end with 2FA
 // fully enabled by exactly one of them, never a mix of their values.
-func testEnableRace(t *testing.T, s user.Store) {
+func testEnableRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "enable-race@example.com")
 	wantOK(t, "BeginTOTPSetup", s.BeginTOTPSetup(ctx(t), u.ID, "pending"))
 	var wins atomic.Int32
@@ -338,7 +441,7 @@ func testEnableRace(t *testing.T, s user.Store) {
 	}
 }
 
-func testAcceptStep(t *testing.T, s user.Store) {
+func testAcceptStep(t *testing.T, s *parts) {
 	c := ctx(t)
 	off := mustCreate(t, s, "off@example.com")
 	wantErr(t, "AcceptTOTPStep with 2FA off", s.AcceptTOTPStep(c, off.ID, 5, 5), user.ErrConflict)
@@ -368,7 +471,7 @@ func testAcceptStep(t *testing.T, s user.Store) {
 	}
 }
 
-func testAcceptStepRace(t *testing.T, s user.Store) {
+func testAcceptStepRace(t *testing.T, s *parts) {
 	u := enabled(t, s, "step-race@example.com", nil)
 	n := countWinners(t, func(int) error { return s.AcceptTOTPStep(ctx(t), u.ID, 200, 200) }, user.ErrConflict)
 	if n != 1 {
@@ -379,7 +482,7 @@ func testAcceptStepRace(t *testing.T, s user.Store) {
 	}
 }
 
-func testRecoveryCodes(t *testing.T, s user.Store) {
+func testRecoveryCodes(t *testing.T, s *parts) {
 	c := ctx(t)
 	off := mustCreate(t, s, "codes-off@example.com")
 	wantErr(t, "ReplaceRecoveryCodes with 2FA off", s.ReplaceRecoveryCodes(c, off.ID, []string{"x"}), user.ErrConflict)
@@ -402,7 +505,7 @@ func testRecoveryCodes(t *testing.T, s user.Store) {
 	}
 }
 
-func testConsumeRace(t *testing.T, s user.Store) {
+func testConsumeRace(t *testing.T, s *parts) {
 	old := []string{"h1", "h2", "h3"}
 	u := enabled(t, s, "consume-race@example.com", old)
 	n := countWinners(t, func(int) error {
@@ -416,7 +519,7 @@ func testConsumeRace(t *testing.T, s user.Store) {
 	}
 }
 
-func testDisable(t *testing.T, s user.Store) {
+func testDisable(t *testing.T, s *parts) {
 	c := ctx(t)
 	u := enabled(t, s, "disable@example.com", []string{"a"})
 	wantOK(t, "AcceptTOTPStep", s.AcceptTOTPStep(c, u.ID, 500, 500))
@@ -434,7 +537,7 @@ func testDisable(t *testing.T, s user.Store) {
 	}
 }
 
-func testVerifyEmail(t *testing.T, s user.Store) {
+func testVerifyEmail(t *testing.T, s *parts) {
 	c := ctx(t)
 	u := mustCreate(t, s, "verify@example.com")
 	wantErr(t, "VerifyEmail for another address", s.VerifyEmail(c, u.ID, "other@example.com", base), user.ErrConflict)
@@ -451,7 +554,7 @@ func testVerifyEmail(t *testing.T, s user.Store) {
 	}
 }
 
-func testChangeEmail(t *testing.T, s user.Store) {
+func testChangeEmail(t *testing.T, s *parts) {
 	c := ctx(t)
 	u := mustCreate(t, s, "old@example.com")
 	other := mustCreate(t, s, "taken@example.com")
@@ -482,7 +585,7 @@ func testChangeEmail(t *testing.T, s user.Store) {
 
 // testChangeEmailRace: two users racing for one address, and one user racing
 // two changes from the same old address: one winner each time.
-func testChangeEmailRace(t *testing.T, s user.Store) {
+func testChangeEmailRace(t *testing.T, s *parts) {
 	ids := make([]string, racers)
 	for i := range ids {
 		ids[i] = mustCreate(t, s, fmt.Sprintf("racer%d@example.com", i)).ID
@@ -518,46 +621,50 @@ func testChangeEmailRace(t *testing.T, s user.Store) {
 	}
 }
 
-func testSetPassword(t *testing.T, s user.Store) {
-	c := ctx(t)
-	u := mustCreate(t, s, "pw@example.com")
-	failures(t, s, u.ID, 2)
-
-	// Rehash: only the hash changes.
-	wantErr(t, "rehash with a stale hash", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h2", OldHash: "nope"}), user.ErrConflict)
-	wantOK(t, "rehash", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h2", OldHash: u.PasswordHash}))
-	got := mustGet(t, s, u.ID)
-	if got.PasswordHash != "h2" || !got.PasswordChangedAt.IsZero() || got.SessionVersion != u.SessionVersion || got.FailedLogins != 2 {
-		t.Fatalf("after rehash: %+v", got)
+// withFailures gives u n counted login failures when the store keeps them,
+// so that a test can check that a password change clears them.
+func withFailures(t *testing.T, s *parts, u *user.User, n int) int {
+	t.Helper()
+	if s.Lockout == nil {
+		return 0
 	}
+	failures(t, s, u.ID, n)
+	return n
+}
 
-	// Reset by a link issued at base.
+func testResetPassword(t *testing.T, s *parts) {
+	c := ctx(t)
+	u := mustCreate(t, s, "reset@example.com")
+	withFailures(t, s, u, 2)
+
+	// A link issued at base, bound to the hash of the time.
 	at := base.Add(time.Minute)
-	wantOK(t, "reset", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h3", IssuedBefore: base, At: at}))
-	got = mustGet(t, s, u.ID)
-	if got.PasswordHash != "h3" || !sameTime(got.PasswordChangedAt, ms(at)) || got.SessionVersion != u.SessionVersion+1 || got.FailedLogins != 0 {
+	wantErr(t, "reset bound to a stale hash",
+		s.ResetPassword(c, u.ID, user.Reset{OldHash: "nope", Hash: "h2", IssuedBefore: base, At: at}), user.ErrConflict)
+	if got := mustGet(t, s, u.ID); got.PasswordHash != u.PasswordHash || !got.PasswordChangedAt.IsZero() {
+		t.Fatalf("a refused reset changed the record: %+v", got)
+	}
+	wantOK(t, "reset", s.ResetPassword(c, u.ID, user.Reset{OldHash: u.PasswordHash, Hash: "h2", IssuedBefore: base, At: at}))
+	got := mustGet(t, s, u.ID)
+	if got.PasswordHash != "h2" || !sameTime(got.PasswordChangedAt, ms(at)) || got.SessionVersion != u.SessionVersion+1 ||
+		got.FailedLogins != 0 || !got.LockedUntil.IsZero() {
 		t.Fatalf("after reset: %+v", got)
 	}
-	wantErr(t, "reset with the same link", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h4", IssuedBefore: base, At: at.Add(time.Second)}), user.ErrConflict)
+	wantErr(t, "reset with the same link", s.ResetPassword(c, u.ID, user.Reset{OldHash: "h2", Hash: "h3", IssuedBefore: base, At: at.Add(time.Second)}), user.ErrConflict)
 	wantErr(t, "reset with a link issued in the same millisecond as the change",
-		s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h4", IssuedBefore: at, At: at.Add(time.Second)}), user.ErrConflict)
+		s.ResetPassword(c, u.ID, user.Reset{OldHash: "h2", Hash: "h3", IssuedBefore: at, At: at.Add(time.Second)}), user.ErrConflict)
 	wantOK(t, "reset with a link issued after the change",
-		s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h5", IssuedBefore: at.Add(time.Millisecond), At: at.Add(time.Second)}))
-
-	// Change by the signed-in user.
-	wantErr(t, "change with a stale hash", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h6", OldHash: "h3", At: at.Add(time.Hour)}), user.ErrConflict)
-	wantOK(t, "change", s.SetPassword(c, u.ID, user.PasswordUpdate{Hash: "h6", OldHash: "h5", At: at.Add(time.Hour)}))
-	got = mustGet(t, s, u.ID)
-	if got.PasswordHash != "h6" || !sameTime(got.PasswordChangedAt, ms(at.Add(time.Hour))) || got.SessionVersion != u.SessionVersion+3 {
-		t.Fatalf("after change: %+v", got)
+		s.ResetPassword(c, u.ID, user.Reset{OldHash: "h2", Hash: "h3", IssuedBefore: at.Add(time.Millisecond), At: at.Add(time.Second)}))
+	if got := mustGet(t, s, u.ID); got.PasswordHash != "h3" || got.SessionVersion != u.SessionVersion+2 {
+		t.Fatalf("after the second reset: %+v", got)
 	}
 }
 
-func testResetRace(t *testing.T, s user.Store) {
+func testResetRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "reset-race@example.com")
 	var winner atomic.Int64
 	n := countWinners(t, func(i int) error {
-		err := s.SetPassword(ctx(t), u.ID, user.PasswordUpdate{Hash: fmt.Sprintf("hash-%d", i), IssuedBefore: base, At: base.Add(time.Second)})
+		err := s.ResetPassword(ctx(t), u.ID, user.Reset{OldHash: u.PasswordHash, Hash: fmt.Sprintf("hash-%d", i), IssuedBefore: base, At: base.Add(time.Second)})
 		if err == nil {
 			winner.Store(int64(i))
 		}
@@ -572,7 +679,62 @@ func testResetRace(t *testing.T, s user.Store) {
 	}
 }
 
-func testSessionVersion(t *testing.T, s user.Store) {
+func testChangePassword(t *testing.T, s *parts) {
+	c := ctx(t)
+	u := mustCreate(t, s, "change@example.com")
+	withFailures(t, s, u, 2)
+	at := base.Add(time.Hour)
+	wantErr(t, "change with a stale hash", s.ChangePassword(c, u.ID, "nope", "h2", at), user.ErrConflict)
+	if got := mustGet(t, s, u.ID); got.PasswordHash != u.PasswordHash || !got.PasswordChangedAt.IsZero() || got.SessionVersion != u.SessionVersion {
+		t.Fatalf("a refused change changed the record: %+v", got)
+	}
+	wantOK(t, "change", s.ChangePassword(c, u.ID, u.PasswordHash, "h2", at))
+	got := mustGet(t, s, u.ID)
+	if got.PasswordHash != "h2" || !sameTime(got.PasswordChangedAt, ms(at)) || got.SessionVersion != u.SessionVersion+1 ||
+		got.FailedLogins != 0 || !got.LockedUntil.IsZero() {
+		t.Fatalf("after change: %+v", got)
+	}
+	wantErr(t, "change from the replaced hash", s.ChangePassword(c, u.ID, u.PasswordHash, "h3", at), user.ErrConflict)
+}
+
+func testChangeRace(t *testing.T, s *parts) {
+	u := mustCreate(t, s, "change-race@example.com")
+	var winner atomic.Int64
+	n := countWinners(t, func(i int) error {
+		err := s.ChangePassword(ctx(t), u.ID, u.PasswordHash, fmt.Sprintf("hash-%d", i), base)
+		if err == nil {
+			winner.Store(int64(i))
+		}
+		return err
+	}, user.ErrConflict)
+	if n != 1 {
+		t.Fatalf("racing changes from one hash: %d succeeded, want 1", n)
+	}
+	got := mustGet(t, s, u.ID)
+	if got.PasswordHash != fmt.Sprintf("hash-%d", winner.Load()) || got.SessionVersion != u.SessionVersion+1 {
+		t.Fatalf("after racing changes: %+v", got)
+	}
+}
+
+func testRehashPassword(t *testing.T, s *parts) {
+	c := ctx(t)
+	u := mustCreate(t, s, "rehash@example.com")
+	n := withFailures(t, s, u, 2)
+	wantErr(t, "rehash of a stale hash", s.RehashPassword(c, u.ID, "nope", "h2"), user.ErrConflict)
+	wantOK(t, "rehash", s.RehashPassword(c, u.ID, u.PasswordHash, "h2"))
+	got := mustGet(t, s, u.ID)
+	if got.PasswordHash != "h2" || !got.PasswordChangedAt.IsZero() || got.SessionVersion != u.SessionVersion || got.FailedLogins != n {
+		t.Fatalf("after rehash (only the hash may change): %+v", got)
+	}
+	// Two logins rehashing at once: one wins, the other is told, nothing is lost.
+	if wins := countWinners(t, func(i int) error {
+		return s.RehashPassword(c, u.ID, "h2", fmt.Sprintf("h3-%d", i))
+	}, user.ErrConflict); wins != 1 {
+		t.Fatalf("racing rehashes of one hash: %d succeeded, want 1", wins)
+	}
+}
+
+func testSessionVersion(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "versions@example.com")
 	v, err := s.BumpSessionVersion(ctx(t), u.ID)
 	wantOK(t, "BumpSessionVersion", err)
@@ -585,7 +747,7 @@ func testSessionVersion(t *testing.T, s user.Store) {
 	}
 }
 
-func failures(t *testing.T, s user.Store, id string, n int) {
+func failures(t *testing.T, s *parts, id string, n int) {
 	t.Helper()
 	for range n {
 		if _, _, err := s.RecordLoginFailure(ctx(t), id, 100, time.Hour, base); err != nil {
@@ -594,7 +756,7 @@ func failures(t *testing.T, s user.Store, id string, n int) {
 	}
 }
 
-func testLoginFailures(t *testing.T, s user.Store) {
+func testLoginFailures(t *testing.T, s *parts) {
 	c := ctx(t)
 	u := mustCreate(t, s, "failures@example.com")
 	for i := 1; i <= 2; i++ {

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // newUserStore returns a fresh, empty user store for one subtest.
-func newUserStore(t *testing.T) user.Store {
+// Its result type is the store's own (or any interface of core/user); the
+// suite tests every part of the contract the store implements.
+func newUserStore(t *testing.T) *store.Memory {
 	return store.NewMemory(store.MemoryConfig{})
 }
 
@@ -39,7 +40,8 @@ func Example() {
 	// A store that keeps its own time, such as Redis, ignores the clock and
 	// passes storetest.LimitOptions{RealTime: true}.
 	var (
-		_ storetest.UserStoreFactory  = newUserStore
-		_ storetest.LimitStoreFactory = newLimitStore
+		_ func(*testing.T, func(*testing.T) *store.Memory) = storetest.RunUserStore[*store.Memory]
+		_ func(*testing.T) *store.Memory                   = newUserStore
+		_ storetest.LimitStoreFactory                      = newLimitStore
 	)
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // A Clock stands still until it is moved, so a test crosses a rate-limit

@@ -7,8 +7,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store"
 )
 
 // A memory store: create a user, read it back by email, and meet the

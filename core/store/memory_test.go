@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store"
-	"github.com/authkit-go/authkit/store/storetest"
 )
 
 func TestMemoryConformance(t *testing.T) {

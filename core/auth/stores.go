@@ -1,0 +1,76 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// userStore is Config.Users split into the parts of the store contract the
+// flows call (core/user). A part is nil when the store does not implement
+// it; New has checked that every enabled feature has the parts it needs.
+type userStore struct {
+	user.Accounts
+	registration user.Registration
+	verification user.EmailVerification
+	emailChange  user.EmailChange
+	reset        user.PasswordReset
+	change       user.PasswordChange
+	rehash       user.PasswordRehash // optional: without it, old hashes are never upgraded
+	twoFactor    user.TwoFactor
+	lockout      user.Lockout
+	versions     user.SessionVersions
+}
+
+// errNoTwoFactor fails the second step of a login, and 2FA disable, when
+// the store does not implement user.TwoFactor: an account it reports with
+// 2FA on is a broken store, and the flows fail closed (500) rather than
+// skip a factor.
+var errNoTwoFactor = errors.New("auth: Config.Users does not implement user.TwoFactor, so no account can have 2FA on")
+
+// bindUsers splits the store into its parts and refuses a configuration
+// that turns on a feature the store cannot hold, naming the missing
+// interface and the way out.
+func bindUsers(cfg *Config) (userStore, error) {
+	s := userStore{Accounts: cfg.Users}
+	s.rehash, _ = cfg.Users.(user.PasswordRehash)
+	for _, p := range []struct {
+		bind     func() bool // takes the part from the store; false when it lacks it
+		name     string      // the interface
+		needed   bool        // whether this configuration calls it
+		neededBy string      // what calls it
+		instead  string      // the way out other than implementing it
+	}{
+		{bindPart(cfg.Users, &s.verification), "user.EmailVerification", true, "email verification (always on)", ""},
+		{bindPart(cfg.Users, &s.versions), "user.SessionVersions", true, "logout everywhere (always on)", ""},
+		{bindPart(cfg.Users, &s.registration), "user.Registration", cfg.featureOn(FeatureRegistration), "public registration", "add auth.FeatureRegistration to Config.Disable"},
+		{bindPart(cfg.Users, &s.emailChange), "user.EmailChange", cfg.featureOn(FeatureEmailChange), "email change", "add auth.FeatureEmailChange to Config.Disable"},
+		{bindPart(cfg.Users, &s.reset), "user.PasswordReset", cfg.featureOn(FeaturePasswordReset), "password reset", "add auth.FeaturePasswordReset to Config.Disable"},
+		{bindPart(cfg.Users, &s.change), "user.PasswordChange", cfg.featureOn(FeaturePasswordChange), "password change", "add auth.FeaturePasswordChange to Config.Disable"},
+		{bindPart(cfg.Users, &s.twoFactor), "user.TwoFactor", cfg.featureOn(FeatureTwoFactor), "two-factor authentication", "add auth.FeatureTwoFactor to Config.Disable"},
+		{bindPart(cfg.Users, &s.lockout), "user.Lockout", cfg.Lockout.Max > 0, "the account lock-out (Config.Lockout)", "set Config.Lockout.Max to -1"},
+	} {
+		if p.bind() || !p.needed {
+			continue
+		}
+		msg := fmt.Sprintf("auth: Config.Users (%T) does not implement %s, which %s needs: implement it", cfg.Users, p.name, p.neededBy)
+		if p.instead != "" {
+			msg += ", or " + p.instead
+		}
+		return userStore{}, errors.New(msg)
+	}
+	return s, nil
+}
+
+// bindPart returns a function that sets *dst to the store's implementation
+// of part P and reports whether it has one.
+func bindPart[P any](users user.Accounts, dst *P) func() bool {
+	return func() bool {
+		p, ok := users.(P)
+		if ok {
+			*dst = p
+		}
+		return ok
+	}
+}
