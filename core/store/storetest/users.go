@@ -662,20 +662,30 @@ func testResetPassword(t *testing.T, s *parts) {
 
 func testResetRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "reset-race@example.com")
+	passwordRace(t, s, u, "resets with one link", func(hash string) error {
+		return s.ResetPassword(ctx(t), u.ID, user.Reset{OldHash: u.PasswordHash, Hash: hash, IssuedBefore: base, At: base.Add(time.Second)})
+	})
+}
+
+// passwordRace races set, each racer with a hash of its own, and checks
+// that exactly one won, that its hash is the stored one and that sessions
+// ended once.
+func passwordRace(t *testing.T, s *parts, u *user.User, what string, set func(hash string) error) {
+	t.Helper()
 	var winner atomic.Int64
 	n := countWinners(t, func(i int) error {
-		err := s.ResetPassword(ctx(t), u.ID, user.Reset{OldHash: u.PasswordHash, Hash: fmt.Sprintf("hash-%d", i), IssuedBefore: base, At: base.Add(time.Second)})
+		err := set(fmt.Sprintf("hash-%d", i))
 		if err == nil {
 			winner.Store(int64(i))
 		}
 		return err
 	}, user.ErrConflict)
 	if n != 1 {
-		t.Fatalf("racing resets with one link: %d succeeded, want 1", n)
+		t.Fatalf("racing %s: %d succeeded, want 1", what, n)
 	}
 	got := mustGet(t, s, u.ID)
 	if got.PasswordHash != fmt.Sprintf("hash-%d", winner.Load()) || got.SessionVersion != u.SessionVersion+1 {
-		t.Fatalf("after racing resets: %+v", got)
+		t.Fatalf("after racing %s: %+v", what, got)
 	}
 }
 
@@ -699,21 +709,9 @@ func testChangePassword(t *testing.T, s *parts) {
 
 func testChangeRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "change-race@example.com")
-	var winner atomic.Int64
-	n := countWinners(t, func(i int) error {
-		err := s.ChangePassword(ctx(t), u.ID, u.PasswordHash, fmt.Sprintf("hash-%d", i), base)
-		if err == nil {
-			winner.Store(int64(i))
-		}
-		return err
-	}, user.ErrConflict)
-	if n != 1 {
-		t.Fatalf("racing changes from one hash: %d succeeded, want 1", n)
-	}
-	got := mustGet(t, s, u.ID)
-	if got.PasswordHash != fmt.Sprintf("hash-%d", winner.Load()) || got.SessionVersion != u.SessionVersion+1 {
-		t.Fatalf("after racing changes: %+v", got)
-	}
+	passwordRace(t, s, u, "changes from one hash", func(hash string) error {
+		return s.ChangePassword(ctx(t), u.ID, u.PasswordHash, hash, base)
+	})
 }
 
 func testRehashPassword(t *testing.T, s *parts) {
