@@ -56,8 +56,8 @@ const (
 // URL or driver.
 var ErrInvalidConfig = errors.New("sqlxstore: invalid config")
 
-// Config configures a [DB]. The zero value means all defaults; Open and New
-// never modify it.
+// Config configures a [DB]. The zero value means all defaults; New, NewSQL,
+// Migrations and sqlxopen.Open never modify it.
 type Config struct {
 	// Dialect is the database behind the pool: [Postgres], [MySQL] or
 	// [SQLite]. Default for [New]: from the pool's driver name ("pgx" or
