@@ -143,7 +143,7 @@ type DB struct {
 //
 //   - MySQL: clientFoundRows=true (a conditional update that changes
 //     nothing must still count its row; [DB.Migrate] refuses a connection
-//     without it) and parseTime=true.
+//     without it).
 //   - SQLite: _pragma=busy_timeout(5000), _txlock=immediate, and
 //     journal_mode(WAL) for concurrent readers.
 //
