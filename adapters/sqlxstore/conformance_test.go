@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
@@ -36,7 +37,7 @@ func TestConformance(t *testing.T) {
 // TestSQLiteMemory runs the suites on sqlite::memory:, where the whole
 // pool is one connection: transactions and racing goroutines queue for it.
 func TestSQLiteMemory(t *testing.T) {
-	pool, err := sqlxstore.Open(t.Context(), "sqlite::memory:", sqlxstore.Config{})
+	pool, err := sqlxopen.Open(t.Context(), "sqlite::memory:", sqlxstore.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

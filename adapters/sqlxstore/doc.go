@@ -1,17 +1,24 @@
 // Package sqlxstore keeps authkit's users and rate-limit counters in
-// PostgreSQL, MySQL/MariaDB or SQLite, through github.com/jmoiron/sqlx and
-// the pgx, go-sql-driver/mysql and modernc.org/sqlite (pure Go) drivers.
+// PostgreSQL, MySQL/MariaDB or SQLite, through github.com/jmoiron/sqlx. It
+// imports no database driver: it works over the app's pool, opened with the
+// driver the app links (tested with pgx, go-sql-driver/mysql and
+// modernc.org/sqlite). Package sqlxopen opens one from a database URL,
+// linking all three.
 //
-// [Open] takes a database URL (postgres://, mysql://, sqlite://) and
+// [New] takes the app's *sqlx.DB ([NewSQL] a *sql.DB and its [Dialect]) and
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
-// migrations embedded in the package; [DB.Users] is the [user.Store] and
-// [DB.Limits] the [ratelimit.Store]:
+// migrations embedded in the package ([Migrations] returns their SQL for
+// other migration tools); [DB.Users] is the [user.Store] and [DB.Limits]
+// the [ratelimit.Store]:
 //
-//	db, err := sqlxstore.Open(ctx, os.Getenv("DATABASE_URL"), sqlxstore.Config{})
+//	pool, err := sqlx.Open("pgx", os.Getenv("DATABASE_URL")) // import _ "github.com/jackc/pgx/v5/stdlib"
 //	if err != nil {
 //		return err
 //	}
-//	defer db.Close()
+//	db, err := sqlxstore.New(pool, sqlxstore.Config{})
+//	if err != nil {
+//		return err
+//	}
 //	if err := db.Migrate(ctx); err != nil {
 //		return err
 //	}

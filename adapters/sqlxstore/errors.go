@@ -1,5 +1,26 @@
 package sqlxstore
 
+// Driver errors without the drivers: this package imports no database
+// driver (an app links only the one it uses), so it recognises the errors
+// of the three drivers it is tested with by their shape, not their Go type:
+//
+//   - pgx (github.com/jackc/pgx/v5/pgconn): the SQLSTATE through the
+//     SQLState() method of *pgconn.PgError, the violated constraint through
+//     its exported ConstraintName field; *pgconn.ConnectError and pgconn's
+//     timeout error by their type's package path and name, ErrConnClosed by
+//     its text.
+//   - go-sql-driver/mysql: *mysql.MySQLError by its type's package path and
+//     name, read through its exported Number and Message fields (it has no
+//     methods to read them); ErrInvalidConn, ErrMalformPkt, ErrPktSync and
+//     ErrPktSyncMul (plain errors.New values) by their text.
+//   - modernc.org/sqlite: the result code through the Code() method of
+//     *sqlite.Error; the codes are SQLite's C API constants.
+//
+// Methods, exported fields and type names are the drivers' API, stable
+// within their major versions; errors_internal_test.go builds the drivers'
+// real error values and checks every rule, so a driver update that changed
+// one fails the tests here, not an app in production.
+
 import (
 	"context"
 	"database/sql"
@@ -8,14 +29,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"reflect"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // backoff is the wait before retry attempt+1: a random 0 to 2^attempt
@@ -95,8 +112,8 @@ func (db *DB) unavailable(err error) bool {
 	}
 	switch db.dialect {
 	case Postgres:
-		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) {
+		if findType(err, pgconnPkg, "ConnectError") != nil || findType(err, pgconnPkg, "errTimeout") != nil ||
+			hasText(err, pgConnClosed) {
 			return true
 		}
 		code := pgCode(err)
@@ -104,8 +121,7 @@ func (db *DB) unavailable(err error) bool {
 			return true
 		}
 	case MySQL:
-		if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysql.ErrMalformPkt) ||
-			errors.Is(err, mysql.ErrPktSync) || errors.Is(err, mysql.ErrPktSyncMul) {
+		if hasText(err, mysqlConnErrors...) {
 			return true
 		}
 		switch mysqlCode(err) {
@@ -119,13 +135,13 @@ func (db *DB) unavailable(err error) bool {
 		}
 	case SQLite:
 		switch sqliteCode(err) & 0xff { // the primary result code
-		case sqlite3.SQLITE_BUSY, // outlasted busy_timeout
-			sqlite3.SQLITE_LOCKED,
-			sqlite3.SQLITE_NOMEM,
-			sqlite3.SQLITE_READONLY,
-			sqlite3.SQLITE_IOERR,
-			sqlite3.SQLITE_FULL,
-			sqlite3.SQLITE_CANTOPEN:
+		case sqliteBusy, // outlasted busy_timeout
+			sqliteLocked,
+			sqliteNoMem,
+			sqliteReadOnly,
+			sqliteIOErr,
+			sqliteFull,
+			sqliteCantOpen:
 			return true
 		}
 	}
@@ -153,48 +169,173 @@ var (
 func (db *DB) uniqueViolation(err error) (isUnique, onEmail bool) {
 	switch db.dialect {
 	case Postgres:
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "23505" {
-			return true, pe.ConstraintName == db.t.users+"_email_key"
+		if pgCode(err) == "23505" {
+			return true, stringField(findType(err, pgconnPkg, "PgError"), "ConstraintName") == db.t.users+"_email_key"
 		}
 	case MySQL:
-		var me *mysql.MySQLError
-		if errors.As(err, &me) && me.Number == 1062 {
+		if mysqlCode(err) == 1062 {
 			// "Duplicate entry '...' for key 'name'" (MariaDB) or
 			// "... for key 'table.name'" (MySQL 8).
-			return true, strings.HasSuffix(me.Message, "_email_key'") &&
-				(strings.HasSuffix(me.Message, "'"+db.t.users+"_email_key'") ||
-					strings.HasSuffix(me.Message, "."+db.t.users+"_email_key'"))
+			msg := stringField(findType(err, mysqlPkg, "MySQLError"), "Message")
+			return true, strings.HasSuffix(msg, "_email_key'") &&
+				(strings.HasSuffix(msg, "'"+db.t.users+"_email_key'") ||
+					strings.HasSuffix(msg, "."+db.t.users+"_email_key'"))
 		}
 	case SQLite:
-		var se *sqlite.Error
-		if errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
-			return true, strings.Contains(se.Error(), db.t.users+".email")
+		if code := sqliteCode(err); code == sqliteConstraintUnique || code == sqliteConstraintPrimaryKey {
+			return true, strings.Contains(err.Error(), db.t.users+".email")
 		}
 	}
 	return false, false
 }
 
+// The drivers' packages, as their error types report them (reflect's
+// Type.PkgPath).
+const (
+	pgconnPkg = "github.com/jackc/pgx/v5/pgconn"
+	mysqlPkg  = "github.com/go-sql-driver/mysql"
+)
+
+// pgConnClosed is the text of pgconn.ErrConnClosed.
+const pgConnClosed = "conn closed"
+
+// mysqlConnErrors are the texts of go-sql-driver's ErrInvalidConn,
+// ErrMalformPkt, ErrPktSync and ErrPktSyncMul: the connection is broken.
+var mysqlConnErrors = []string{
+	"invalid connection",
+	"malformed packet",
+	"commands out of sync. You can't run this command now",
+	"commands out of sync. Did you run multiple statements at once?",
+}
+
+// SQLite result codes (sqlite3.h): the primary codes the store tells apart,
+// and the two extended codes of a unique-key violation.
+const (
+	sqliteBusy                 = 5
+	sqliteLocked               = 6
+	sqliteNoMem                = 7
+	sqliteReadOnly             = 8
+	sqliteIOErr                = 10
+	sqliteFull                 = 13
+	sqliteCantOpen             = 14
+	sqliteConstraintPrimaryKey = 1555 // SQLITE_CONSTRAINT | 6<<8
+	sqliteConstraintUnique     = 2067 // SQLITE_CONSTRAINT | 8<<8
+)
+
+// pgCode is the SQLSTATE of a PostgreSQL error in err's chain, or "".
 func pgCode(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.Code
+	var e interface{ SQLState() string }
+	if errors.As(err, &e) {
+		return e.SQLState()
 	}
 	return ""
 }
 
+// mysqlCode is the error number of a *mysql.MySQLError in err's chain, or 0.
 func mysqlCode(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
+	v := findType(err, mysqlPkg, "MySQLError")
+	if v == nil {
+		return 0
+	}
+	f := fieldOf(v, "Number")
+	if !f.IsValid() || f.Kind() != reflect.Uint16 {
+		return 0
+	}
+	return uint16(f.Uint())
+}
+
+// sqliteCode is the (extended) result code of a SQLite error in err's
+// chain, or 0.
+func sqliteCode(err error) int {
+	var e interface{ Code() int }
+	if errors.As(err, &e) {
+		return e.Code()
 	}
 	return 0
 }
 
-func sqliteCode(err error) int {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code()
+// findType returns the first error in err's chain (errors.Is order) whose
+// type, or the type it points to, is pkg.name; nil when there is none.
+func findType(err error, pkg, name string) error {
+	for _, e := range chain(err) {
+		t := reflect.TypeOf(e)
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.PkgPath() == pkg && t.Name() == name {
+			return e
+		}
 	}
-	return 0
+	return nil
+}
+
+// hasText reports whether an error in err's chain that wraps nothing has
+// one of the texts: how sentinel errors of a package this one does not
+// import are recognised.
+func hasText(err error, texts ...string) bool {
+	for _, e := range chain(err) {
+		switch e.(type) {
+		case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+			continue
+		}
+		for _, text := range texts {
+			if e.Error() == text {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chain lists err and every error it wraps, depth first, as errors.Is
+// visits them.
+func chain(err error) []error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			out = append(out, e)
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			case interface{ Unwrap() []error }:
+				for _, inner := range u.Unwrap() {
+					walk(inner)
+				}
+				return
+			default:
+				return
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// fieldOf is the exported field name of the struct e is (or points to);
+// the zero Value when there is none.
+func fieldOf(e error, name string) reflect.Value {
+	v := reflect.ValueOf(e)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return reflect.Value{}
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.FieldByName(name)
+}
+
+// stringField is the string field name of e, or "".
+func stringField(e error, name string) string {
+	if e == nil {
+		return ""
+	}
+	f := fieldOf(e, name)
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return ""
+	}
+	return f.String()
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -83,6 +86,12 @@ func TestUnavailable(t *testing.T) {
 		{MySQL, &mysql.MySQLError{Number: 1040}, true},
 		{MySQL, &mysql.MySQLError{Number: 1053}, true},
 		{MySQL, &mysql.MySQLError{Number: 1064}, false},
+		{MySQL, fmt.Errorf("exec: %w", mysql.ErrMalformPkt), true},
+		{MySQL, mysql.ErrPktSync, true},
+		{MySQL, mysql.ErrPktSyncMul, true},
+		{MySQL, errors.New("Error 1040: invalid connection and more"), false},
+		{MySQL, &lookalike{Number: 1040}, false}, // the driver's type, not any type with its field
+		{Postgres, &lookalike{Number: 1040}, false},
 		{MySQL, &mysql.MySQLError{Number: 1062}, false},
 		{SQLite, refused, true},
 		{SQLite, errors.New("no such table"), false},
@@ -148,4 +157,94 @@ func TestStorageKey(t *testing.T) {
 	if storageKey(long) == storageKey(long+"x") {
 		t.Error("two long keys share a stored key")
 	}
+}
+
+// lookalike has mysql.MySQLError's fields but is not the driver's type.
+type lookalike struct{ Number uint16 }
+
+func (*lookalike) Error() string { return "lookalike" }
+
+// TestSQLiteCodes: the result codes errors.go keeps (this package links no
+// driver) are the driver's.
+func TestSQLiteCodes(t *testing.T) {
+	for _, c := range []struct{ ours, driver int }{
+		{sqliteBusy, sqlite3.SQLITE_BUSY},
+		{sqliteLocked, sqlite3.SQLITE_LOCKED},
+		{sqliteNoMem, sqlite3.SQLITE_NOMEM},
+		{sqliteReadOnly, sqlite3.SQLITE_READONLY},
+		{sqliteIOErr, sqlite3.SQLITE_IOERR},
+		{sqliteFull, sqlite3.SQLITE_FULL},
+		{sqliteCantOpen, sqlite3.SQLITE_CANTOPEN},
+		{sqliteConstraintPrimaryKey, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY},
+		{sqliteConstraintUnique, sqlite3.SQLITE_CONSTRAINT_UNIQUE},
+	} {
+		if c.ours != c.driver {
+			t.Errorf("result code %d, modernc.org/sqlite/lib says %d", c.ours, c.driver)
+		}
+	}
+}
+
+// TestRealDriverErrors classifies errors the drivers made themselves, not
+// values built by hand: a SQLite unique violation and busy database, a
+// pgconn connection refused.
+func TestRealDriverErrors(t *testing.T) {
+	ctx := t.Context()
+	x, err := sqlx.Open("sqlite", "file:"+t.TempDir()+"/e.db?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	db := &DB{dialect: SQLite, t: newTables("app_")}
+	for _, q := range []string{"CREATE TABLE app_users (id TEXT PRIMARY KEY, email TEXT UNIQUE)", "INSERT INTO app_users VALUES ('1', 'a@x')"} {
+		if _, err := x.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = x.ExecContext(ctx, "INSERT INTO app_users VALUES ('2', 'a@x')")
+	if unique, onEmail := db.uniqueViolation(err); !unique || !onEmail {
+		t.Errorf("SQLite duplicate email %v: uniqueViolation = %v, %v; want true, true", err, unique, onEmail)
+	}
+	_, err = x.ExecContext(ctx, "INSERT INTO app_users VALUES ('1', 'b@x')")
+	if unique, onEmail := db.uniqueViolation(err); !unique || onEmail {
+		t.Errorf("SQLite duplicate id %v: uniqueViolation = %v, %v; want true, false", err, unique, onEmail)
+	}
+	if db.unavailable(err) {
+		t.Errorf("a unique violation is unavailable: %v", err)
+	}
+
+	// One connection holds the write lock; another gives up at once.
+	holder, err := x.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = x.ExecContext(ctx, "INSERT INTO app_users VALUES ('3', 'c@x')")
+	if sqliteCode(err)&0xff != sqliteBusy || !db.unavailable(err) {
+		t.Errorf("SQLite busy %v: code %d, unavailable %v; want SQLITE_BUSY, true", err, sqliteCode(err), db.unavailable(err))
+	}
+	_, _ = holder.ExecContext(ctx, "ROLLBACK")
+
+	_, err = pgconn.Connect(ctx, "postgres://u@"+closedAddr(t)+"/x?connect_timeout=2")
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) || !(&DB{dialect: Postgres}).unavailable(err) {
+		t.Errorf("pgconn connection refused %v (%T): want a *pgconn.ConnectError, unavailable", err, err)
+	}
+	if findType(err, pgconnPkg, "ConnectError") == nil {
+		t.Errorf("findType does not see the *pgconn.ConnectError in %v", err)
+	}
+}
+
+// closedAddr returns a local address that refuses connections.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
 }

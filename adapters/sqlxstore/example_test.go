@@ -2,19 +2,24 @@ package sqlxstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // the app's driver: sqlxstore links none
+
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/core/auth"
-	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// A SQLite file: open, create the tables, store a user and find it again.
+// A SQLite file opened by the app with its own driver: create the tables,
+// store a user and find it again.
 func Example() {
 	dir, err := os.MkdirTemp("", "authkit-example")
 	if err != nil {
@@ -23,7 +28,13 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	db, err := sqlxstore.Open(ctx, "sqlite://"+filepath.Join(dir, "authkit.db"), sqlxstore.Config{})
+	pool, err := sqlx.Open("sqlite", filepath.Join(dir, "authkit.db")+
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()                                 // New leaves the pool to the app
+	db, err := sqlxstore.New(pool, sqlxstore.Config{}) // the dialect from the driver name, "sqlite"
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +70,7 @@ func Example() {
 func ExampleDB_Limits() {
 	ctx := context.Background()
 	now := time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)
-	db, err := sqlxstore.Open(ctx, "sqlite::memory:", sqlxstore.Config{Now: func() time.Time { return now }})
+	db, err := sqlxopen.Open(ctx, "sqlite::memory:", sqlxstore.Config{Now: func() time.Time { return now }})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,26 +93,48 @@ func ExampleDB_Limits() {
 	// 3 15:24:26
 }
 
-// Wiring the stores into the flows: DATABASE_URL names the database; the
-// rate limits of every flow share the one rate-limit store (their keys
-// carry the limit's name).
-func ExampleOpen() {
-	ctx := context.Background()
-	db, err := sqlxstore.Open(ctx, os.Getenv("DATABASE_URL"), sqlxstore.Config{})
+// A *sql.DB does not know its dialect: NewSQL takes it.
+func ExampleNewSQL() {
+	pool, err := sql.Open("sqlite", ":memory:?_pragma=busy_timeout(5000)&_txlock=immediate")
 	if err != nil {
-		log.Fatal(err) // errors.Is(err, user.ErrUnavailable): the database is down
+		log.Fatal(err)
 	}
-	defer db.Close()
+	defer pool.Close()
+	pool.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
+	db, err := sqlxstore.NewSQL(pool, sqlxstore.SQLite, sqlxstore.Config{TablePrefix: "auth_"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
 	if err := db.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
-	svc, err := auth.New(auth.Config{
-		Users:      db.Users(),
-		LimitStore: func(string) ratelimit.Store { return db.Limits() },
-		// Secrets, Keys, AppURL, Mailer, ...
-	})
+	status, err := db.MigrationStatus(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer svc.Close(ctx)
+	for _, m := range status {
+		fmt.Println(m.Name, m.Applied)
+	}
+	// Output: 0001_init true
+}
+
+// The schema as SQL, without a database: for goose, golang-migrate, atlas
+// or a review. Each migration ends by recording itself in the table
+// Migrate reads, so the two ways of migrating can be mixed.
+func ExampleMigrations() {
+	ms, err := sqlxstore.Migrations(sqlxstore.Postgres, sqlxstore.Config{TablePrefix: "auth_"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range ms {
+		lines := strings.Split(strings.TrimSpace(m.SQL), "\n")
+		fmt.Println(m.Version, m.Name)
+		fmt.Println(lines[0])
+		fmt.Println(lines[len(lines)-1])
+	}
+	// Output:
+	// 1 0001_init
+	// CREATE TABLE IF NOT EXISTS auth_users (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (1, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/internal/tcpproxy"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
@@ -69,7 +70,7 @@ func newCutEnv(t *testing.T, b backend) *cutEnv {
 
 	now := time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)
 	cfg := sqlxstore.Config{TablePrefix: randomPrefix(), Now: func() time.Time { return now }}
-	db, err := sqlxstore.Open(context.Background(), u.String(), cfg)
+	db, err := sqlxopen.Open(context.Background(), u.String(), cfg)
 	if err != nil {
 		t.Fatalf("Open through the proxy: %v", err)
 	}

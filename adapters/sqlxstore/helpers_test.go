@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 )
 
 // Test databases. The PostgreSQL and MySQL tests need a server and read its
@@ -60,7 +61,7 @@ func backendURL(t testing.TB, b backend) string {
 // the test ends.
 func openPool(t testing.TB, b backend) *sqlxstore.DB {
 	t.Helper()
-	db, err := sqlxstore.Open(context.Background(), backendURL(t, b), sqlxstore.Config{})
+	db, err := sqlxopen.Open(context.Background(), backendURL(t, b), sqlxstore.Config{})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", b.name, err)
 	}

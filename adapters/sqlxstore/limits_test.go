@@ -1,7 +1,6 @@
 package sqlxstore_test
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -153,16 +152,4 @@ func testPrecision(t *testing.T, pool *sqlxstore.DB) {
 	if want := limitsBase.Add(2 * time.Millisecond); !reset.Equal(want) {
 		t.Fatalf("resetAt = %v, want %v (the window rounded up to whole milliseconds)", reset, want)
 	}
-}
-
-// closedPort returns a local address that refuses connections.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }

@@ -82,32 +82,48 @@ func splitStatements(src string) []string {
 // and safe when several processes start at once: each run holds a lock
 // while it migrates (pg_advisory_xact_lock on PostgreSQL, GET_LOCK on
 // MySQL, BEGIN IMMEDIATE on SQLite), so the others wait and then find
-// nothing left to do.
+// nothing left to do. [DB.Apply] does the same and says what it applied.
 //
 // On PostgreSQL and SQLite all pending migrations apply in one transaction:
 // all or nothing. MySQL commits DDL implicitly; its migrations are written
 // so that a run interrupted half-way is completed by the next one.
 //
 // On MySQL, Migrate also checks that the connection counts matched rather
-// than changed rows (clientFoundRows=true, which Open sets), since the
-// store's conditional updates depend on it.
+// than changed rows (clientFoundRows=true, which sqlxopen.Open sets), since
+// the store's conditional updates depend on it.
 func (db *DB) Migrate(ctx context.Context) error {
+	_, err := db.Apply(ctx)
+	return err
+}
+
+// Apply is [DB.Migrate], returning the migrations this call applied, in
+// version order: none when the schema was up to date (or another process
+// applied them while this one waited for the lock). On an error it returns
+// what was committed before it: nothing on PostgreSQL and SQLite, whose
+// migrations apply in one transaction; on MySQL the migrations completed
+// before the failing one.
+func (db *DB) Apply(ctx context.Context) ([]Migration, error) {
 	ms, err := db.migrations()
 	if err != nil {
-		return fmt.Errorf("sqlxstore: migrate: %w", err)
+		return nil, fmt.Errorf("sqlxstore: migrate: %w", err)
 	}
+	var applied []migration
 	switch db.dialect {
 	case Postgres:
-		err = db.migratePostgres(ctx, ms)
+		applied, err = db.migratePostgres(ctx, ms)
 	case MySQL:
-		err = db.migrateMySQL(ctx, ms)
+		applied, err = db.migrateMySQL(ctx, ms)
 	default:
-		err = db.migrateSQLite(ctx, ms)
+		applied, err = db.migrateSQLite(ctx, ms)
+	}
+	out := make([]Migration, len(applied))
+	for i, m := range applied {
+		out[i] = db.exported(m)
 	}
 	if err != nil {
-		return db.fail("migrate", err)
+		return out, db.fail("migrate", err)
 	}
-	return nil
+	return out, nil
 }
 
 func (db *DB) migrationsTable() string {
@@ -128,31 +144,34 @@ func (db *DB) migrationsTable() string {
 	return db.query(q)
 }
 
-// apply creates the migrations table and applies what is missing. The
+// apply creates the migrations table and applies what is missing,
+// returning the migrations it applied (on an error, those before it). The
 // caller holds the migration lock.
-func (db *DB) apply(ctx context.Context, q queryer, ms []migration) error {
+func (db *DB) apply(ctx context.Context, q queryer, ms []migration) ([]migration, error) {
 	if _, err := q.ExecContext(ctx, db.migrationsTable()); err != nil {
-		return fmt.Errorf("create %s: %w", db.t.migrations, err)
+		return nil, fmt.Errorf("create %s: %w", db.t.migrations, err)
 	}
 	var applied []int64
 	if err := q.SelectContext(ctx, &applied, db.query(`SELECT version FROM {{prefix}}schema_migrations`)); err != nil {
-		return fmt.Errorf("read %s: %w", db.t.migrations, err)
+		return nil, fmt.Errorf("read %s: %w", db.t.migrations, err)
 	}
+	var done []migration
 	for _, m := range ms {
 		if slices.Contains(applied, m.version) {
 			continue
 		}
 		for _, stmt := range m.stmts {
 			if _, err := q.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
+				return done, fmt.Errorf("%s: %w", m.name, err)
 			}
 		}
 		if _, err := q.ExecContext(ctx, db.query(`INSERT INTO {{prefix}}schema_migrations (version, applied_at) VALUES (?, ?)`),
 			m.version, time.Now().UnixMilli()); err != nil {
-			return fmt.Errorf("%s: record: %w", m.name, err)
+			return done, fmt.Errorf("%s: record: %w", m.name, err)
 		}
+		done = append(done, m)
 	}
-	return nil
+	return done, nil
 }
 
 // lockKey is the advisory lock of this prefix's migrations.
@@ -162,32 +181,51 @@ func (db *DB) lockKey() int64 {
 	return int64(h.Sum64())
 }
 
-func (db *DB) migratePostgres(ctx context.Context, ms []migration) error {
+// migratePostgres applies ms in one transaction; it returns what it
+// applied once that is committed.
+func (db *DB) migratePostgres(ctx context.Context, ms []migration) ([]migration, error) {
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, db.lockKey()); err != nil {
-		return fmt.Errorf("lock: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := db.apply(ctx, tx, ms); err != nil {
-		return err
+	applied, err := db.apply(ctx, tx, ms)
+	if err != nil {
+		return nil, err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return applied, nil
 }
 
-func (db *DB) migrateSQLite(ctx context.Context, ms []migration) error {
-	return db.inSQLiteTx(ctx, func(q queryer) error { return db.apply(ctx, q, ms) })
+// migrateSQLite applies ms in one transaction; it returns what it applied
+// once that is committed.
+func (db *DB) migrateSQLite(ctx context.Context, ms []migration) ([]migration, error) {
+	var applied []migration
+	err := db.inSQLiteTx(ctx, func(q queryer) (err error) {
+		applied, err = db.apply(ctx, q, ms)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return applied, nil
 }
 
 // mysqlLockWait is how long Migrate waits for another process's migration.
 const mysqlLockWait = 60 // seconds
 
-func (db *DB) migrateMySQL(ctx context.Context, ms []migration) error {
+// migrateMySQL applies ms one statement at a time (MySQL commits DDL
+// implicitly); it returns what it applied, on an error what it applied
+// before it.
+func (db *DB) migrateMySQL(ctx context.Context, ms []migration) ([]migration, error) {
 	conn, err := db.x.Connx(ctx) // GET_LOCK belongs to the session
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
 	// Lock names are server-wide: name the database as well as the prefix
@@ -195,25 +233,26 @@ func (db *DB) migrateMySQL(ctx context.Context, ms []migration) error {
 	const name = `CONCAT('authkit-migrate-', LEFT(SHA2(CONCAT(DATABASE(), '.', ?), 256), 32))`
 	var got sql.NullInt64
 	if err := conn.GetContext(ctx, &got, `SELECT GET_LOCK(`+name+`, ?)`, db.t.prefix, mysqlLockWait); err != nil {
-		return fmt.Errorf("lock: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	if !got.Valid || got.Int64 != 1 {
-		return fmt.Errorf("lock: another migration held the lock for %d s", mysqlLockWait)
+		return nil, fmt.Errorf("lock: another migration held the lock for %d s", mysqlLockWait)
 	}
 	defer func() {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `DO RELEASE_LOCK(`+name+`)`, db.t.prefix)
 	}()
-	if err := db.apply(ctx, conn, ms); err != nil {
-		return err
+	applied, err := db.apply(ctx, conn, ms)
+	if err != nil {
+		return applied, err
 	}
 	// The stores read RowsAffected as "rows matched": a no-op UPDATE of an
 	// existing row must count it.
 	res, err := conn.ExecContext(ctx, db.query(`UPDATE {{prefix}}schema_migrations SET applied_at = applied_at WHERE version = ?`), ms[0].version)
 	if err != nil {
-		return err
+		return applied, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("%w: the MySQL connection must be opened with clientFoundRows=true (Open does)", ErrInvalidConfig)
+		return applied, fmt.Errorf("%w: the MySQL connection must be opened with clientFoundRows=true (sqlxopen.Open does)", ErrInvalidConfig)
 	}
-	return nil
+	return applied, nil
 }

@@ -7,17 +7,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/user"
 )
 
 // TestMigrateConcurrently starts several "processes" (pools of their own)
-// on one empty database at once: every Migrate succeeds, the schema is
-// applied once, and running it again changes nothing.
+// on one empty database at once: every Apply succeeds, exactly one of them
+// applies the schema (and says so), and running it again changes nothing.
 func TestMigrateConcurrently(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -27,7 +29,7 @@ func TestMigrateConcurrently(t *testing.T) {
 			const procs = 4
 			dbs := make([]*sqlxstore.DB, procs)
 			for i := range dbs {
-				db, err := sqlxstore.Open(ctx, dbURL, cfg)
+				db, err := sqlxopen.Open(ctx, dbURL, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -44,15 +46,23 @@ func TestMigrateConcurrently(t *testing.T) {
 			})
 
 			errs := make([]error, procs)
+			applied := make([][]sqlxstore.Migration, procs)
 			var wg sync.WaitGroup
 			for i, db := range dbs {
-				wg.Go(func() { errs[i] = db.Migrate(ctx) })
+				wg.Go(func() { applied[i], errs[i] = db.Apply(ctx) })
 			}
 			wg.Wait()
+			var all []string
 			for i, err := range errs {
 				if err != nil {
-					t.Fatalf("process %d: Migrate: %v", i, err)
+					t.Fatalf("process %d: Apply: %v", i, err)
 				}
+				for _, m := range applied[i] {
+					all = append(all, m.Name)
+				}
+			}
+			if len(all) != 1 || all[0] != "0001_init" {
+				t.Fatalf("the processes together applied %v, want [0001_init] once", all)
 			}
 			if err := dbs[1].Migrate(ctx); err != nil {
 				t.Fatalf("Migrate again: %v", err)
@@ -118,16 +128,76 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-func TestOpenUnreachable(t *testing.T) {
-	// A port nothing listens on: the listener is closed before Open dials.
-	for _, scheme := range []string{"postgres", "mysql"} {
-		addr := closedPort(t)
-		_, err := sqlxstore.Open(t.Context(), scheme+"://u:secret-pw@"+addr+"/db", sqlxstore.Config{})
-		if !errors.Is(err, user.ErrUnavailable) {
-			t.Errorf("Open(%s) on a closed port: %v, want ErrUnavailable", scheme, err)
-		}
-		if err != nil && strings.Contains(err.Error(), "secret-pw") {
-			t.Errorf("Open(%s) error leaks the password: %v", scheme, err)
+func TestNewDialect(t *testing.T) {
+	for _, tc := range []struct {
+		driver string
+		cfg    sqlxstore.Dialect
+		want   sqlxstore.Dialect
+	}{
+		{"pgx", "", sqlxstore.Postgres},
+		{"pgx/v5", "", sqlxstore.Postgres},
+		{"mysql", "", sqlxstore.MySQL},
+		{"sqlite", "", sqlxstore.SQLite},
+		{"otel-pgx", sqlxstore.Postgres, sqlxstore.Postgres}, // a wrapped driver: Config.Dialect names it
+		{"sqlite", sqlxstore.SQLite, sqlxstore.SQLite},
+	} {
+		db, err := sqlxstore.New(sqlx.NewDb(nil, tc.driver), sqlxstore.Config{Dialect: tc.cfg})
+		if err != nil || db.Dialect() != tc.want {
+			t.Errorf("New over %q with Config.Dialect %q: %v, %v; want %q", tc.driver, tc.cfg, db, err, tc.want)
 		}
 	}
+	if _, err := sqlxstore.New(sqlx.NewDb(nil, "pgx"), sqlxstore.Config{Dialect: "oracle"}); !errorsIsInvalid(err) {
+		t.Errorf("New with Config.Dialect oracle: %v, want ErrInvalidConfig", err)
+	}
 }
+
+func TestNewSQL(t *testing.T) {
+	pool := openPool(t, backends[0]).SQLX().DB // SQLite
+	for name, tc := range map[string]struct {
+		d   sqlxstore.Dialect
+		cfg sqlxstore.Config
+	}{
+		"unknown dialect":        {"oracle", sqlxstore.Config{}},
+		"no dialect":             {"", sqlxstore.Config{}},
+		"Config.Dialect differs": {sqlxstore.SQLite, sqlxstore.Config{Dialect: sqlxstore.Postgres}},
+	} {
+		if _, err := sqlxstore.NewSQL(pool, tc.d, tc.cfg); !errorsIsInvalid(err) {
+			t.Errorf("%s: NewSQL = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+	if _, err := sqlxstore.NewSQL(nil, sqlxstore.SQLite, sqlxstore.Config{}); !errorsIsInvalid(err) {
+		t.Errorf("NewSQL(nil): %v, want ErrInvalidConfig", err)
+	}
+
+	db, err := sqlxstore.NewSQL(pool, sqlxstore.SQLite, sqlxstore.Config{Dialect: sqlxstore.SQLite, TablePrefix: randomPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.DropTables(context.Background()) })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Users().Create(t.Context(), &user.User{Email: "sql@example.com", PasswordHash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.PingContext(t.Context()); err != nil {
+		t.Fatalf("Close closed the app's pool: %v", err)
+	}
+}
+
+func TestPing(t *testing.T) {
+	pool := openPool(t, backends[0])
+	if err := pool.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), -time.Second)
+	defer cancel()
+	if err := pool.Ping(ctx); !errors.Is(err, user.ErrUnavailable) {
+		t.Fatalf("Ping past its deadline: %v, want ErrUnavailable", err)
+	}
+}
+
+func errorsIsInvalid(err error) bool { return errors.Is(err, sqlxstore.ErrInvalidConfig) }

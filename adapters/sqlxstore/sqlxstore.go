@@ -2,6 +2,7 @@ package sqlxstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,18 +12,33 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/authkit-go/authkit/adapters/sqlxstore/internal/poolown"
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Dialect names the SQL database behind a [DB].
+// Dialect names the SQL database behind a [DB]. The package imports no
+// database driver: the app opens its pool with the driver it links (or
+// through package sqlxopen, which links all three) and names the dialect.
 type Dialect string
 
-// The supported dialects.
+// The supported dialects, each tested with one driver.
 const (
-	Postgres Dialect = "postgres" // PostgreSQL 12+, through pgx's database/sql driver
-	MySQL    Dialect = "mysql"    // MySQL 8 or MariaDB 10.5+, through go-sql-driver/mysql
+	Postgres Dialect = "postgres" // PostgreSQL 12+, through pgx's database/sql driver (github.com/jackc/pgx/v5/stdlib)
+	MySQL    Dialect = "mysql"    // MySQL 8 or MariaDB 10.5+, through github.com/go-sql-driver/mysql
 	SQLite   Dialect = "sqlite"   // SQLite through modernc.org/sqlite (pure Go, no cgo)
 )
+
+// valid reports whether d is one of the supported dialects.
+func (d Dialect) valid() bool { return d == Postgres || d == MySQL || d == SQLite }
+
+// driverName is the database/sql driver name sqlx knows the dialect's
+// placeholders by.
+func (d Dialect) driverName() string {
+	if d == Postgres {
+		return "pgx"
+	}
+	return string(d)
+}
 
 // Defaults of [Config].
 const (
@@ -35,13 +51,20 @@ const (
 	DefaultCleanupInterval = 60 * time.Second
 )
 
-// ErrInvalidConfig is wrapped by the error [Open] and [New] return for an
-// unusable [Config], database URL or driver.
+// ErrInvalidConfig is wrapped by the error [New], [NewSQL], [Migrations]
+// (and sqlxopen.Open) return for an unusable [Config], dialect, database
+// URL or driver.
 var ErrInvalidConfig = errors.New("sqlxstore: invalid config")
 
-// Config configures a [DB]. The zero value means all defaults; Open and New
-// never modify it.
+// Config configures a [DB]. The zero value means all defaults; New, NewSQL,
+// Migrations and sqlxopen.Open never modify it.
 type Config struct {
+	// Dialect is the database behind the pool: [Postgres], [MySQL] or
+	// [SQLite]. Default for [New]: from the pool's driver name ("pgx" or
+	// "pgx/v5", "mysql", "sqlite"); set it when the driver is registered
+	// under another name (a wrapper for tracing, say).
+	Dialect Dialect
+
 	// TablePrefix starts every table and index name, so that authkit's
 	// tables sit beside the app's own, or several apps share one database.
 	// It must match [a-z_][a-z0-9_]* and be at most 32 bytes.
@@ -62,11 +85,11 @@ type Config struct {
 	// Default: slog.Default().
 	Logger *slog.Logger
 
-	// MaxOpenConns caps the pool that Open makes for PostgreSQL and
-	// MySQL/MariaDB, so a burst of requests waits for a connection instead
-	// of exhausting the server's max_connections (every request over it
-	// would fail with 503). Default: 25. SQLite pools are capped at 4; New
-	// leaves the app's own pool as it is.
+	// MaxOpenConns caps the pool that sqlxopen.Open makes for PostgreSQL
+	// and MySQL/MariaDB, so a burst of requests waits for a connection
+	// instead of exhausting the server's max_connections (every request
+	// over it would fail with 503). Default: 25. SQLite pools are capped at
+	// 4; New and NewSQL leave the app's own pool as it is.
 	MaxOpenConns int
 }
 
@@ -88,9 +111,9 @@ func newTables(prefix string) tables {
 
 // DB is authkit's view of one SQL database: the user store, the rate-limit
 // store and the migrations, over one connection pool. It is safe for
-// concurrent use. Make one with [Open] (from a URL) or [New] (over a pool
-// the app opened), run [DB.Migrate] once at start-up, and [DB.Close] it on
-// shutdown.
+// concurrent use. Make one with [New] or [NewSQL] over a pool the app
+// opened (or with sqlxopen.Open from a URL), run [DB.Migrate] once at
+// start-up, and [DB.Close] it on shutdown.
 type DB struct {
 	x       *sqlx.DB
 	dialect Dialect
@@ -98,7 +121,7 @@ type DB struct {
 	now     func() time.Time
 	log     *slog.Logger
 	cleanup time.Duration
-	owned   bool // Open made the pool, so Close closes it
+	owned   bool // sqlxopen.Open made the pool, so Close closes it
 	users   *UserStore
 
 	// newTicker drives the rate-limit cleanup; tests replace it.
@@ -111,38 +134,67 @@ type DB struct {
 	closed bool
 }
 
-// New returns a DB over a pool the app opened itself. The pool's driver
-// must be one this package links: "pgx" or "pgx/v5"
+// New returns a DB over a pool the app opened itself, with the driver of
+// its choice: this package links none. The dialect is cfg.Dialect or, when
+// that is empty, the pool's driver name: "pgx" or "pgx/v5"
 // (github.com/jackc/pgx/v5/stdlib), "mysql" (github.com/go-sql-driver/mysql)
-// or "sqlite" (modernc.org/sqlite). Open the pool with the settings [Open]
-// uses, which the stores rely on:
+// or "sqlite" (modernc.org/sqlite). Open the pool with the settings
+// sqlxopen.Open uses, which the stores rely on:
 //
 //   - MySQL: clientFoundRows=true (a conditional update that changes
 //     nothing must still count its row; [DB.Migrate] refuses a connection
 //     without it).
-//   - SQLite: _pragma=busy_timeout(5000), and journal_mode(WAL) for
-//     concurrent readers.
+//   - SQLite: _pragma=busy_timeout(5000), _txlock=immediate, and
+//     journal_mode(WAL) for concurrent readers.
 //
-// Close does not close a pool passed to New.
+// Errors are classified (unique violations, lost races, an unreachable
+// server: see [DB.Ping]) for those three drivers; with another driver the
+// stores work but report its errors unclassified. Close does not close a
+// pool passed to New.
 func New(db *sqlx.DB, cfg Config) (*DB, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil *sqlx.DB", ErrInvalidConfig)
 	}
-	var d Dialect
-	switch db.DriverName() {
-	case "pgx", "pgx/v5":
-		d = Postgres
-	case "mysql":
-		d = MySQL
-	case "sqlite":
-		d = SQLite
-	default:
-		return nil, fmt.Errorf("%w: driver %q is not supported (use pgx, mysql or sqlite)", ErrInvalidConfig, db.DriverName())
+	d := cfg.Dialect
+	if d == "" {
+		switch db.DriverName() {
+		case "pgx", "pgx/v5":
+			d = Postgres
+		case "mysql":
+			d = MySQL
+		case "sqlite":
+			d = SQLite
+		default:
+			return nil, fmt.Errorf("%w: driver %q is not one sqlxstore knows (pgx, mysql or sqlite): set Config.Dialect", ErrInvalidConfig, db.DriverName())
+		}
 	}
 	return newDB(db, d, cfg)
 }
 
+// NewSQL is [New] for a *sql.DB, which does not know its dialect: d names
+// it (cfg.Dialect, when set, must agree). Close does not close db.
+func NewSQL(db *sql.DB, d Dialect, cfg Config) (*DB, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidConfig)
+	}
+	if cfg.Dialect != "" && cfg.Dialect != d {
+		return nil, fmt.Errorf("%w: dialect %q and Config.Dialect %q differ", ErrInvalidConfig, d, cfg.Dialect)
+	}
+	if !d.valid() {
+		return nil, fmt.Errorf("%w: dialect %q is not supported (postgres, mysql or sqlite)", ErrInvalidConfig, d)
+	}
+	return newDB(sqlx.NewDb(db, d.driverName()), d, cfg)
+}
+
+// newDB checks cfg and returns the DB over x. x may be nil: [Migrations]
+// needs only the configuration.
 func newDB(x *sqlx.DB, d Dialect, cfg Config) (*DB, error) {
+	if !d.valid() {
+		return nil, fmt.Errorf("%w: dialect %q is not supported (postgres, mysql or sqlite)", ErrInvalidConfig, d)
+	}
+	if cfg.Dialect != "" && cfg.Dialect != d {
+		return nil, fmt.Errorf("%w: dialect %q and Config.Dialect %q differ", ErrInvalidConfig, d, cfg.Dialect)
+	}
 	prefix := cfg.TablePrefix
 	if prefix == "" {
 		prefix = DefaultTablePrefix
@@ -199,8 +251,8 @@ func (db *DB) Limits() *LimitStore {
 	return db.limits
 }
 
-// Close stops the rate-limit store's background cleanup and, when [Open]
-// made the pool, closes it. It is safe to call more than once.
+// Close stops the rate-limit store's background cleanup and, when
+// sqlxopen.Open made the pool, closes it. It is safe to call more than once.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	wasClosed := db.closed
@@ -216,8 +268,11 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// ping checks that the database answers.
-func (db *DB) ping(ctx context.Context) error {
+// Ping checks that the database answers, for start-up and readiness
+// checks. An error that means the database cannot be reached or cannot
+// serve (refused or broken connection, timeout, server shutting down, too
+// many connections) wraps [user.ErrUnavailable].
+func (db *DB) Ping(ctx context.Context) error {
 	if err := db.x.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlxstore: connect: %w", db.unavailableIf(err))
 	}
@@ -231,4 +286,8 @@ func (db *DB) unavailableIf(err error) error {
 		return fmt.Errorf("%w: %w", user.ErrUnavailable, err)
 	}
 	return err
+}
+
+func init() {
+	poolown.Own = func(db any) { db.(*DB).owned = true }
 }

@@ -10,7 +10,7 @@
 //
 //	encryption-key  print a new key for ENCRYPTION_KEY
 //	session-secret  print a new secret for SESSION_SECRET
-//	migrate         create or upgrade authkit's tables
+//	migrate         create or upgrade authkit's tables, or print their SQL
 //	help            print help about a command
 //
 // Install it with
@@ -44,18 +44,28 @@
 // # migrate
 //
 //	authkit migrate [--database-url URL] [--table-prefix PREFIX]
+//	authkit migrate status [--database-url URL] [--table-prefix PREFIX]
+//	authkit migrate --print [--dialect postgres|mysql|sqlite] [--table-prefix PREFIX]
 //
 // Applies authkit's schema migrations (package sqlxstore) to the database
 // that --database-url, or else DATABASE_URL, names: a postgres://, mysql://
 // or sqlite:// URL. It is safe to run again, and from several processes at
 // once. --table-prefix sets the prefix of the table names (default
-// "authkit_"). On success it prints "authkit migrate: <dialect> is up to
-// date".
+// "authkit_"). It prints "authkit migrate: applied <name>" for each
+// migration it applied, or "authkit migrate: <dialect> is up to date" when
+// there was none.
+//
+// "migrate status" lists every migration as applied (with the time) or
+// pending. "migrate --print" prints the SQL of every migration without a
+// database, for the dialect --dialect names or else the URL's; each
+// migration ends by recording itself where migrate looks.
 //
 // # Exit status
 //
 // 0 on success (help included), 1 when the command failed (such as a
-// database that cannot be reached), 2 on a usage error: no command, an
-// unknown command, an unknown flag or an unexpected argument, migrate
-// without a database URL, or an invalid URL or table prefix.
+// database that cannot be reached, a failed migration or output that could
+// not be written), 2 on a usage error: no command, an unknown command, an
+// unknown flag or an unexpected argument, migrate without a database URL,
+// an invalid URL, dialect or table prefix, --print without a dialect,
+// --dialect without --print, or status with --print.
 package main

@@ -7,19 +7,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/user"
 )
 
 var migrateCmd = &command{
 	name:    "migrate",
-	usage:   "[--database-url URL] [--table-prefix PREFIX]",
-	summary: "create or upgrade authkit's tables",
+	usage:   "[status] [--database-url URL] [--table-prefix PREFIX] [--print [--dialect DIALECT]]",
+	summary: "create or upgrade authkit's tables, or print their SQL",
 	help: `Applies authkit's schema migrations to the database, creating or upgrading
-the users and rate-limit tables. It is safe to run again, and safe when
-several processes run it at once (it takes a database lock).
+the users and rate-limit tables, and prints one line per migration it
+applied ("applied 0001_init"), or "up to date" when there was none. It is
+safe to run again, and safe when several processes run it at once (it takes
+a database lock).
 
 	authkit migrate --database-url postgres://user:pass@host:5432/app
 	authkit migrate --database-url mysql://user:pass@host:3306/app
@@ -29,24 +34,50 @@ Without --database-url it reads DATABASE_URL. --table-prefix sets the prefix
 of the table names (default "authkit_"), as sqlxstore.Config.TablePrefix does.
 The example servers migrate on start; run this before deploying an app that
 does not.
+
+	authkit migrate status
+
+lists every migration, applied (and when) or pending, and changes nothing.
+
+	authkit migrate --print --dialect postgres
+
+prints the SQL of every migration for a team that migrates with its own tool
+(goose, golang-migrate, atlas) or reviews it first, without a database. The
+dialect (postgres, mysql or sqlite) is --dialect's, else the database URL's
+scheme. Each migration ends by recording itself in authkit's
+schema_migrations table, so "authkit migrate" later finds it applied.
 `,
 	run: runMigrate,
 }
 
 func runMigrate(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) int {
+	status := len(args) > 0 && args[0] == "status"
+	if status {
+		args = args[1:]
+	}
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "")
 	prefix := fs.String("table-prefix", "", "")
+	printSQL := fs.Bool("print", false, "")
+	dialect := fs.String("dialect", "", "")
 	if exit, ok := c.parseFlags(fs, args, stdout, stderr); !ok {
 		return exit
 	}
-	if *dbURL == "" {
-		fmt.Fprintf(stderr, "authkit migrate: no database: pass --database-url or set DATABASE_URL\n")
-		return 2
+	cfg := sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1}
+	switch {
+	case status && *printSQL:
+		return c.usageError(stderr, "status and --print do not go together")
+	case *dialect != "" && !*printSQL:
+		return c.usageError(stderr, "--dialect goes with --print (a database URL names its own dialect)")
+	case *printSQL:
+		return c.printMigrations(sqlxstore.Dialect(*dialect), *dbURL, cfg, stdout, stderr)
+	case *dbURL == "":
+		return c.usageError(stderr, "no database: pass --database-url or set DATABASE_URL")
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	db, err := sqlxstore.Open(ctx, *dbURL, sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1})
+	db, err := sqlxopen.Open(ctx, *dbURL, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
 		if errors.Is(err, sqlxstore.ErrInvalidConfig) {
@@ -55,7 +86,22 @@ func runMigrate(ctx context.Context, c *command, args []string, stdout, stderr i
 		return 1
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if status {
+		return migrationStatus(ctx, db, stdout, stderr)
+	}
+	applied, err := db.Apply(ctx)
+	// What a failed run committed (MySQL) is reported too.
+	var out strings.Builder
+	for _, m := range applied {
+		fmt.Fprintf(&out, "authkit migrate: applied %s\n", m.Name)
+	}
+	if err == nil && len(applied) == 0 {
+		fmt.Fprintf(&out, "authkit migrate: %s is up to date\n", db.Dialect())
+	}
+	if _, werr := io.WriteString(stdout, out.String()); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
 		if errors.Is(err, user.ErrUnavailable) {
 			fmt.Fprintf(stderr, "authkit migrate: the database is unreachable: %v\n", err)
 		} else {
@@ -63,6 +109,68 @@ func runMigrate(ctx context.Context, c *command, args []string, stdout, stderr i
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "authkit migrate: %s is up to date\n", db.Dialect())
+	return 0
+}
+
+// usageError reports a usage error of c on stderr and returns exit code 2.
+func (c *command) usageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "authkit %s: %s\nusage: authkit %s %s\nRun \"authkit help %s\" for more.\n", c.name, msg, c.name, c.usage, c.name)
+	return 2
+}
+
+// printMigrations is `authkit migrate --print`: the SQL of every migration
+// for dialect d, or else for the dialect of dbURL.
+func (c *command) printMigrations(d sqlxstore.Dialect, dbURL string, cfg sqlxstore.Config, stdout, stderr io.Writer) int {
+	if d == "" {
+		if dbURL == "" {
+			return c.usageError(stderr, "--print needs a dialect: pass --dialect postgres|mysql|sqlite, --database-url or DATABASE_URL")
+		}
+		var err error
+		if d, err = sqlxopen.Dialect(dbURL); err != nil {
+			fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
+			return 2
+		}
+	}
+	ms, err := sqlxstore.Migrations(d, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
+		if errors.Is(err, sqlxstore.ErrInvalidConfig) {
+			return 2
+		}
+		return 1
+	}
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "-- authkit migration %s (version %d, %s)\n\n%s", m.Name, m.Version, d, m.SQL)
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// migrationStatus is `authkit migrate status`: one line per migration.
+func migrationStatus(ctx context.Context, db *sqlxstore.DB, stdout, stderr io.Writer) int {
+	status, err := db.MigrationStatus(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, m := range status {
+		if m.Applied {
+			fmt.Fprintf(tw, "%s\tapplied\t%s\n", m.Name, m.AppliedAt.Format(time.RFC3339))
+		} else {
+			fmt.Fprintf(tw, "%s\tpending\n", m.Name)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
+		return 1
+	}
 	return 0
 }

@@ -1,27 +1,39 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/user"
 )
 
+// appliedLine matches one line of `authkit migrate status` for an applied
+// migration.
+var appliedLine = regexp.MustCompile(`^0001_init  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+
 func TestMigrate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "app.db")
-	for range 2 { // a second run is a no-op
-		var out, errOut bytes.Buffer
-		if code := run([]string{"migrate", "--database-url", "sqlite://" + path}, &out, &errOut); code != 0 {
-			t.Fatalf("exit %d, stderr %q", code, errOut.String())
-		}
-		if out.String() != "authkit migrate: sqlite is up to date\n" {
-			t.Fatalf("stdout %q", out.String())
+	url := "sqlite://" + filepath.Join(t.TempDir(), "app.db")
+	for i, want := range []string{
+		"authkit migrate: applied 0001_init\n",
+		"authkit migrate: sqlite is up to date\n", // a second run is a no-op
+	} {
+		code, stdout, stderr := runCLI("migrate", "--database-url", url)
+		if code != 0 || stdout != want || stderr != "" {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q; want 0, %q, nothing", i+1, code, stdout, stderr, want)
 		}
 	}
-	db, err := sqlxstore.Open(t.Context(), "sqlite://"+path, sqlxstore.Config{CleanupInterval: -1})
+	db, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,41 +44,211 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestMigrateReadsDATABASE_URL(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "env.db")
-	t.Setenv("DATABASE_URL", "sqlite://"+path)
-	var out, errOut bytes.Buffer
-	if code := run([]string{"migrate", "--table-prefix", "app_auth_"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	url := "sqlite://" + filepath.Join(t.TempDir(), "env.db")
+	t.Setenv("DATABASE_URL", url)
+	if code, stdout, stderr := runCLI("migrate", "--table-prefix", "app_auth_"); code != 0 || stdout != "authkit migrate: applied 0001_init\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	db, err := sqlxstore.Open(t.Context(), "sqlite://"+path, sqlxstore.Config{TablePrefix: "app_auth_", CleanupInterval: -1})
+	db, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{TablePrefix: "app_auth_", CleanupInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Users().ByEmail(t.Context(), "nobody@example.com"); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := db.Users().ByEmail(t.Context(), "nobody@example.com"); !errors.Is(err, user.ErrNotFound) {
 		t.Fatalf("prefixed tables missing: %v", err)
 	}
 }
 
-func TestMigrateErrors(t *testing.T) {
-	t.Setenv("DATABASE_URL", "")
+func TestMigrateStatus(t *testing.T) {
+	url := "sqlite://" + filepath.Join(t.TempDir(), "status.db")
+	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init  pending\n" || stderr != "" {
+		t.Fatalf("status before: exit %d, stdout %q, stderr %q; want 0, 0001_init pending", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI("migrate", "--database-url", url); code != 0 {
+		t.Fatalf("migrate: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI("migrate", "status", "--database-url", url)
+	if code != 0 || !appliedLine.MatchString(stdout) || stderr != "" {
+		t.Fatalf("status after: exit %d, stdout %q, stderr %q; want 0, 0001_init applied <time>", code, stdout, stderr)
+	}
+}
+
+// TestMigrateOnServers migrates PostgreSQL and MariaDB through the CLI,
+// each on tables of its own.
+func TestMigrateOnServers(t *testing.T) {
+	for _, env := range []string{"AUTHKIT_TEST_POSTGRES", "AUTHKIT_TEST_MYSQL"} {
+		t.Run(env, func(t *testing.T) {
+			url := os.Getenv(env)
+			if url == "" {
+				if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+					t.Fatalf("%s is not set (AUTHKIT_REQUIRE_SERVICES=1)", env)
+				}
+				t.Skipf("%s is not set", env)
+			}
+			prefix := randomPrefix()
+			t.Cleanup(func() { dropTables(t, url, prefix) })
+			for i, want := range []string{"authkit migrate: applied 0001_init\n", "is up to date\n"} {
+				code, stdout, stderr := runCLI("migrate", "--database-url", url, "--table-prefix", prefix)
+				if code != 0 || !strings.HasSuffix(stdout, want) {
+					t.Fatalf("run %d: exit %d, stdout %q, stderr %q; want 0 and %q", i+1, code, stdout, stderr, want)
+				}
+			}
+			code, stdout, stderr := runCLI("migrate", "status", "--database-url", url, "--table-prefix", prefix)
+			if code != 0 || !appliedLine.MatchString(stdout) {
+				t.Fatalf("status: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestMigratePrint(t *testing.T) {
+	want := func(d sqlxstore.Dialect, prefix string) string {
+		t.Helper()
+		ms, err := sqlxstore.Migrations(d, sqlxstore.Config{TablePrefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i, m := range ms {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "-- authkit migration %s (version %d, %s)\n\n%s", m.Name, m.Version, d, m.SQL)
+		}
+		return b.String()
+	}
+	// Nothing listens at the URLs: --print never connects.
+	closed := "127.0.0.1:1"
 	for _, tc := range []struct {
 		args []string
-		code int
+		env  string
 		want string
 	}{
-		{[]string{"migrate"}, 2, "no database: pass --database-url or set DATABASE_URL"},
-		{[]string{"migrate", "--database-url", "oracle://x"}, 2, `scheme "oracle" is not supported`},
-		{[]string{"migrate", "--database-url", "postgres://u:secret@127.0.0.1:1/x?connect_timeout=2"}, 1, "127.0.0.1:1"},
-		{[]string{"migrate", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--print", "--dialect", "postgres"}, "", want(sqlxstore.Postgres, "")},
+		{[]string{"--print", "--dialect", "mysql"}, "", want(sqlxstore.MySQL, "")},
+		{[]string{"--print", "--dialect", "sqlite", "--table-prefix", "app_"}, "", want(sqlxstore.SQLite, "app_")},
+		{[]string{"--print", "--database-url", "mysql://u:secret@" + closed + "/x"}, "", want(sqlxstore.MySQL, "")},
+		{[]string{"--print"}, "postgres://u:secret@" + closed + "/x", want(sqlxstore.Postgres, "")},
+		{[]string{"--print", "--dialect", "sqlite"}, "postgres://u:secret@" + closed + "/x", want(sqlxstore.SQLite, "")},
 	} {
-		var out, errOut bytes.Buffer
-		code := run(tc.args, &out, &errOut)
-		if code != tc.code || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut.String(), tc.code, tc.want)
+		t.Setenv("DATABASE_URL", tc.env)
+		code, stdout, stderr := runCLI(append([]string{"migrate"}, tc.args...)...)
+		if code != 0 || stdout != tc.want || stderr != "" {
+			t.Errorf("%v (DATABASE_URL %q): exit %d, stderr %q, stdout:\n%s\nwant exit 0 and:\n%s", tc.args, tc.env, code, stderr, stdout, tc.want)
 		}
-		if strings.Contains(errOut.String(), "secret") {
-			t.Errorf("%v: stderr shows the password: %q", tc.args, errOut.String())
+	}
+	if s := want(sqlxstore.Postgres, "app_"); !strings.Contains(s, "-- authkit migration 0001_init (version 1, postgres)\n\nCREATE TABLE IF NOT EXISTS app_users (") ||
+		!strings.Contains(s, "INSERT INTO app_schema_migrations") {
+		t.Errorf("the printed SQL does not start with the header and the users table, or does not record the version:\n%s", s)
+	}
+}
+
+// TestMigrateExitCodes checks every exit status cmd/authkit/README.md
+// documents for migrate, with the message that goes with it.
+func TestMigrateExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	// A rate_limits table that is not authkit's: the migration's index on
+	// reset_at fails.
+	broken := "sqlite://" + filepath.Join(dir, "broken.db")
+	raw, err := sqlxopen.Open(t.Context(), broken, sqlxstore.Config{CleanupInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.SQLX().Exec("CREATE TABLE authkit_rate_limits (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Close()
+	good := "sqlite://" + filepath.Join(dir, "good.db")
+	unreachable := "postgres://u:secret@" + closedAddr(t) + "/x?connect_timeout=2"
+	t.Setenv("DATABASE_URL", "")
+	usage := "usage: authkit migrate [status] [--database-url URL] [--table-prefix PREFIX] [--print [--dialect DIALECT]]\n"
+
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string // a part of it
+	}{
+		// 0: done, help included.
+		{[]string{"-h"}, 0, ""},
+		{[]string{"status", "--help"}, 0, ""},
+		// 1: the command failed.
+		{[]string{"--database-url", unreachable}, 1, "unavailable"},
+		{[]string{"status", "--database-url", unreachable}, 1, "unavailable"},
+		{[]string{"--database-url", broken}, 1, "0001_init.sql: "},
+		// 2: a usage error.
+		{nil, 2, "authkit migrate: no database: pass --database-url or set DATABASE_URL\n" + usage},
+		{[]string{"status"}, 2, "no database"},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"status", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"--database-url", "oracle://x"}, 2, `scheme "oracle" is not supported`},
+		{[]string{"--database-url", good, "--table-prefix", "Bad-"}, 2, `TablePrefix "Bad-"`},
+		{[]string{"--print"}, 2, "--print needs a dialect"},
+		{[]string{"--print", "--dialect", "oracle"}, 2, `dialect "oracle" is not supported`},
+		{[]string{"--print", "--database-url", "oracle://x"}, 2, `scheme "oracle" is not supported`},
+		{[]string{"--print", "--dialect", "sqlite", "--table-prefix", "Bad-"}, 2, `TablePrefix "Bad-"`},
+		{[]string{"--dialect", "mysql", "--database-url", good}, 2, "--dialect goes with --print"},
+		{[]string{"status", "--print", "--dialect", "mysql"}, 2, "status and --print do not go together"},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"migrate"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("migrate %q: exit %d, stderr %q; want exit %d, stderr with %q", tc.args, code, stderr, tc.code, tc.stderr)
+		}
+		if code == 0 && !strings.HasPrefix(stdout, "usage: authkit migrate ") {
+			t.Errorf("migrate %q: stdout %q, want the help", tc.args, stdout)
+		}
+		if code != 0 && stdout != "" {
+			t.Errorf("migrate %q failed but wrote %q on stdout", tc.args, stdout)
+		}
+		if strings.Contains(stderr, "secret") {
+			t.Errorf("migrate %q: stderr shows the password: %q", tc.args, stderr)
+		}
+	}
+
+	// 1: the output could not be written (after the work was done).
+	for _, args := range [][]string{
+		{"migrate", "--database-url", good},
+		{"migrate", "--database-url", good}, // up to date
+		{"migrate", "status", "--database-url", good},
+		{"migrate", "--print", "--dialect", "postgres"},
+	} {
+		var stderr strings.Builder
+		if code := run(args, failingWriter{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "broken pipe") {
+			t.Errorf("%q with a broken stdout: exit %d, stderr %q; want 1 naming the write error", args, code, stderr.String())
+		}
+	}
+}
+
+// closedAddr returns a local address that refuses connections.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// randomPrefix is a table prefix of its own for one test.
+func randomPrefix() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return "t" + hex.EncodeToString(b[:]) + "_"
+}
+
+// dropTables drops the tables migrate made with prefix.
+func dropTables(t *testing.T, url, prefix string) {
+	db, err := sqlxopen.Open(context.Background(), url, sqlxstore.Config{TablePrefix: prefix, CleanupInterval: -1})
+	if err != nil {
+		t.Errorf("drop tables: %v", err)
+		return
+	}
+	defer db.Close()
+	for _, table := range []string{"users", "rate_limits", "schema_migrations"} {
+		if _, err := db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
+			t.Errorf("drop %s%s: %v", prefix, table, err)
 		}
 	}
 }

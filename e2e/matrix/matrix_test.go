@@ -22,6 +22,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
@@ -95,7 +96,7 @@ type sqlStore struct {
 func (s *sqlStore) newUsers(t *testing.T) user.Store {
 	t.Helper()
 	s.once.Do(func() {
-		s.db, s.err = sqlxstore.Open(context.Background(), s.url, sqlxstore.Config{CleanupInterval: -1})
+		s.db, s.err = sqlxopen.Open(context.Background(), s.url, sqlxstore.Config{CleanupInterval: -1})
 	})
 	if s.err != nil {
 		t.Fatalf("open %s: %v", s.url, s.err)

@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
@@ -115,7 +116,7 @@ func users(b *testing.B, kind store) user.Store {
 		return authstore.NewMemory(authstore.MemoryConfig{})
 	}
 	_, _, schemaURL := servertest.PostgresSchema(b, os.Getenv("AUTHKIT_TEST_POSTGRES"), "timing")
-	db, err := sqlxstore.Open(b.Context(), schemaURL, sqlxstore.Config{})
+	db, err := sqlxopen.Open(b.Context(), schemaURL, sqlxstore.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
@@ -219,7 +220,7 @@ func (a *App) openUsers(dsn, dataDir string) (user.Store, string, error) {
 			return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
 		}
 	}
-	db, err := sqlxstore.Open(ctx, dsn, sqlxstore.Config{})
+	db, err := sqlxopen.Open(ctx, dsn, sqlxstore.Config{})
 	if err != nil {
 		return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
 	}

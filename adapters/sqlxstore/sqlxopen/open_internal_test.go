@@ -1,4 +1,4 @@
-package sqlxstore
+package sqlxopen
 
 import (
 	"errors"
@@ -6,28 +6,30 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
 )
 
 func TestParseURL(t *testing.T) {
 	tests := []struct {
 		url     string
-		dialect Dialect
+		dialect sqlxstore.Dialect
 		driver  string
 		dsn     string
 		memory  bool
 	}{
-		{"postgres://u:p@db:5432/app?sslmode=disable", Postgres, "pgx",
+		{"postgres://u:p@db:5432/app?sslmode=disable", sqlxstore.Postgres, "pgx",
 			"postgres://u:p@db:5432/app?sslmode=disable&connect_timeout=10", false},
-		{"postgresql://db/app", Postgres, "pgx", "postgresql://db/app?connect_timeout=10", false},
-		{"postgres://db/app?connect_timeout=3", Postgres, "pgx", "postgres://db/app?connect_timeout=3", false},
-		{"sqlite:///var/lib/app.db", SQLite, "sqlite",
+		{"postgresql://db/app", sqlxstore.Postgres, "pgx", "postgresql://db/app?connect_timeout=10", false},
+		{"postgres://db/app?connect_timeout=3", sqlxstore.Postgres, "pgx", "postgres://db/app?connect_timeout=3", false},
+		{"sqlite:///var/lib/app.db", sqlxstore.SQLite, "sqlite",
 			"/var/lib/app.db?_pragma=busy_timeout%285000%29&_pragma=journal_mode%28WAL%29&_txlock=immediate", false},
-		{"sqlite://data/app%20one.db", SQLite, "sqlite",
+		{"sqlite://data/app%20one.db", sqlxstore.SQLite, "sqlite",
 			"data/app one.db?_pragma=busy_timeout%285000%29&_pragma=journal_mode%28WAL%29&_txlock=immediate", false},
-		{"sqlite://app.db?_pragma=busy_timeout(100)&_pragma=journal_mode(DELETE)&_txlock=exclusive", SQLite, "sqlite",
+		{"sqlite://app.db?_pragma=busy_timeout(100)&_pragma=journal_mode(DELETE)&_txlock=exclusive", sqlxstore.SQLite, "sqlite",
 			"app.db?_pragma=busy_timeout%28100%29&_pragma=journal_mode%28DELETE%29&_txlock=exclusive", false},
-		{"sqlite::memory:", SQLite, "sqlite", ":memory:?_pragma=busy_timeout%285000%29&_txlock=immediate", true},
-		{"sqlite://:memory:", SQLite, "sqlite", ":memory:?_pragma=busy_timeout%285000%29&_txlock=immediate", true},
+		{"sqlite::memory:", sqlxstore.SQLite, "sqlite", ":memory:?_pragma=busy_timeout%285000%29&_txlock=immediate", true},
+		{"sqlite://:memory:", sqlxstore.SQLite, "sqlite", ":memory:?_pragma=busy_timeout%285000%29&_txlock=immediate", true},
 	}
 	for _, tt := range tests {
 		d, driver, dsn, memory, err := parseURL(tt.url)
@@ -94,33 +96,12 @@ func TestParseURLErrors(t *testing.T) {
 		"postgres://u:secret-pw@db/x?%zz",
 	} {
 		_, _, _, _, err := parseURL(u)
-		if !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("parseURL(%q) = %v, want ErrInvalidConfig", u, err)
+		if !errors.Is(err, sqlxstore.ErrInvalidConfig) {
+			t.Errorf("parseURL(%q) = %v, want sqlxstore.ErrInvalidConfig", u, err)
 			continue
 		}
 		if strings.Contains(err.Error(), "secret-pw") {
 			t.Errorf("parseURL(%q) error leaks the password: %v", u, err)
-		}
-	}
-}
-
-func TestTablePrefix(t *testing.T) {
-	for prefix, ok := range map[string]bool{
-		"":                      true, // the default
-		"app_":                  true,
-		"_x9":                   true,
-		"a":                     true,
-		"9app_":                 false,
-		"App_":                  false,
-		"app-":                  false,
-		"app.users":             false,
-		"x; DROP TABLE y; --":   false,
-		strings.Repeat("a", 32): true,
-		strings.Repeat("a", 33): false,
-	} {
-		_, err := newDB(nil, SQLite, Config{TablePrefix: prefix})
-		if (err == nil) != ok || (err != nil && !errors.Is(err, ErrInvalidConfig)) {
-			t.Errorf("TablePrefix %q: err = %v, want ok=%v", prefix, err, ok)
 		}
 	}
 }

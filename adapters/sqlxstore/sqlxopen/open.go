@@ -1,4 +1,4 @@
-package sqlxstore
+package sqlxopen
 
 import (
 	"context"
@@ -12,7 +12,13 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/internal/poolown"
 )
+
+// errInvalid is sqlxstore's: a malformed URL is an invalid configuration.
+var errInvalid = sqlxstore.ErrInvalidConfig
 
 // connectTimeout bounds a connection attempt when the URL does not set its
 // own: an unreachable server fails requests in seconds, not minutes.
@@ -31,8 +37,9 @@ const sqliteMaxOpenConns = 4
 const defaultMaxOpenConns = 25
 
 // Open connects to the database named by databaseURL, checks that it
-// answers and returns a DB that owns the pool. It does not create the
-// tables: call [DB.Migrate]. The URL forms are:
+// answers and returns a [sqlxstore.DB] that owns the pool: its Close closes
+// it. It does not create the tables: call [sqlxstore.DB.Migrate]. The URL
+// forms are:
 //
 //	postgres://user:pass@host:5432/db?sslmode=disable   (or postgresql://)
 //	mysql://user:pass@host:3306/db?param=value
@@ -50,19 +57,25 @@ const defaultMaxOpenConns = 25
 // at most 4 connections. sqlite::memory: is a private in-memory database on
 // a single connection, gone when the DB is closed: for tests and demos.
 //
-// A server that cannot be reached gives an error wrapping
-// [user.ErrUnavailable]; a malformed URL one wrapping [ErrInvalidConfig].
-// Errors never contain the URL's password.
-func Open(ctx context.Context, databaseURL string, cfg Config) (*DB, error) {
+// cfg.Dialect, when set, must be the URL's. The pool's size comes from
+// cfg.MaxOpenConns. A server that cannot be reached gives an error
+// wrapping user.ErrUnavailable; a malformed URL or an invalid cfg one
+// wrapping [sqlxstore.ErrInvalidConfig]. Errors never contain the URL's
+// password.
+func Open(ctx context.Context, databaseURL string, cfg sqlxstore.Config) (*sqlxstore.DB, error) {
 	d, driverName, dsn, memory, err := parseURL(databaseURL)
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Dialect != "" && cfg.Dialect != d {
+		return nil, fmt.Errorf("%w: Config.Dialect %q but a %s URL", errInvalid, cfg.Dialect, d)
+	}
+	cfg.Dialect = d // cfg is Open's copy
 	x, err := sqlx.Open(driverName, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidConfig, d, err)
+		return nil, fmt.Errorf("%w: %s: %v", errInvalid, d, err)
 	}
-	if d == SQLite {
+	if d == sqlxstore.SQLite {
 		if memory {
 			// Every connection to :memory: is a database of its own: keep
 			// exactly one, forever.
@@ -82,38 +95,46 @@ func Open(ctx context.Context, databaseURL string, cfg Config) (*DB, error) {
 		x.SetMaxOpenConns(n)
 		x.SetMaxIdleConns(n)
 	}
-	db, err := newDB(x, d, cfg)
+	db, err := sqlxstore.New(x, cfg)
 	if err != nil {
 		_ = x.Close()
 		return nil, err
 	}
-	db.owned = true
-	if err := db.ping(ctx); err != nil {
+	poolown.Own(db)
+	if err := db.Ping(ctx); err != nil {
 		_ = x.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
+// Dialect returns the dialect of a database URL (its scheme), without
+// connecting: for tools that print the schema of the database a URL names.
+// An unknown or missing scheme wraps [sqlxstore.ErrInvalidConfig].
+func Dialect(databaseURL string) (sqlxstore.Dialect, error) {
+	d, _, _, _, err := parseURL(databaseURL)
+	return d, err
+}
+
 // parseURL turns a database URL into a dialect, a driver name and that
 // driver's DSN.
-func parseURL(raw string) (d Dialect, driverName, dsn string, memory bool, err error) {
+func parseURL(raw string) (d sqlxstore.Dialect, driverName, dsn string, memory bool, err error) {
 	scheme, rest, ok := strings.Cut(raw, ":")
 	if !ok {
-		return "", "", "", false, fmt.Errorf("%w: database URL has no scheme (want postgres://, mysql:// or sqlite://)", ErrInvalidConfig)
+		return "", "", "", false, fmt.Errorf("%w: database URL has no scheme (want postgres://, mysql:// or sqlite://)", errInvalid)
 	}
 	switch strings.ToLower(scheme) {
 	case "postgres", "postgresql":
 		dsn, err = postgresDSN(raw)
-		return Postgres, "pgx", dsn, false, err
+		return sqlxstore.Postgres, "pgx", dsn, false, err
 	case "mysql":
 		dsn, err = mysqlDSN(raw)
-		return MySQL, "mysql", dsn, false, err
+		return sqlxstore.MySQL, "mysql", dsn, false, err
 	case "sqlite":
 		dsn, memory, err = sqliteDSN(rest)
-		return SQLite, "sqlite", dsn, memory, err
+		return sqlxstore.SQLite, "sqlite", dsn, memory, err
 	default:
-		return "", "", "", false, fmt.Errorf("%w: database URL scheme %q is not supported (want postgres://, mysql:// or sqlite://)", ErrInvalidConfig, scheme)
+		return "", "", "", false, fmt.Errorf("%w: database URL scheme %q is not supported (want postgres://, mysql:// or sqlite://)", errInvalid, scheme)
 	}
 }
 
@@ -121,7 +142,7 @@ func postgresDSN(raw string) (string, error) {
 	_, query, _ := strings.Cut(raw, "?")
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return "", fmt.Errorf("%w: postgres URL: malformed query", ErrInvalidConfig)
+		return "", fmt.Errorf("%w: postgres URL: malformed query", errInvalid)
 	}
 	if !q.Has("connect_timeout") {
 		sep := "?"
@@ -136,23 +157,23 @@ func postgresDSN(raw string) (string, error) {
 func mysqlDSN(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("%w: mysql URL is malformed (want mysql://user:pass@host:port/db)", ErrInvalidConfig)
+		return "", fmt.Errorf("%w: mysql URL is malformed (want mysql://user:pass@host:port/db)", errInvalid)
 	}
 	if u.Hostname() == "" {
-		return "", fmt.Errorf("%w: mysql URL has no host", ErrInvalidConfig)
+		return "", fmt.Errorf("%w: mysql URL has no host", errInvalid)
 	}
 	dbName := strings.TrimPrefix(u.Path, "/")
 	if dbName == "" || strings.Contains(dbName, "/") {
-		return "", fmt.Errorf("%w: mysql URL must name one database: mysql://user:pass@host:port/db", ErrInvalidConfig)
+		return "", fmt.Errorf("%w: mysql URL must name one database: mysql://user:pass@host:port/db", errInvalid)
 	}
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
-		return "", fmt.Errorf("%w: mysql URL: malformed query", ErrInvalidConfig)
+		return "", fmt.Errorf("%w: mysql URL: malformed query", errInvalid)
 	}
 	// The driver applies its own parameters; the rest of the Config is
 	// filled in from the URL's parts, so a password may hold any character.
 	cfg, err := mysql.ParseDSN("/?" + u.RawQuery)
 	if err != nil {
-		return "", fmt.Errorf("%w: mysql URL parameters: %v", ErrInvalidConfig, err)
+		return "", fmt.Errorf("%w: mysql URL parameters: %v", errInvalid, err)
 	}
 	port := u.Port()
 	if port == "" {
@@ -164,7 +185,7 @@ func mysqlDSN(raw string) (string, error) {
 	cfg.User = u.User.Username()
 	cfg.Passwd, _ = u.User.Password()
 	cfg.ParseTime = true
-	cfg.ClientFoundRows = true  // RowsAffected counts matched rows: see New
+	cfg.ClientFoundRows = true  // RowsAffected counts matched rows: see sqlxstore.New
 	cfg.MultiStatements = false // one statement per call, always
 	if cfg.Collation == "" {
 		cfg.Collation = "utf8mb4_bin"
@@ -186,21 +207,21 @@ func sqliteDSN(rest string) (dsn string, memory bool, err error) {
 	case strings.HasPrefix(rest, "//"):
 		path, query, _ = strings.Cut(rest[2:], "?")
 		if path, err = url.PathUnescape(path); err != nil {
-			return "", false, fmt.Errorf("%w: sqlite URL path: %v", ErrInvalidConfig, err)
+			return "", false, fmt.Errorf("%w: sqlite URL path: %v", errInvalid, err)
 		}
 		memory = path == ":memory:"
 	default:
-		return "", false, fmt.Errorf("%w: sqlite URL must be sqlite::memory: or sqlite://path", ErrInvalidConfig)
+		return "", false, fmt.Errorf("%w: sqlite URL must be sqlite::memory: or sqlite://path", errInvalid)
 	}
 	if path == "" {
-		return "", false, fmt.Errorf("%w: sqlite URL has no path", ErrInvalidConfig)
+		return "", false, fmt.Errorf("%w: sqlite URL has no path", errInvalid)
 	}
 	if strings.Contains(path, "?") {
-		return "", false, fmt.Errorf("%w: sqlite path must not contain '?'", ErrInvalidConfig)
+		return "", false, fmt.Errorf("%w: sqlite path must not contain '?'", errInvalid)
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return "", false, fmt.Errorf("%w: sqlite URL: malformed query", ErrInvalidConfig)
+		return "", false, fmt.Errorf("%w: sqlite URL: malformed query", errInvalid)
 	}
 	hasPragma := func(name string) bool {
 		for _, p := range q["_pragma"] {
