@@ -148,6 +148,16 @@ type Config struct {
 	SessionLifetime  time.Duration
 	RememberLifetime time.Duration
 
+	// ReauthWindow is how recent the last authentication of a session must
+	// be for the changes that need one ("sudo mode", SECURITY.md deviation
+	// 12): 2FA setup, confirm and recovery-code regeneration answer 403
+	// "reauthentication_required" with an older one, until the user
+	// confirms the password (POST /api/auth/confirm-password). Registration,
+	// every login and a correct current password (2FA disable, email change,
+	// password change, which take it) count as authentication. Negative: off,
+	// a session is always recent enough. Default: 15 minutes.
+	ReauthWindow time.Duration
+
 	// MaxBodyBytes caps request bodies. Default: 16 KiB.
 	MaxBodyBytes int64
 
@@ -275,6 +285,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 16 << 10
+	}
+	if cfg.ReauthWindow == 0 {
+		cfg.ReauthWindow = DefaultReauthWindow
 	}
 	if cfg.Lockout.Max == 0 {
 		cfg.Lockout.Max = 100

@@ -118,6 +118,7 @@ var (
 	ErrEmailRequired            = def(400, "email_required", "Email is required")
 	ErrEmailTooLong             = def(400, "email_too_long", "Email address is too long")
 	ErrEmailNotVerified         = def(403, "email_not_verified", "Email not verified")
+	ErrReauthenticationRequired = def(403, "reauthentication_required", "Please confirm your password to continue")
 	ErrCrossOrigin              = def(403, "cross_origin_blocked", "Cross-origin request blocked")
 	ErrNotFound                 = def(404, "not_found", "Not found")
 	ErrMethodNotAllowed         = def(405, "method_not_allowed", "Method not allowed")

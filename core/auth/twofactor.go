@@ -49,7 +49,7 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup,
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return TwoFactorSetup{}, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return TwoFactorSetup{}, err
 	}
@@ -94,7 +94,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return nil, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]stri
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +224,13 @@ func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
 
 // renewSession reissues the visit's session cookie after a change that
 // raised the user's session version, so this session survives while every
-// other one ends.
+// other one ends. Every caller checked the current password in this
+// request, which counts as a re-authentication: the renewed session is
+// recent (Config.ReauthWindow).
 func (s *Service) renewSession(v *Visit, id string) error {
 	fresh, err := s.users.ByID(v.ctx, id)
 	if err == nil {
-		err = v.sess.Renew(v.ctx, fresh)
+		err = v.sess.Reauthenticate(v.ctx, fresh)
 	}
 	if err != nil {
 		return fmt.Errorf("renew session: %w", err)
