@@ -95,6 +95,20 @@ type Config struct {
 	// PasswordPolicy bounds new passwords. Default: 8 to 128 characters.
 	PasswordPolicy password.Policy
 
+	// PasswordChecker refuses new passwords known to attackers (ASVS
+	// 2.1.7) on registration, reset and change, with 400
+	// "password_breached": password.NewPwned (the Have I Been Pwned range
+	// API), password.NewList (common passwords the app supplies), or both
+	// with password.AnyOf. Default: none.
+	PasswordChecker password.Checker
+
+	// PasswordCheckFailClosed refuses a new password, with 503, when
+	// PasswordChecker cannot tell (the range API unreachable). Default:
+	// false: the password is let through and a warning logged (without
+	// the password or anything derived from it), so an outage of the API
+	// stops no registration.
+	PasswordCheckFailClosed bool
+
 	// TOTP configures codes. Default: 6 digits, 30 seconds, window 1.
 	TOTP totp.Config
 

@@ -109,6 +109,7 @@ var (
 	ErrPasswordTooShort         = def(400, "password_too_short", "Password must be at least 8 characters")
 	ErrPasswordTooLong          = def(400, "password_too_long", "Password must be at most 128 characters")
 	ErrPasswordInvalid          = def(400, "password_invalid_characters", "Password contains invalid characters")
+	ErrPasswordBreached         = def(400, "password_breached", "This password has appeared in a data breach or is too common. Choose a different password.")
 	ErrInvalidJSON              = def(400, "invalid_json", "Invalid JSON body")
 	ErrInvalidForm              = def(400, "invalid_form", "Invalid form body")
 	ErrDuplicateField           = def(400, "duplicate_field", "Duplicate field")

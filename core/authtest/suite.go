@@ -150,6 +150,13 @@ var topics = []struct {
 		{"a negative ReauthWindow switches it off", suite.reauthOff},
 		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
 	}},
+	// breached.go: Config.PasswordChecker (ASVS 2.1.7) with the range API client against a local
+	// server that speaks it and a list of common passwords.
+	{"BreachedPasswords", []test{
+		{"registration refuses a breached or common password", suite.breachedRegister},
+		{"reset and change refuse a breached or common password", suite.breachedResetAndChange},
+		{"an unreachable API lets passwords through unless the app fails closed", suite.breachedAPIDown},
+	}},
 	// limits.go: docs/api.md "Rate limits": the 429 body and headers and each default limit, and
 	// deviation 4 with its refund: a correct password gives back its own attempt on the address
 	// key.
