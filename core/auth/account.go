@@ -107,6 +107,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err := v.sess.Login(v.ctx, u, false); err != nil {
 		return nil, fmt.Errorf("register: session: %w", err)
 	}
+	s.rememberDevice(v, u)
 	s.audit(v, Event{Type: EventRegistered, UserID: u.ID})
 	return u, nil
 }

@@ -235,6 +235,7 @@ type Service struct {
 	pending  *token.Verifier
 	verify   *token.Verifier
 	reset    *token.Verifier
+	device   *token.Verifier // the device cookie (notices.go)
 	sender   *mail.Sender
 	tmpl     mail.Templates
 	proxies  *clientip.Resolver
@@ -378,6 +379,7 @@ func New(cfg Config) (*Service, error) {
 		{&s.pending, purposePending, PendingLifetime},
 		{&s.verify, purposeVerify, VerificationLifetime},
 		{&s.reset, purposeReset, ResetLifetime},
+		{&s.device, purposeDevice, DeviceLifetime},
 	} {
 		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
 			return nil, fmt.Errorf("auth: %w", err)

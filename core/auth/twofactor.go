@@ -127,6 +127,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 		return nil, fmt.Errorf("2fa confirm: store: %w", err)
 	}
 	s.audit(v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
+	s.send(v, mail.KindTwoFactorEnabled, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
@@ -154,6 +155,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]stri
 		return nil, fmt.Errorf("regenerate codes: store: %w", err)
 	}
 	s.audit(v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
+	s.send(v, mail.KindRecoveryCodesRegenerated, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
