@@ -14,7 +14,9 @@ import (
 // downChecker is a password.Checker that cannot tell.
 type downChecker struct{}
 
-func (downChecker) Check(context.Context, string) error { return errors.New("range API: connection refused") }
+func (downChecker) Check(context.Context, string) error {
+	return errors.New("range API: connection refused")
+}
 
 const commonPW = "password1234"
 
