@@ -150,6 +150,17 @@ var topics = []struct {
 		{"a negative ReauthWindow switches it off", suite.reauthOff},
 		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
 	}},
+	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
+	// and a sign-in from a browser without its device cookie.
+	{"Notices", []test{
+		{"2FA turned on mails a notice", suite.noticeTwoFactorEnabled},
+		{"regenerated codes mail a notice", suite.noticeCodesRegenerated},
+		{"a used recovery code mails how many are left", suite.noticeRecoveryCodeUsed},
+		{"a sign-in from a new browser mails once, a known one never", suite.noticeNewDevice},
+		{"with 2FA the new-device notice follows the second step", suite.noticeNewDeviceTwoFactor},
+		{"a device cookie counts only for its user, while it verifies", suite.noticeDeviceCookieBound},
+		{"notices are mailed in the visit's language", suite.noticesInGerman},
+	}},
 	// breached.go: Config.PasswordChecker (ASVS 2.1.7) with the range API client against a local
 	// server that speaks it and a list of common passwords.
 	{"BreachedPasswords", []test{
