@@ -44,7 +44,9 @@ type TwoFactorSetup struct {
 // SetupTwoFactor is POST /api/2fa/setup: a new secret, stored encrypted as the
 // user's pending secret. While 2FA is on it fails with
 // [ErrTwoFactorAlreadyEnabled] (SECURITY.md deviation 5): a second setup
-// would otherwise leave a pending secret beside the live one.
+// would otherwise leave a pending secret beside the live one. It needs a
+// recent authentication ([Service.RecentUser]): [ErrReauthenticationRequired]
+// otherwise.
 func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup, error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return TwoFactorSetup{}, err
@@ -86,7 +88,8 @@ type ConfirmTwoFactorInput struct {
 // ConfirmTwoFactor is POST /api/2fa/confirm: a code of the pending
 // secret turns 2FA on and returns the recovery codes, shown once. The
 // confirming code's step is recorded as used, so the same code cannot then
-// log in.
+// log in. It needs a recent authentication, like SetupTwoFactor, and mails
+// the account a notice.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
@@ -132,7 +135,8 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 }
 
 // RegenerateRecoveryCodes is POST /api/2fa/regenerate-codes: a new set of recovery codes
-// replaces every earlier one.
+// replaces every earlier one. It needs a recent authentication, like
+// SetupTwoFactor, and mails the account a notice.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
@@ -165,8 +169,8 @@ type DisableTwoFactorInput struct {
 }
 
 // DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
-// off. It ends the user's other sessions, keeps this one, and mails a
-// notice.
+// off. It ends the user's other sessions, keeps this one (recent: the
+// password is a re-authentication), and mails a notice.
 func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
 	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
 		return err
