@@ -96,6 +96,7 @@ func ExampleRegister() {
 	// /auth/api/2fa/verify
 	// /auth/api/auth/change-email
 	// /auth/api/auth/change-password
+	// /auth/api/auth/confirm-password
 	// /auth/api/auth/forgot-password
 	// /auth/api/auth/login
 	// /auth/api/auth/logout

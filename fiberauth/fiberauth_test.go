@@ -398,8 +398,8 @@ func TestSetCookieLines(t *testing.T) {
 	lines := r.Header.Values("Set-Cookie")
 	r2 := authtest.Send(t, c, http.MethodPost, base+"/api/auth/logout", "")
 	lines = append(lines, r2.Header.Values("Set-Cookie")...)
-	if len(lines) != 3 { // the session on register; session and 2fa_pending cleared on logout
-		t.Fatalf("Set-Cookie lines %q, want 3", lines)
+	if len(lines) != 4 { // the session and the device cookie on register; session and 2fa_pending cleared on logout
+		t.Fatalf("Set-Cookie lines %q, want 4", lines)
 	}
 	for _, line := range lines {
 		ck, err := http.ParseSetCookie(line)
@@ -518,8 +518,9 @@ func TestWriteHeaders(t *testing.T) {
 			r.Status, r.Body, r.Header.Get("X-RateLimit-Remaining"))
 	}
 	r = authtest.Send(t, c, http.MethodPost, base+"/my-login", "email=ada%40example.com&password=correct+horse+battery+staple", "Content-Type", form)
-	if r.Status != http.StatusOK || r.Body != "welcome" || len(r.Header.Values("Set-Cookie")) != 1 {
-		t.Fatalf("login: %d %q, Set-Cookie %q; want 200 welcome and one session cookie", r.Status, r.Body, r.Header.Values("Set-Cookie"))
+	if r.Status != http.StatusOK || r.Body != "welcome" || len(r.Header.Values("Set-Cookie")) != 2 ||
+		!strings.HasPrefix(r.Header.Values("Set-Cookie")[1], auth.DeviceCookie+"=") {
+		t.Fatalf("login: %d %q, Set-Cookie %q; want 200 welcome, a session cookie and the device cookie", r.Status, r.Body, r.Header.Values("Set-Cookie"))
 	}
 	if r := authtest.Send(t, c, http.MethodGet, base+"/hello", ""); r.Status != http.StatusOK || r.Body != "hello ada@example.com" {
 		t.Fatalf("RequireUser after the app's own login: %d %q", r.Status, r.Body)

@@ -69,6 +69,9 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, fmt.Errorf("register: lookup: %w", err)
 	}
+	if err := s.checkBreached(v, in.Password); err != nil {
+		return nil, err
+	}
 	reg := &Registration{Email: email, Name: name, Fields: map[string]string{}}
 	for _, f := range s.cfg.RegisterFields {
 		reg.Fields[f] = in.Fields[f]
@@ -104,8 +107,31 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err := v.sess.Login(v.ctx, u, false); err != nil {
 		return nil, fmt.Errorf("register: session: %w", err)
 	}
+	s.rememberDevice(v, u)
 	s.audit(v, Event{Type: EventRegistered, UserID: u.ID})
 	return u, nil
+}
+
+// checkBreached asks Config.PasswordChecker about a new password:
+// [ErrPasswordBreached] when it is known. When the checker cannot tell,
+// the password passes with a warning logged, or with
+// Config.PasswordCheckFailClosed the flow fails as a backend that is down
+// (503). Neither the password nor anything derived from it is logged.
+func (s *Service) checkBreached(v *Visit, pw string) error {
+	if s.cfg.PasswordChecker == nil {
+		return nil
+	}
+	err := s.cfg.PasswordChecker.Check(v.ctx, pw)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, password.ErrBreached):
+		return ErrPasswordBreached
+	case s.cfg.PasswordCheckFailClosed:
+		return fmt.Errorf("breached-password check: %w: %w", errBackend, err)
+	}
+	s.log.WarnContext(v.ctx, "authkit: breached-password check failed; the password was let through", "err", err)
+	return nil
 }
 
 // checkPolicy checks a new password against the policy.
@@ -363,6 +389,9 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 		(!u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(claims.IssuedAt)) {
 		return ErrResetLinkUsed
 	}
+	if err := s.checkBreached(v, in.Password); err != nil {
+		return err
+	}
 	hash, err := s.hasher.Hash(v.ctx, in.Password)
 	if err != nil {
 		return fmt.Errorf("reset password: hash: %w", err)
@@ -407,6 +436,9 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 		return err
 	}
 	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+		return err
+	}
+	if err := s.checkBreached(v, in.NewPassword); err != nil {
 		return err
 	}
 	hash, err := s.hasher.Hash(v.ctx, in.NewPassword)

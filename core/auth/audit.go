@@ -31,6 +31,16 @@ const (
 	EventLoggedOutEverywhere      EventType = "logged_out_everywhere"
 	EventRateLimited              EventType = "rate_limited"
 
+	// EventPasswordConfirmed: the signed-in user confirmed the current
+	// password (POST /api/auth/confirm-password); the session counts as
+	// recently authenticated from now (Config.ReauthWindow).
+	EventPasswordConfirmed EventType = "password_confirmed"
+
+	// EventNewDeviceSignIn: a sign-in from a browser without the account's
+	// device cookie; the new-device notice was mailed (Detail: the
+	// User-Agent, shortened).
+	EventNewDeviceSignIn EventType = "new_device_sign_in"
+
 	// EventLimitStoreFull: a limit's in-memory store was full when a new
 	// key came (Detail: the limit's name, e.g. "login:email"). Reported at
 	// most once per limit per minute, however many keys it refuses, so an

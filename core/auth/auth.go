@@ -95,6 +95,20 @@ type Config struct {
 	// PasswordPolicy bounds new passwords. Default: 8 to 128 characters.
 	PasswordPolicy password.Policy
 
+	// PasswordChecker refuses new passwords known to attackers (ASVS
+	// 2.1.7) on registration, reset and change, with 400
+	// "password_breached": password.NewPwned (the Have I Been Pwned range
+	// API), password.NewList (common passwords the app supplies), or both
+	// with password.AnyOf. Default: none.
+	PasswordChecker password.Checker
+
+	// PasswordCheckFailClosed refuses a new password, with 503, when
+	// PasswordChecker cannot tell (the range API unreachable). Default:
+	// false: the password is let through and a warning logged (without
+	// the password or anything derived from it), so an outage of the API
+	// stops no registration.
+	PasswordCheckFailClosed bool
+
 	// TOTP configures codes. Default: 6 digits, 30 seconds, window 1.
 	TOTP totp.Config
 
@@ -147,6 +161,16 @@ type Config struct {
 	// Defaults: 24 hours and 30 days.
 	SessionLifetime  time.Duration
 	RememberLifetime time.Duration
+
+	// ReauthWindow is how recent the last authentication of a session must
+	// be for the changes that need one ("sudo mode", SECURITY.md deviation
+	// 12): 2FA setup, confirm and recovery-code regeneration answer 403
+	// "reauthentication_required" with an older one, until the user
+	// confirms the password (POST /api/auth/confirm-password). Registration,
+	// every login and a correct current password (2FA disable, email change,
+	// password change, which take it) count as authentication. Negative: off,
+	// a session is always recent enough. Default: 15 minutes.
+	ReauthWindow time.Duration
 
 	// MaxBodyBytes caps request bodies. Default: 16 KiB.
 	MaxBodyBytes int64
@@ -211,6 +235,7 @@ type Service struct {
 	pending  *token.Verifier
 	verify   *token.Verifier
 	reset    *token.Verifier
+	device   *token.Verifier // the device cookie (notices.go)
 	sender   *mail.Sender
 	tmpl     mail.Templates
 	proxies  *clientip.Resolver
@@ -275,6 +300,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 16 << 10
+	}
+	if cfg.ReauthWindow == 0 {
+		cfg.ReauthWindow = DefaultReauthWindow
 	}
 	if cfg.Lockout.Max == 0 {
 		cfg.Lockout.Max = 100
@@ -351,6 +379,7 @@ func New(cfg Config) (*Service, error) {
 		{&s.pending, purposePending, PendingLifetime},
 		{&s.verify, purposeVerify, VerificationLifetime},
 		{&s.reset, purposeReset, ResetLifetime},
+		{&s.device, purposeDevice, DeviceLifetime},
 	} {
 		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
 			return nil, fmt.Errorf("auth: %w", err)

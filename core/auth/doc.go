@@ -12,7 +12,8 @@
 // [Service.RegenerateRecoveryCodes], [Service.DisableTwoFactor],
 // [Service.VerifyEmail], [Service.ResendVerification], [Service.ChangeEmail],
 // [Service.ForgotPassword], [Service.ResetPassword], [Service.ChangePassword],
-// [Service.Logout], [Service.LogoutEverywhere] and [Service.CurrentUser].
+// [Service.ConfirmPassword], [Service.Logout], [Service.LogoutEverywhere],
+// [Service.CurrentUser] and [Service.RecentUser].
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The
@@ -78,8 +79,21 @@
 //     then clears the count, so every successful login writes the store
 //     once (ClearLoginFailures) while the lock-out is on.
 //   - The 2FA verify and recover routes share one limit per user
-//     (Limits.TwoFactor); the password re-entry of disable, change-email and
-//     change-password has its own (Limits.Password).
+//     (Limits.TwoFactor); the password re-entry of disable, change-email,
+//     change-password and confirm-password has its own (Limits.Password).
+//   - Re-authentication (SECURITY.md deviation 12): 2FA setup, confirm and
+//     regenerate-codes need an authentication within Config.ReauthWindow;
+//     a correct current password (disable, change-email, change-password,
+//     confirm-password) is one and leaves the session recent. The check
+//     comes right after the session's: a stale session gets the 403 before
+//     any other 400 of the route.
+//   - Notices: 2FA turned on, recovery codes regenerated or used, and a
+//     sign-in from a browser without the account's device cookie
+//     (DeviceCookie, FeatureNewDeviceNotice) are mailed and audited.
+//   - A new password is checked against Config.PasswordChecker after the
+//     other rules (policy; for registration the address being free; for a
+//     reset the link; for a change the current password), so that a
+//     request bound to fail costs no call to a breach service.
 //   - The remember flag of a 2FA login is the one sent to verify or
 //     recover, else the one sent to login.
 //   - Backend failures (a store or a limiter store down) answer 503

@@ -49,6 +49,7 @@ func ExampleService_Routes() {
 	// POST /api/auth/logout-all
 	// GET /api/auth/me
 	// POST /api/auth/change-password
+	// POST /api/auth/confirm-password
 }
 
 // An app with pages of its own calls the flows from Go: a Visit per

@@ -41,10 +41,19 @@ const (
 	// FeaturePasswordChange is POST /api/auth/change-password,
 	// Service.ChangePassword.
 	FeaturePasswordChange Feature = "password-change"
+
+	// FeatureNewDeviceNotice is the mail on a sign-in from a browser that
+	// had not signed in to the account before, and the device cookie that
+	// recognises one (notices.go). It has no route; switched off, no
+	// device cookie is set and no such mail sent. The other notices (2FA
+	// on and off, recovery codes, password and email changes) are always
+	// sent.
+	FeatureNewDeviceNotice Feature = "new-device-notice"
 )
 
 // features is every Feature, for checking Config.Disable.
-var features = []Feature{FeatureRegistration, FeatureTwoFactor, FeatureEmailChange, FeaturePasswordReset, FeaturePasswordChange}
+var features = []Feature{FeatureRegistration, FeatureTwoFactor, FeatureEmailChange, FeaturePasswordReset, FeaturePasswordChange,
+	FeatureNewDeviceNotice}
 
 // checkFeatures refuses an unknown feature name.
 func checkFeatures(disable []Feature) error {

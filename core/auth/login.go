@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/recovery"
 	"github.com/authkit-go/authkit/core/session"
@@ -130,6 +131,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 		return LoginResult{}, fmt.Errorf("login: session: %w", err)
 	}
 	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID})
+	s.signedIn(v, u)
 	return LoginResult{User: u}, nil
 }
 
@@ -319,6 +321,7 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 	if err := v.sess.Login(v.ctx, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
+	s.signedIn(v, u)
 	return nil
 }
 
@@ -459,6 +462,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 		return TwoFactorResult{}, err
 	}
 	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
+	s.send(v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), CodesLeft: len(remaining)})
 	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }
 

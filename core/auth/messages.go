@@ -15,4 +15,5 @@ const (
 	msgPasswordChanged     = "Password changed"
 	msgLoggedOut           = "Logged out"
 	msgLoggedOutEverywhere = "Logged out of all sessions"
+	msgPasswordConfirmed   = "Password confirmed"
 )

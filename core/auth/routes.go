@@ -55,6 +55,7 @@ var routes = []Route{
 	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, ""},
 	{http.MethodGet, "/api/auth/me", meRoute, ""},
 	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange},
+	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, ""},
 }
 
 // Routes lists every endpoint of the features the Service has on

@@ -44,12 +44,14 @@ type TwoFactorSetup struct {
 // SetupTwoFactor is POST /api/2fa/setup: a new secret, stored encrypted as the
 // user's pending secret. While 2FA is on it fails with
 // [ErrTwoFactorAlreadyEnabled] (SECURITY.md deviation 5): a second setup
-// would otherwise leave a pending secret beside the live one.
+// would otherwise leave a pending secret beside the live one. It needs a
+// recent authentication ([Service.RecentUser]): [ErrReauthenticationRequired]
+// otherwise.
 func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup, error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return TwoFactorSetup{}, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return TwoFactorSetup{}, err
 	}
@@ -86,7 +88,8 @@ type ConfirmTwoFactorInput struct {
 // ConfirmTwoFactor is POST /api/2fa/confirm: a code of the pending
 // secret turns 2FA on and returns the recovery codes, shown once. The
 // confirming code's step is recorded as used, so the same code cannot then
-// log in.
+// log in. It needs a recent authentication, like SetupTwoFactor, and mails
+// the account a notice.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
@@ -94,7 +97,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return nil, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -127,16 +130,18 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 		return nil, fmt.Errorf("2fa confirm: store: %w", err)
 	}
 	s.audit(v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
+	s.send(v, mail.KindTwoFactorEnabled, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
 // RegenerateRecoveryCodes is POST /api/2fa/regenerate-codes: a new set of recovery codes
-// replaces every earlier one.
+// replaces every earlier one. It needs a recent authentication, like
+// SetupTwoFactor, and mails the account a notice.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
-	u, err := s.CurrentUser(ctx, v)
+	u, err := s.RecentUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +159,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]stri
 		return nil, fmt.Errorf("regenerate codes: store: %w", err)
 	}
 	s.audit(v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
+	s.send(v, mail.KindRecoveryCodesRegenerated, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
@@ -163,8 +169,8 @@ type DisableTwoFactorInput struct {
 }
 
 // DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
-// off. It ends the user's other sessions, keeps this one, and mails a
-// notice.
+// off. It ends the user's other sessions, keeps this one (recent: the
+// password is a re-authentication), and mails a notice.
 func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
 	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
 		return err
@@ -224,11 +230,13 @@ func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
 
 // renewSession reissues the visit's session cookie after a change that
 // raised the user's session version, so this session survives while every
-// other one ends.
+// other one ends. Every caller checked the current password in this
+// request, which counts as a re-authentication: the renewed session is
+// recent (Config.ReauthWindow).
 func (s *Service) renewSession(v *Visit, id string) error {
 	fresh, err := s.users.ByID(v.ctx, id)
 	if err == nil {
-		err = v.sess.Renew(v.ctx, fresh)
+		err = v.sess.Reauthenticate(v.ctx, fresh)
 	}
 	if err != nil {
 		return fmt.Errorf("renew session: %w", err)

@@ -34,6 +34,7 @@ func (s suite) crossSiteRefused(t *testing.T) {
 		{"/api/auth/change-password", obj{"currentPassword": goodPassword, "newPassword": newPassword}},
 		{"/api/2fa/setup", nil},
 		{"/api/auth/logout-all", nil},
+		{"/api/auth/confirm-password", obj{"password": goodPassword}},
 	} {
 		mustStatus(t, b.post(req.path, req.body, "Sec-Fetch-Site", "cross-site"), http.StatusForbidden, msgCrossOrigin)
 	}

@@ -26,10 +26,13 @@ func mustAppError(t *testing.T, r *reply, status int, code, text string) {
 func (s suite) disabledFeatures(t *testing.T) {
 	e := s.env(t, func(c *auth.Config) {
 		c.Disable = []auth.Feature{auth.FeatureRegistration, auth.FeatureTwoFactor, auth.FeatureEmailChange,
-			auth.FeaturePasswordReset, auth.FeaturePasswordChange}
+			auth.FeaturePasswordReset, auth.FeaturePasswordChange, auth.FeatureNewDeviceNotice}
 	})
 	u := e.seed(t, "ada@example.com")
-	c := e.loggedIn(t, "ada@example.com")
+	c := e.loggedIn(t, "ada@example.com") // no new-device notice, no device cookie: the feature is off
+	if c.cookie(auth.DeviceCookie) != nil {
+		t.Errorf("the device cookie was set with the new-device notice off")
+	}
 	for _, off := range []struct{ method, path string }{
 		{http.MethodPost, "/api/auth/register"},
 		{http.MethodPost, "/api/2fa/setup"},

@@ -287,7 +287,13 @@ func qrSecret(t *testing.T, r *reply) string {
 // It returns the secret and the recovery codes.
 func (e *env) enable2FA(t *testing.T, c *client) (secret string, codes []string) {
 	t.Helper()
-	secret = e.setup2FA(t, c)
+	return e.enable2FAWith(t, c, e.setup2FA(t, c))
+}
+
+// enable2FAWith confirms the pending secret of c's user with its current
+// code. It returns the secret and the recovery codes.
+func (e *env) enable2FAWith(t *testing.T, c *client, secret string) (_ string, codes []string) {
+	t.Helper()
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
 	if r.Status != http.StatusOK || r.str("message") != msg2FAEnabled || len(r.JSON) != 2 {
 		t.Fatalf("%s: want 200 {message %q, recoveryCodes}", r, msg2FAEnabled)

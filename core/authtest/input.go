@@ -39,6 +39,7 @@ var bodyRoutes = []bodyRoute{
 	{"/api/auth/forgot-password", "email", "anon"},
 	{"/api/auth/reset-password/{token}", "password", "anon"},
 	{"/api/auth/change-password", "currentPassword", "session"},
+	{"/api/auth/confirm-password", "password", "session"},
 }
 
 // badBody is one malformed request body. $F in body and text stands for the route's

@@ -135,6 +135,39 @@ var topics = []struct {
 		{"a login upgrades an old hash without ending sessions", suite.loginUpgradesHash},
 		{"change-password", suite.changePassword},
 	}},
+	// reauth.go: re-authentication (SECURITY.md deviation 12): 2FA setup, confirm and regenerate
+	// need an authentication within Config.ReauthWindow, POST /api/auth/confirm-password renews
+	// it, and a correct current password counts as one.
+	{"Reauthentication", []test{
+		{"registration and every login are recent authentications", suite.reauthFreshSessionsPass},
+		{"setup, confirm and regenerate refuse a stale session and change nothing", suite.reauthStaleRefused},
+		{"confirm-password makes the session recent for the window", suite.reauthConfirmPasswordRenews},
+		{"confirm-password with a wrong password changes nothing", suite.reauthConfirmPasswordWrong},
+		{"confirm-password needs a session", suite.reauthConfirmPasswordNeedsSession},
+		{"confirm-password shares the password re-entry limit", suite.reauthConfirmPasswordLimited},
+		{"the current password of disable, change-email and change-password counts", suite.reauthPasswordRoutesCount},
+		{"a cookie without the time signs in but is never recent", suite.reauthOldCookie},
+		{"a negative ReauthWindow switches it off", suite.reauthOff},
+		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
+	}},
+	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
+	// and a sign-in from a browser without its device cookie.
+	{"Notices", []test{
+		{"2FA turned on mails a notice", suite.noticeTwoFactorEnabled},
+		{"regenerated codes mail a notice", suite.noticeCodesRegenerated},
+		{"a used recovery code mails how many are left", suite.noticeRecoveryCodeUsed},
+		{"a sign-in from a new browser mails once, a known one never", suite.noticeNewDevice},
+		{"with 2FA the new-device notice follows the second step", suite.noticeNewDeviceTwoFactor},
+		{"a device cookie counts only for its user, while it verifies", suite.noticeDeviceCookieBound},
+		{"notices are mailed in the visit's language", suite.noticesInGerman},
+	}},
+	// breached.go: Config.PasswordChecker (ASVS 2.1.7) with the range API client against a local
+	// server that speaks it and a list of common passwords.
+	{"BreachedPasswords", []test{
+		{"registration refuses a breached or common password", suite.breachedRegister},
+		{"reset and change refuse a breached or common password", suite.breachedResetAndChange},
+		{"an unreachable API lets passwords through unless the app fails closed", suite.breachedAPIDown},
+	}},
 	// limits.go: docs/api.md "Rate limits": the 429 body and headers and each default limit, and
 	// deviation 4 with its refund: a correct password gives back its own attempt on the address
 	// key.

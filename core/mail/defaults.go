@@ -13,6 +13,11 @@ func DefaultTemplates() Templates {
 		PasswordResetDone: defaultPasswordResetDone,
 		TwoFactorDisabled: defaultTwoFactorDisabled,
 		EmailChanged:      defaultEmailChanged,
+
+		TwoFactorEnabled:         defaultTwoFactorEnabled,
+		RecoveryCodesRegenerated: defaultRecoveryCodesRegenerated,
+		RecoveryCodeUsed:         defaultRecoveryCodeUsed,
+		NewSignIn:                defaultNewSignIn,
 	}
 }
 
@@ -22,6 +27,9 @@ const (
 	greeting      = `Hi{{with .Name}} {{.}}{{end}},`
 	atApp         = `{{with .AppName}} at {{.}}{{end}}`
 	onTime        = `{{with .TimeText}} on {{.}}{{end}}`
+	fromIP        = `{{with .IP}} from {{.}}{{end}}`
+	resetLink     = `{{with .Link}} at {{.}}{{end}}`
+	resetLinkHTML = `{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}}`
 	htmlHead      = "<!DOCTYPE html>\n<html>\n<body>\n"
 	htmlTail      = "</body>\n</html>\n"
 )
@@ -125,5 +133,80 @@ If you did not, contact support right away{{with .Link}} at {{.}}{{end}}: someon
 <p>The email address of your account` + atApp + ` was changed{{with .NewEmail}} to {{.}}{{end}}` + onTime + `. This address will no longer receive mail about the account.</p>
 <p>If you did this, there is nothing more to do.</p>
 <p>If you did not, contact support right away{{with .Link}} at <a href="{{.}}">{{.}}</a>{{end}}: someone who knows your password may have taken over the account.</p>
+` + htmlTail,
+}
+
+var defaultTwoFactorEnabled = Template{
+	Subject: subjectPrefix + `Two-factor authentication was turned on`,
+	Text: greeting + `
+
+Two-factor authentication was turned on for your account` + atApp + onTime + `. Signing in now takes your password and a code from your authenticator app, or one of your recovery codes.
+
+If you did this, keep your recovery codes somewhere safe.
+
+If you did not, someone else is signed in to your account and may have locked you out with their own authenticator: reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Two-factor authentication was turned on for your account` + atApp + onTime + `. Signing in now takes your password and a code from your authenticator app, or one of your recovery codes.</p>
+<p>If you did this, keep your recovery codes somewhere safe.</p>
+<p>If you did not, someone else is signed in to your account and may have locked you out with their own authenticator: reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+var defaultRecoveryCodesRegenerated = Template{
+	Subject: subjectPrefix + `Your recovery codes were replaced`,
+	Text: greeting + `
+
+New recovery codes were made for your account` + atApp + onTime + `. The earlier codes no longer work.
+
+If you did this, keep the new codes somewhere safe.
+
+If you did not, someone else is signed in to your account: reset your password now` + resetLink + `, then make new recovery codes.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>New recovery codes were made for your account` + atApp + onTime + `. The earlier codes no longer work.</p>
+<p>If you did this, keep the new codes somewhere safe.</p>
+<p>If you did not, someone else is signed in to your account: reset your password now` + resetLinkHTML + `, then make new recovery codes.</p>
+` + htmlTail,
+}
+
+// codesLeft words Data.CodesLeft: "1 recovery code", "7 recovery codes".
+const codesLeft = `{{.CodesLeft}} recovery code{{if ne .CodesLeft 1}}s{{end}}`
+
+var defaultRecoveryCodeUsed = Template{
+	Subject: subjectPrefix + `A recovery code was used to sign in`,
+	Text: greeting + `
+
+A recovery code was used to sign in to your account` + atApp + onTime + fromIP + `. You have ` + codesLeft + ` left; each works once.{{if lt .CodesLeft 3}} Make new ones soon in your security settings.{{end}}
+
+If you did this, there is nothing more to do.
+
+If you did not, someone has your password and one of your recovery codes: reset your password now` + resetLink + `, then make new recovery codes.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>A recovery code was used to sign in to your account` + atApp + onTime + fromIP + `. You have ` + codesLeft + ` left; each works once.{{if lt .CodesLeft 3}} Make new ones soon in your security settings.{{end}}</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone has your password and one of your recovery codes: reset your password now` + resetLinkHTML + `, then make new recovery codes.</p>
+` + htmlTail,
+}
+
+var defaultNewSignIn = Template{
+	Subject: subjectPrefix + `New sign-in to your account`,
+	Text: greeting + `
+
+Your account` + atApp + ` was signed in to` + onTime + ` from a device or browser that had not signed in to it before.
+{{if or .IP .UserAgent}}
+{{with .IP}}Address: {{.}}
+{{end}}{{with .UserAgent}}Browser: {{.}}
+{{end}}{{end}}
+If this was you, there is nothing more to do.
+
+If it was not, someone else knows your password: reset it now` + resetLink + ` and turn on two-factor authentication.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Your account` + atApp + ` was signed in to` + onTime + ` from a device or browser that had not signed in to it before.</p>
+{{if or .IP .UserAgent}}<p>{{with .IP}}Address: {{.}}{{end}}{{if and .IP .UserAgent}}<br>{{end}}{{with .UserAgent}}Browser: {{.}}{{end}}</p>
+{{end}}<p>If this was you, there is nothing more to do.</p>
+<p>If it was not, someone else knows your password: reset it now` + resetLinkHTML + ` and turn on two-factor authentication.</p>
 ` + htmlTail,
 }

@@ -39,6 +39,23 @@ const (
 	// KindEmailChanged tells the OLD address that the account's email
 	// address was changed.
 	KindEmailChanged Kind = "email_changed"
+
+	// KindTwoFactorEnabled tells the owner that two-factor authentication
+	// was turned on.
+	KindTwoFactorEnabled Kind = "two_factor_enabled"
+
+	// KindRecoveryCodesRegenerated tells the owner that new recovery codes
+	// replaced the earlier ones.
+	KindRecoveryCodesRegenerated Kind = "recovery_codes_regenerated"
+
+	// KindRecoveryCodeUsed tells the owner that a recovery code signed in,
+	// and how many are left (Data.CodesLeft).
+	KindRecoveryCodeUsed Kind = "recovery_code_used"
+
+	// KindNewSignIn tells the owner of a sign-in from a browser that had
+	// not signed in to the account before, with its address and user agent
+	// (Data.IP, Data.UserAgent).
+	KindNewSignIn Kind = "new_sign_in"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -46,6 +63,7 @@ func Kinds() []Kind {
 	return []Kind{
 		KindVerifyEmail, KindResetPassword, KindPasswordChanged,
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
+		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 	}
 }
 

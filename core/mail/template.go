@@ -37,6 +37,11 @@ type Templates struct {
 	PasswordResetDone Template
 	TwoFactorDisabled Template
 	EmailChanged      Template
+
+	TwoFactorEnabled         Template
+	RecoveryCodesRegenerated Template
+	RecoveryCodeUsed         Template
+	NewSignIn                Template
 }
 
 // Data is what a template sees.
@@ -67,6 +72,18 @@ type Data struct {
 	// Time is when the event happened, for the notices; templates print it
 	// with [Data.TimeText]. Zero for none.
 	Time time.Time
+
+	// IP and UserAgent are the client address and the browser's
+	// User-Agent of a sign-in, for KindNewSignIn and KindRecoveryCodeUsed;
+	// empty for none. The User-Agent is the client's own text: the HTML
+	// part escapes it, and authkit strips control characters and shortens
+	// it first.
+	IP        string
+	UserAgent string
+
+	// CodesLeft is how many recovery codes the account has left, for
+	// KindRecoveryCodeUsed.
+	CodesLeft int
 
 	// Words, when set, words Expiry and Time in the mail's language for
 	// ExpiryText and TimeText (core/i18n's Language does). Nil: English.
@@ -196,7 +213,8 @@ func (t Templates) Validate() error {
 	sample := Data{
 		To: "user@example.com", Name: "Sample User", Link: "https://example.com/link/token",
 		AppName: "Sample App", Expiry: time.Hour, NewEmail: "new@example.com",
-		Time: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC),
+		Time: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), IP: "203.0.113.9",
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0", CodesLeft: 7,
 	}
 	for _, k := range Kinds() {
 		if _, err := t.Render(k, sample); err != nil {
@@ -233,6 +251,14 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.TwoFactorDisabled
 	case KindEmailChanged:
 		return &t.EmailChanged
+	case KindTwoFactorEnabled:
+		return &t.TwoFactorEnabled
+	case KindRecoveryCodesRegenerated:
+		return &t.RecoveryCodesRegenerated
+	case KindRecoveryCodeUsed:
+		return &t.RecoveryCodeUsed
+	case KindNewSignIn:
+		return &t.NewSignIn
 	}
 	return nil
 }

@@ -58,6 +58,31 @@ func TestDefaultTemplatesRender(t *testing.T) {
 			"Acme: Your email address was changed",
 			[]string{"was changed to new@example.org on 1 March 2025 at 14:05 UTC", "If you did not", "contact support"},
 		},
+		{
+			KindTwoFactorEnabled, Data{Time: eventTime, Link: link},
+			"Acme: Two-factor authentication was turned on",
+			[]string{"turned on for your account at Acme on 1 March 2025 at 14:05 UTC", "If you did not", "reset your password now at", link},
+		},
+		{
+			KindRecoveryCodesRegenerated, Data{Time: eventTime},
+			"Acme: Your recovery codes were replaced",
+			[]string{"New recovery codes were made for your account at Acme on 1 March 2025 at 14:05 UTC", "The earlier codes no longer work", "If you did not"},
+		},
+		{
+			KindRecoveryCodeUsed, Data{Time: eventTime, IP: "203.0.113.9", CodesLeft: 7},
+			"Acme: A recovery code was used to sign in",
+			[]string{"used to sign in to your account at Acme on 1 March 2025 at 14:05 UTC from 203.0.113.9", "You have 7 recovery codes left", "If you did not"},
+		},
+		{
+			KindRecoveryCodeUsed, Data{CodesLeft: 1},
+			"Acme: A recovery code was used to sign in",
+			[]string{"You have 1 recovery code left; each works once. Make new ones soon"},
+		},
+		{
+			KindNewSignIn, Data{Time: eventTime, IP: "203.0.113.9", UserAgent: "Firefox/140.0 <b>"},
+			"Acme: New sign-in to your account",
+			[]string{"was signed in to on 1 March 2025 at 14:05 UTC from a device or browser that had not signed in to it before", "Address: 203.0.113.9", "If it was not"},
+		},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			tc.data.To, tc.data.Name, tc.data.AppName = "ada@example.com", "Ada", "Acme"

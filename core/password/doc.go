@@ -76,4 +76,17 @@
 //
 // NeedsRehash reports hashes made with another algorithm, cost or argon2id
 // parameters, and answers true for anything it cannot parse.
+//
+// # Breached and common passwords
+//
+// A [Checker] tells whether a new password is known to attackers (ASVS
+// 2.1.7): [Pwned] asks the Have I Been Pwned range API with k-anonymity
+// (only the first five hex characters of the SHA-1 leave the process,
+// answers padded), [List] holds common passwords the app supplies, and
+// [AnyOf] combines them. core/auth consults one on registration, reset and
+// change (auth.Config.PasswordChecker):
+//
+//	pwned, err := password.NewPwned(password.PwnedConfig{})
+//	common, err := password.ReadList(file) // one password a line
+//	cfg.PasswordChecker = password.AnyOf(common, pwned)
 package password

@@ -99,3 +99,21 @@ func ExampleNormalize() {
 	// fine 4
 	// true
 }
+
+// A checker over the app's list of common passwords and the Have I Been
+// Pwned range API; the list answers first, so a common password costs no
+// request.
+func ExampleAnyOf() {
+	common, err := password.ReadList(strings.NewReader("# the app's list\npassword1\nletmein\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pwned, err := password.NewPwned(password.PwnedConfig{}) // api.pwnedpasswords.com, 3-second timeout
+	if err != nil {
+		log.Fatal(err)
+	}
+	check := password.AnyOf(common, pwned)
+	err = check.Check(context.Background(), "LetMeIn")
+	fmt.Println(errors.Is(err, password.ErrBreached))
+	// Output: true
+}

@@ -21,8 +21,13 @@
 // The session lives only in the cookie "authkit_session" (no server-side
 // session table). Its value is a [token] made for the purpose "session"
 // (so no other authkit token verifies as a session) holding the user id,
-// the issue time and, as the token's data, a flags byte (bit 0: remember)
-// followed by the user's SessionVersion as a signed varint.
+// the issue time and, as the token's data, a flags byte (bit 0: remember;
+// bit 1: the authentication time follows), the user's SessionVersion as a
+// signed varint, and the time of the last authentication (a Login or a
+// [Session.Reauthenticate]) in Unix milliseconds as a signed varint. Cookies
+// made before that time was recorded lack bit 1 and the time: they still
+// authenticate, and [Session.AuthenticatedAt] is zero for them, so they are
+// never recent enough for a re-authentication check ("sudo mode").
 //
 // Attributes: HttpOnly, SameSite=Lax, Path=/, host-only, and Secure unless
 // Config.Insecure (development over plain HTTP only). Without remember the

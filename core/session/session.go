@@ -210,6 +210,7 @@ type Session struct {
 	state    state
 	user     *user.User // when state == authenticated
 	remember bool       // when state == authenticated
+	authAt   time.Time  // when state == authenticated: the last authentication; zero when the cookie predates it
 }
 
 type state uint8
@@ -224,22 +225,23 @@ const (
 // Session's user for the rest of the request. With remember the cookie has
 // Max-Age RememberLifetime and the session lasts that long; without, it is a
 // browser-session cookie and the session lasts Lifetime. The cookie carries
-// u.ID, the issue time and u.SessionVersion, so u must be the current
-// record (after any version bump).
+// u.ID, the issue time, u.SessionVersion and the time of authentication
+// (now: a Login is an authentication), so u must be the current record
+// (after any version bump).
 //
 // A fresh token is issued on every Login, so a session id planted before
 // login (session fixation) is never promoted.
 func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error {
+	return s.issue(u, remember, s.m.now())
+}
+
+// issue sets a fresh session cookie for u with the given remember choice
+// and authentication time.
+func (s *Session) issue(u *user.User, remember bool, authAt time.Time) error {
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
 	}
-	var buf [1 + binary.MaxVarintLen64]byte
-	data := buf[:1]
-	if remember {
-		data[0] = flagRemember
-	}
-	data = binary.AppendVarint(data, u.SessionVersion)
-	tok, err := s.m.tokens.CreateWith(u.ID, data)
+	tok, err := s.m.tokens.CreateWith(u.ID, appendData(nil, remember, u.SessionVersion, authAt))
 	if err != nil {
 		return fmt.Errorf("session: login: %w", err)
 	}
@@ -248,25 +250,56 @@ func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error 
 		opts.MaxAge = int(s.m.rememberLifetime / time.Second)
 	}
 	s.cookies.Set(s.m.name, tok, opts)
-	s.state, s.user, s.remember = authenticated, u, remember
+	s.state, s.user, s.remember, s.authAt = authenticated, u, remember, authAt.Truncate(time.Millisecond)
 	return nil
 }
 
 // Renew issues a fresh cookie for the current session, keeping its
-// "remember me" choice, for u: the current user after a change that ended
-// the other sessions (a password change bumps SessionVersion and
-// PasswordChangedAt; this request's session carries on). The new session
-// starts now and lasts a full lifetime. It returns ErrNotAuthenticated when
-// this request has no session (User or Login must have succeeded first),
-// and an error when u is not the session's user.
+// "remember me" choice and its time of authentication, for u: the current
+// user after a change that raised its session version and so ended the
+// other sessions (this request's session carries on). The new
+// session starts now and lasts a full lifetime. It returns
+// ErrNotAuthenticated when this request has no session (User or Login must
+// have succeeded first), and an error when u is not the session's user.
 func (s *Session) Renew(ctx context.Context, u *user.User) error {
+	if err := s.renewable(u); err != nil {
+		return err
+	}
+	return s.issue(u, s.remember, s.authAt)
+}
+
+// Reauthenticate is Renew after the user proved themselves again in this
+// request (re-entered the current password): the renewed session's time of
+// authentication is now, so [Session.AuthenticatedAt] is recent. Flows that
+// change the password or the factors and check the current password use it,
+// as does a password confirmation ("sudo mode").
+func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
+	if err := s.renewable(u); err != nil {
+		return err
+	}
+	return s.issue(u, s.remember, s.m.now())
+}
+
+func (s *Session) renewable(u *user.User) error {
 	if s.state != authenticated {
 		return ErrNotAuthenticated
 	}
 	if u == nil || u.ID != s.user.ID {
 		return errors.New("session: Renew with another user; use Login")
 	}
-	return s.Login(ctx, u, s.remember)
+	return nil
+}
+
+// AuthenticatedAt returns when the user of this request's session last
+// authenticated (a Login, or a Reauthenticate), to the millisecond, once
+// [Session.User] or Login has succeeded; the zero time before that, without
+// a session, and for a cookie made before authkit recorded the time (such a
+// cookie still authenticates; it is just never recent).
+func (s *Session) AuthenticatedAt() time.Time {
+	if s.state != authenticated {
+		return time.Time{}
+	}
+	return s.authAt
 }
 
 // Logout ends the session: it expires the cookie, and User returns
@@ -276,7 +309,7 @@ func (s *Session) Renew(ctx context.Context, u *user.User) error {
 // in the store. The error is always nil today.
 func (s *Session) Logout(ctx context.Context) error {
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember = anonymous, nil, false
+	s.state, s.user, s.remember, s.authAt = anonymous, nil, false, time.Time{}
 	return nil
 }
 
@@ -306,14 +339,14 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 		s.state = anonymous
 		return nil, ErrNotAuthenticated
 	}
-	u, remember, reason, err := s.m.resolve(ctx, raw)
+	u, d, reason, err := s.m.resolve(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
 	if reason != nil {
 		return nil, s.end(reason)
 	}
-	s.state, s.user, s.remember = authenticated, u, remember
+	s.state, s.user, s.remember, s.authAt = authenticated, u, d.remember, d.authAt
 	return u, nil
 }
 
@@ -337,61 +370,107 @@ func (m *Manager) User(ctx context.Context, cookieValue string) (*user.User, err
 	return u, nil
 }
 
-// resolve checks the session cookie value raw: the user and the remember
-// choice of a valid session; the reason a session is invalid; or an error
-// from ResolveUser, wrapped.
-func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, remember bool, reason, err error) {
+// resolve checks the session cookie value raw: the user and the data of a
+// valid session; the reason a session is invalid; or an error from
+// ResolveUser, wrapped.
+func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data, reason, err error) {
 	c, err := m.tokens.Verify(raw)
 	if err != nil {
-		return nil, false, err, nil
+		return nil, data{}, err, nil
 	}
-	remember, version, err := parseData(c.Data)
+	d, err = parseData(c.Data)
 	if err != nil {
-		return nil, false, err, nil
+		return nil, data{}, err, nil
 	}
 	life := m.lifetime
-	if remember {
+	if d.remember {
 		life = m.rememberLifetime
 	}
 	if !m.now().Before(c.IssuedAt.Add(life)) {
-		return nil, false, token.ErrExpired, nil
+		return nil, data{}, token.ErrExpired, nil
 	}
 	u, err = m.resolveUser(ctx, c.UserID)
 	if err != nil {
-		return nil, false, nil, fmt.Errorf("session: resolve user: %w", err)
+		return nil, data{}, nil, fmt.Errorf("session: resolve user: %w", err)
 	}
 	if u == nil {
-		return nil, false, errUserGone, nil
+		return nil, data{}, errUserGone, nil
 	}
 	if !u.PasswordChangedAt.IsZero() && floorDiv(c.IssuedAtMs(), 1000) < floorDiv(u.PasswordChangedAt.UnixMilli(), 1000) {
-		return nil, false, errPasswordChanged, nil
+		return nil, data{}, errPasswordChanged, nil
 	}
-	if version < u.SessionVersion {
-		return nil, false, errVersion, nil
+	if d.version < u.SessionVersion {
+		return nil, data{}, errVersion, nil
 	}
-	return u, remember, nil, nil
+	return u, d, nil, nil
 }
 
 // end expires the session cookie of a request whose session is invalid.
 func (s *Session) end(reason error) error {
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember = anonymous, nil, false
+	s.state, s.user, s.remember, s.authAt = anonymous, nil, false, time.Time{}
 	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
 }
 
-const flagRemember = 1
+// The session token's data, after the token's own user id and issue time:
+//
+//	flags   1 byte: flagRemember, flagAuthTime; no other bit may be set
+//	version varint: the user's SessionVersion when the cookie was made
+//	authAt  varint: Unix milliseconds of the last authentication; present
+//	        exactly when flagAuthTime is set
+//
+// Cookies made before authkit recorded the authentication time have no
+// flagAuthTime and end after the version: they parse, with a zero authAt,
+// so they keep authenticating and are never recent. Every cookie authkit
+// makes now carries the time. A future field takes the next flag bit, so
+// each format parses exactly one way.
+const (
+	flagRemember = 1 << 0
+	flagAuthTime = 1 << 1
+)
 
-// parseData decodes a session token's data: one flags byte, then the
-// session version as a varint.
-func parseData(d []byte) (remember bool, version int64, err error) {
-	if len(d) < 2 || d[0]&^flagRemember != 0 {
-		return false, 0, errData
+// data is a session token's data, parsed.
+type data struct {
+	remember bool
+	version  int64
+	authAt   time.Time // zero: not recorded (an older cookie)
+}
+
+// appendData appends the data of a session token to dst.
+func appendData(dst []byte, remember bool, version int64, authAt time.Time) []byte {
+	flags := byte(flagAuthTime)
+	if remember {
+		flags |= flagRemember
 	}
-	version, n := binary.Varint(d[1:])
-	if n <= 0 || 1+n != len(d) {
-		return false, 0, errData
+	dst = append(dst, flags)
+	dst = binary.AppendVarint(dst, version)
+	return binary.AppendVarint(dst, authAt.UnixMilli())
+}
+
+// parseData decodes a session token's data (see appendData), refusing any
+// byte a Login never writes.
+func parseData(d []byte) (data, error) {
+	if len(d) < 2 || d[0]&^(flagRemember|flagAuthTime) != 0 {
+		return data{}, errData
 	}
-	return d[0] == flagRemember, version, nil
+	out := data{remember: d[0]&flagRemember != 0}
+	rest := d[1:]
+	version, n := binary.Varint(rest)
+	if n <= 0 {
+		return data{}, errData
+	}
+	out.version, rest = version, rest[n:]
+	if d[0]&flagAuthTime != 0 {
+		ms, n := binary.Varint(rest)
+		if n <= 0 || ms <= 0 {
+			return data{}, errData
+		}
+		out.authAt, rest = time.UnixMilli(ms).UTC(), rest[n:]
+	}
+	if len(rest) != 0 {
+		return data{}, errData
+	}
+	return out, nil
 }
 
 func floorDiv(a, b int64) int64 {

@@ -673,3 +673,129 @@ func BenchmarkUser(b *testing.B) {
 		}
 	}
 }
+
+// sessionAt reads the session of a request carrying cookie and returns its
+// time of authentication.
+func (f *fixture) sessionAt(t *testing.T, cookie string) time.Time {
+	t.Helper()
+	s := f.m.Session(newBridge(DefaultCookieName, cookie))
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatalf("User: %v", err)
+	}
+	return s.AuthenticatedAt()
+}
+
+// TestAuthenticatedAt: a Login records its time in the cookie; Renew keeps
+// it, Reauthenticate makes it now; a cookie of the format before the time
+// was recorded still authenticates, with a zero time (never recent).
+func TestAuthenticatedAt(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	cookie := f.login(t, f.alice, true)
+	if got := f.sessionAt(t, cookie); !got.Equal(t0) {
+		t.Fatalf("after Login: AuthenticatedAt = %v, want %v", got, t0)
+	}
+	if got := f.m.Session(newBridge()).AuthenticatedAt(); !got.IsZero() {
+		t.Errorf("without a session: AuthenticatedAt = %v, want zero", got)
+	}
+
+	f.clk.t = t0.Add(20 * time.Minute)
+	b := newBridge(DefaultCookieName, cookie)
+	s := f.m.Session(b)
+	if err := s.Reauthenticate(ctx, f.alice); err != ErrNotAuthenticated {
+		t.Errorf("Reauthenticate before User: %v, want ErrNotAuthenticated", err)
+	}
+	if _, err := s.User(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Renew(ctx, f.alice); err != nil {
+		t.Fatal(err)
+	}
+	renewed := b.lastSet(t)
+	if got := f.sessionAt(t, renewed); !got.Equal(t0) {
+		t.Errorf("after Renew: AuthenticatedAt = %v, want the login's %v", got, t0)
+	}
+	if b.sets[0].opts.MaxAge != 2592000 {
+		t.Errorf("Renew dropped remember: MaxAge %d", b.sets[0].opts.MaxAge)
+	}
+	b.sets = nil
+	if err := s.Reauthenticate(ctx, &user.User{ID: "u-bob"}); err == nil {
+		t.Error("Reauthenticate with another user succeeded")
+	}
+	if err := s.Reauthenticate(ctx, f.alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.AuthenticatedAt(); !got.Equal(f.clk.t) {
+		t.Errorf("same request after Reauthenticate: AuthenticatedAt = %v, want %v", got, f.clk.t)
+	}
+	if got := f.sessionAt(t, b.lastSet(t)); !got.Equal(f.clk.t) {
+		t.Errorf("after Reauthenticate: AuthenticatedAt = %v, want %v", got, f.clk.t)
+	}
+	if err := s.Logout(ctx); err != nil || !s.AuthenticatedAt().IsZero() {
+		t.Errorf("after Logout: AuthenticatedAt = %v, %v; want zero", s.AuthenticatedAt(), err)
+	}
+}
+
+// TestOldFormatCookie: a cookie of the format without the authentication
+// time (flags byte, version) keeps its user and remember choice, and has a
+// zero AuthenticatedAt.
+func TestOldFormatCookie(t *testing.T) {
+	f := newFixture(t)
+	forger, err := token.NewVerifier(token.Config{Secrets: []string{secretA}, Purpose: Purpose, Expiry: 30 * 24 * time.Hour, Now: f.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remember := range []bool{false, true} {
+		old := []byte{0, 0}
+		if remember {
+			old[0] = flagRemember
+		}
+		tok, err := forger.CreateWith(f.alice.ID, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newBridge(DefaultCookieName, tok)
+		s := f.m.Session(b)
+		if u, err := s.User(context.Background()); err != nil || u != f.alice {
+			t.Fatalf("old cookie (remember %v): User = %v, %v", remember, u, err)
+		}
+		if got := s.AuthenticatedAt(); !got.IsZero() {
+			t.Errorf("old cookie: AuthenticatedAt = %v, want zero", got)
+		}
+		if err := s.Renew(context.Background(), f.alice); err != nil {
+			t.Fatal(err)
+		}
+		if (b.sets[0].opts.MaxAge != 0) != remember {
+			t.Errorf("old cookie renewed: MaxAge %d, remember %v", b.sets[0].opts.MaxAge, remember)
+		}
+	}
+}
+
+// TestBadAuthTimeData: session data with the time flag but a missing,
+// zero, negative or trailing time is refused like any malformed data.
+func TestBadAuthTimeData(t *testing.T) {
+	f := newFixture(t)
+	forger, err := token.NewVerifier(token.Config{Secrets: []string{secretA}, Purpose: Purpose, Expiry: time.Hour, Now: f.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := appendData(nil, false, 0, t0)
+	for _, d := range [][]byte{
+		{flagAuthTime, 0},    // flag without the time
+		{flagAuthTime, 0, 0}, // time zero
+		{flagAuthTime, 0, 1}, // time negative (zigzag 1 = -1)
+		{0, 0, 2},            // a time without the flag
+		append(good, 0),      // trailing byte
+		{4, 0},               // an unknown flag
+	} {
+		tok, err := forger.CreateWith(f.alice.ID, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, b, err := f.user(tok)
+		checkDead(t, u, b, err, errData)
+	}
+	tok, _ := forger.CreateWith(f.alice.ID, good)
+	u, b, err := f.user(tok)
+	checkAlive(t, u, b, err, f.alice)
+}

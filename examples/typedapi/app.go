@@ -43,6 +43,7 @@ var notices = map[string]string{
 	"signed-out-everywhere": "You are signed out on every device.",
 	"reset-sent":            "If an account exists for that address, a reset link is on its way.",
 	"password-reset":        "Your password is changed. Sign in with the new one.",
+	"password-confirmed":    "Password confirmed. You can change your security settings for the next 15 minutes.",
 }
 
 // app is the example's HTTP handler: its pages over an *auth.Service.
@@ -118,6 +119,8 @@ func newApp(cfg auth.Config) (*app, error) {
 	mux.HandleFunc("POST /account/resend-verification", a.resendVerification)
 	mux.HandleFunc("POST /account/2fa/setup", a.setupTwoFactor)
 	mux.HandleFunc("POST /account/2fa/confirm", a.confirmTwoFactor)
+	mux.HandleFunc("GET /account/confirm-password", a.show("confirm.html", "Confirm your password"))
+	mux.HandleFunc("POST /account/confirm-password", a.confirmPassword)
 	mux.HandleFunc("POST /logout", a.logout)
 	mux.HandleFunc("POST /logout-everywhere", a.logoutEverywhere)
 
@@ -438,6 +441,10 @@ func (a *app) accountFailed(w http.ResponseWriter, r *http.Request, v *auth.Visi
 		redirect(w, r, "/login")
 		return
 	}
+	if errors.Is(err, auth.ErrReauthenticationRequired) {
+		redirect(w, r, "/account/confirm-password")
+		return
+	}
 	p := page{Title: "Your account"}
 	p.User, _ = a.svc.CurrentUser(r.Context(), v)
 	a.fail(w, r, "account.html", p, err, nil)
@@ -488,10 +495,33 @@ func (a *app) confirmTwoFactor(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, auth.ErrNotAuthenticated):
 		redirect(w, r, "/login")
+	case errors.Is(err, auth.ErrReauthenticationRequired):
+		redirect(w, r, "/account/confirm-password")
 	case err != nil:
 		a.fail(w, r, "setup.html", p, err, codeField)
 	default:
 		a.render(w, http.StatusOK, "codes.html", page{Title: "Save your recovery codes", Codes: codes})
+	}
+}
+
+// confirmPassword is the re-authentication step ("sudo mode"): 2FA setup
+// and confirm send a session that signed in more than 15 minutes ago here.
+func (a *app) confirmPassword(w http.ResponseWriter, r *http.Request) {
+	p := page{Title: "Confirm your password"}
+	if err := parseForm(w, r); err != nil {
+		a.fail(w, r, "confirm.html", p, err, nil)
+		return
+	}
+	v := a.visit(r)
+	_, err := a.svc.ConfirmPassword(r.Context(), v, auth.ConfirmPasswordInput{Password: r.PostForm.Get("password")})
+	v.WriteHeaders(w)
+	switch {
+	case errors.Is(err, auth.ErrNotAuthenticated):
+		redirect(w, r, "/login")
+	case err != nil:
+		a.fail(w, r, "confirm.html", p, err, fieldIs("password", auth.ErrInvalidPassword))
+	default:
+		redirect(w, r, "/account?notice=password-confirmed")
 	}
 }
 

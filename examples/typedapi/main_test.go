@@ -402,3 +402,24 @@ func TestTooManyLogins(t *testing.T) {
 		t.Fatalf("Retry-After %q", p.header.Get("Retry-After"))
 	}
 }
+
+// TestConfirmPasswordStep: a session that signed in more than 15 minutes
+// ago is sent from 2FA setup to the password confirmation; a wrong password
+// is shown beside the field, the right one lets setup through.
+func TestConfirmPasswordStep(t *testing.T) {
+	e := start(t)
+	b := e.browser(t)
+	const email, password = "ada@example.com", "correct horse battery"
+	b.post("/register", url.Values{"email": {email}, "password": {password}, "name": {"Ada"}}).
+		expect(t, 200, "/account?notice=registered", 303)
+	e.clock.Advance(15 * time.Minute)
+	b.post("/account/2fa/setup", nil).expect(t, 200, "/account/confirm-password", 303)
+	b.post("/account/confirm-password", url.Values{"password": {"not the password"}}).
+		expect(t, 401, "/account/confirm-password").has(t, "error-password", "Invalid password")
+	b.post("/account/confirm-password", url.Values{"password": {password}}).
+		expect(t, 200, "/account?notice=password-confirmed", 303).has(t, "notice", notices["password-confirmed"])
+	p := b.post("/account/2fa/setup", nil).expect(t, 200, "/account/2fa/setup")
+	if !strings.Contains(p.body, `id="otpauth"`) {
+		t.Fatalf("setup after the confirmation shows no key:\n%s", p.body)
+	}
+}

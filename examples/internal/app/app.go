@@ -6,6 +6,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -26,6 +27,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
@@ -142,6 +144,12 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 
+	checker, checkerDesc, err := pwnedChecker(get(env, "PWNED_PASSWORDS", ""))
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
+
 	svc, err := auth.New(auth.Config{
 		Users:      users,
 		Secrets:    splitList(secrets),
@@ -152,9 +160,10 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Proxies:    proxies,
 		LimitStore: limitStore,
 		// Secure cookies everywhere but development over plain HTTP.
-		Insecure:       !a.Production,
-		TrustedOrigins: splitList(get(env, "TRUSTED_ORIGINS", "")),
-		Logger:         logger,
+		Insecure:        !a.Production,
+		TrustedOrigins:  splitList(get(env, "TRUSTED_ORIGINS", "")),
+		PasswordChecker: checker,
+		Logger:          logger,
 	})
 	if err != nil {
 		a.Close(context.Background())
@@ -165,9 +174,31 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if a.Pages, err = pages.New(pages.Config{AppName: get(env, "APP_NAME", "authkit"), SecureCookies: a.Production}); err != nil {
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, appEnv)
 	return a, nil
+}
+
+// pwnedChecker is the breached-password check of PWNED_PASSWORDS: unset or
+// "false", none; "true", the Have I Been Pwned range API; an http(s) URL,
+// a range API at that base (a mirror). It returns the checker (nil for
+// none) and its description for the start-up log.
+func pwnedChecker(setting string) (password.Checker, string, error) {
+	var base string
+	switch s := strings.TrimSpace(setting); {
+	case s == "" || s == "false":
+		return nil, "off", nil
+	case s == "true":
+	case strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://"):
+		base = s
+	default:
+		return nil, "", fmt.Errorf("PWNED_PASSWORDS must be true, false or a range API URL, not %q", setting)
+	}
+	p, err := password.NewPwned(password.PwnedConfig{BaseURL: base})
+	if err != nil {
+		return nil, "", fmt.Errorf("PWNED_PASSWORDS: %w", err)
+	}
+	return p, "range API " + cmp.Or(base, password.DefaultPwnedURL), nil
 }
 
 // appURLWarning says what is wrong with APP_URL for links mailed to

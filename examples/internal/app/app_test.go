@@ -121,6 +121,8 @@ func TestBadSettings(t *testing.T) {
 		{"REDIS_URL", "redis://127.0.0.1:1/0", "REDIS_URL: 127.0.0.1:1 does not answer"},
 		{"REDIS_URL", "http://x", "REDIS_URL: invalid URL"},
 		{"SMTP_URL", "http://x", "SMTP_URL"},
+		{"PWNED_PASSWORDS", "yes", "PWNED_PASSWORDS must be true, false or a range API URL"},
+		{"PWNED_PASSWORDS", "https:///range/", "PWNED_PASSWORDS: password: invalid pwned config"},
 	} {
 		_, err := Load(env(map[string]string{tt.k: tt.v, "AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -222,6 +224,22 @@ func TestAppURLWarning(t *testing.T) {
 		got := appURLWarning(url)
 		if (got != "") != warn || warn && !strings.HasPrefix(got, "APP_URL="+url+" is not an https:// URL") {
 			t.Errorf("APP_URL=%s: warning %q, want one: %v", url, got, warn)
+		}
+	}
+}
+
+// TestPwnedPasswords: PWNED_PASSWORDS turns the range API client on (the
+// public API, or a mirror by URL) and is off by default.
+func TestPwnedPasswords(t *testing.T) {
+	for setting, want := range map[string]string{
+		"":                              "off",
+		"false":                         "off",
+		"true":                          "range API https://api.pwnedpasswords.com/range/",
+		"https://mirror.example/range/": "range API https://mirror.example/range/",
+	} {
+		c, desc, err := pwnedChecker(setting)
+		if err != nil || desc != want || (c == nil) != (want == "off") {
+			t.Errorf("PWNED_PASSWORDS=%q: %v, %q, %v; want %q", setting, c, desc, err, want)
 		}
 	}
 }

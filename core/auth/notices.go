@@ -1,0 +1,108 @@
+package auth
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Notices: mails to the account's address when its security changes
+// (2FA turned on, recovery codes replaced, a recovery code used) and on a
+// sign-in from a browser that had not signed in to it before.
+//
+// A browser is recognised without a store: every registration and every
+// completed sign-in sets the device cookie, a signed token (HMAC-SHA256
+// under a key of its own purpose, "device") of the user's id and its issue
+// time, for DeviceLifetime. A sign-in whose request carries no such cookie
+// for that user (none, another user's, one that does not verify or has
+// expired) mails the notice, with the time, the client address and the
+// User-Agent, and audits EventNewDeviceSign. The cookie identifies nothing
+// but "this browser signed in as this user before"; it authenticates
+// nothing, and a stolen copy only spares a thief the notice (SECURITY.md).
+
+// DeviceCookie is the name of the cookie that marks a browser as one that
+// signed in to an account before (docs/api.md, Cookies).
+const DeviceCookie = "authkit_device"
+
+// DeviceLifetime is how long the device cookie lasts; every sign-in
+// renews it, so a browser in use stays known.
+const DeviceLifetime = 365 * 24 * time.Hour
+
+// purposeDevice is the token purpose of the device cookie.
+const purposeDevice = "device"
+
+// maxUserAgent caps the User-Agent a notice quotes, in characters.
+const maxUserAgent = 200
+
+func (s *Service) deviceCookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name: DeviceCookie, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: !s.cfg.Insecure, SameSite: http.SameSiteLaxMode,
+	}
+}
+
+// rememberDevice sets the device cookie for u on the visit.
+func (s *Service) rememberDevice(v *Visit, u *user.User) {
+	if !s.cfg.featureOn(FeatureNewDeviceNotice) {
+		return
+	}
+	tok, err := s.device.Create(u.ID)
+	if err != nil {
+		s.log.ErrorContext(v.ctx, "authkit: device cookie not made", "err", err)
+		return
+	}
+	v.setCookie(s.deviceCookie(tok, int(DeviceLifetime/time.Second)))
+}
+
+// knownDevice reports whether the visit's request carries a valid device
+// cookie of u.
+func (s *Service) knownDevice(v *Visit, u *user.User) bool {
+	raw, ok := v.req.Cookie(DeviceCookie)
+	if !ok || raw == "" {
+		return false
+	}
+	c, err := s.device.Verify(raw)
+	return err == nil && c.UserID == u.ID
+}
+
+// signedIn follows a completed sign-in (every factor accepted, the session
+// issued): from a browser without the device cookie of u it mails the
+// new-device notice and audits it; either way it renews the cookie.
+func (s *Service) signedIn(v *Visit, u *user.User) {
+	if !s.cfg.featureOn(FeatureNewDeviceNotice) {
+		return
+	}
+	if !s.knownDevice(v, u) {
+		ua := cleanUserAgent(v.req.Header("User-Agent"))
+		s.audit(v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
+		s.send(v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
+	}
+	s.rememberDevice(v, u)
+}
+
+// clientAddr is the client's address as the notices show it: the whole
+// address (rate limits key IPv6 clients by their /64), "" when unknown.
+func (s *Service) clientAddr(r Request) string {
+	ip, ok := s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
+	if !ok {
+		return ""
+	}
+	return ip.String()
+}
+
+// cleanUserAgent makes a client's User-Agent fit to quote in a mail: valid
+// UTF-8, control characters dropped, white space collapsed, at most
+// maxUserAgent characters.
+func cleanUserAgent(ua string) string {
+	ua = strings.ToValidUTF8(ua, "")
+	ua = strings.Join(strings.FieldsFunc(ua, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if utf8.RuneCountInString(ua) > maxUserAgent {
+		ua = string([]rune(ua)[:maxUserAgent]) + "…"
+	}
+	return ua
+}

@@ -1,0 +1,215 @@
+package authtest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
+)
+
+// Notices (docs/api.md, Mails): the account hears of 2FA turned on,
+// recovery codes replaced or used, and of a sign-in from a browser that
+// had not signed in to it before (the device cookie, not every login).
+
+const testUserAgent = "AuthTest/1.0 (suite browser)"
+
+// noticeTime is how the notices word the clock's time in English.
+func (e *env) noticeTime() string { return e.clock.Now().UTC().Format("2 January 2006 at 15:04 UTC") }
+
+// mustNotice checks the latest mail of kind to addr: sent, stating want
+// in the text and the HTML part, and the time of the event.
+func (e *env) mustNotice(t *testing.T, addr string, kind mail.Kind, subject string, want ...string) mail.Message {
+	t.Helper()
+	m := e.lastMail(t, addr, kind)
+	if m.Subject != "authkit: "+subject {
+		t.Errorf("%s mail: subject %q, want %q", kind, m.Subject, "authkit: "+subject)
+	}
+	for _, w := range append(want, e.noticeTime()) {
+		if !strings.Contains(m.Text, w) || !strings.Contains(m.HTML, w) {
+			t.Errorf("%s mail: does not state %q:\n%s\n%s", kind, w, m.Text, m.HTML)
+		}
+	}
+	return m
+}
+
+// mustMailCount checks how many mails of kind addr got.
+func (e *env) mustMailCount(t *testing.T, addr string, kind mail.Kind, want int) {
+	t.Helper()
+	if n := len(e.mails(t, addr, kind)); n != want {
+		t.Errorf("%d %s mails to %s, want %d", n, kind, addr, want)
+	}
+}
+
+func (s suite) noticeTwoFactorEnabled(t *testing.T) {
+	e := s.env(t)
+	_, u, _, _ := e.twoFactorUser(t)
+	e.mustNotice(t, "ada@example.com", mail.KindTwoFactorEnabled, "Two-factor authentication was turned on",
+		"Two-factor authentication was turned on for your account at authkit on")
+	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorEnabled, 1)
+	if ev, ok := e.audit.last(auth.EventTwoFactorEnabled); !ok || ev.UserID != u.ID {
+		t.Errorf("audit: no %s event for %s", auth.EventTwoFactorEnabled, u.ID)
+	}
+}
+
+func (s suite) noticeCodesRegenerated(t *testing.T) {
+	e := s.env(t)
+	c, u, _, _ := e.twoFactorUser(t)
+	e.mustMailCount(t, "ada@example.com", mail.KindRecoveryCodesRegenerated, 0)
+	if r := c.post("/api/2fa/regenerate-codes", nil); r.Status != http.StatusOK {
+		t.Fatalf("%s: want 200", r)
+	}
+	e.mustNotice(t, "ada@example.com", mail.KindRecoveryCodesRegenerated, "Your recovery codes were replaced",
+		"New recovery codes were made for your account", "The earlier codes no longer work")
+	if ev, ok := e.audit.last(auth.EventRecoveryCodesRegenerated); !ok || ev.UserID != u.ID {
+		t.Errorf("audit: no %s event for %s", auth.EventRecoveryCodesRegenerated, u.ID)
+	}
+	// A refused regeneration (stale session) mails nothing.
+	e.stale()
+	mustNeedReauth(t, c.post("/api/2fa/regenerate-codes", nil))
+	e.mustMailCount(t, "ada@example.com", mail.KindRecoveryCodesRegenerated, 1)
+}
+
+func (s suite) noticeRecoveryCodeUsed(t *testing.T) {
+	e := s.env(t)
+	_, u, _, codes := e.twoFactorUser(t)
+	p := e.pending(t)
+	mustStatus(t, p.recover("0000000000000000"), http.StatusBadRequest, errInvalidRecovery)
+	e.mustMailCount(t, "ada@example.com", mail.KindRecoveryCodeUsed, 0)
+	mustBody(t, p.recover(codes[0]), obj{"success": true, "remainingCodes": 7})
+	e.mustNotice(t, "ada@example.com", mail.KindRecoveryCodeUsed, "A recovery code was used to sign in",
+		"A recovery code was used to sign in to your account", "You have 7 recovery codes left")
+	if ev, ok := e.audit.last(auth.EventRecoveryCodeUsed); !ok || ev.UserID != u.ID || ev.Detail != "remaining 7" {
+		t.Errorf("audit: %+v, want %s for %s, remaining 7", ev, auth.EventRecoveryCodeUsed, u.ID)
+	}
+	for i := 1; i < 7; i++ {
+		mustBody(t, e.pending(t).recover(codes[i]), obj{"success": true, "remainingCodes": 7 - i})
+	}
+	e.mustNotice(t, "ada@example.com", mail.KindRecoveryCodeUsed, "A recovery code was used to sign in",
+		"You have 1 recovery code left; each works once. Make new ones soon")
+	e.mustMailCount(t, "ada@example.com", mail.KindRecoveryCodeUsed, 7)
+}
+
+// noticeNewDevice: registration marks its browser; a login from it mails
+// nothing, a login from another browser mails the notice with the time,
+// the address and the browser, and marks that browser too.
+func (s suite) noticeNewDevice(t *testing.T) {
+	e := s.env(t)
+	home := e.client()
+	u := e.signup(t, home, "ada@example.com")
+	ck := home.cookie(auth.DeviceCookie)
+	if ck == nil || ck.Value == "" {
+		t.Fatalf("registration set no %s cookie", auth.DeviceCookie)
+	}
+	mustMessage(t, home.post("/api/auth/logout", nil), msgLoggedOut)
+	if home.cookie(auth.DeviceCookie) == nil {
+		t.Errorf("logout deleted the %s cookie", auth.DeviceCookie)
+	}
+	mustLogin(t, home, "ada@example.com", goodPassword)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 0)
+
+	e.clock.Advance(time.Hour)
+	away := e.client()
+	away.header.Set("User-Agent", testUserAgent)
+	r := away.login("ada@example.com", goodPassword)
+	mustBody(t, r, obj{"success": true})
+	dc := r.setCookie(auth.DeviceCookie)
+	if dc == nil || !dc.HttpOnly || dc.SameSite != http.SameSiteLaxMode || dc.Path != "/" || dc.MaxAge != 365*24*60*60 {
+		t.Errorf("%s: device cookie %v, want HttpOnly, SameSite=Lax, Path=/, Max-Age=31536000", r, dc)
+	}
+	e.mustNotice(t, "ada@example.com", mail.KindNewSignIn, "New sign-in to your account",
+		"from a device or browser that had not signed in to it before", "Address: 127.0.0.1", "Browser: "+testUserAgent)
+	if ev, ok := e.audit.last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != testUserAgent {
+		t.Errorf("audit: %+v, want %s for %s with the User-Agent", ev, auth.EventNewDeviceSignIn, u.ID)
+	}
+	// Both browsers are known now.
+	mustLogin(t, away, "ada@example.com", goodPassword)
+	mustLogin(t, home, "ada@example.com", goodPassword)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+	// A failed login mails nothing.
+	mustStatus(t, e.client().login("ada@example.com", wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+}
+
+// noticeNewDeviceTwoFactor: with 2FA the notice follows the second step,
+// not the password step.
+func (s suite) noticeNewDeviceTwoFactor(t *testing.T) {
+	e := s.env(t)
+	_, _, secret, codes := e.twoFactorUser(t)
+	c := e.client()
+	pendingLogin(t, c, "ada@example.com")
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 0)
+	e.nextStep()
+	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+	// The same browser again, by recovery code: known.
+	pendingLogin(t, c, "ada@example.com")
+	mustBody(t, c.recover(codes[0]), obj{"success": true, "remainingCodes": 7})
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+}
+
+// noticeDeviceCookieBound: a device cookie counts only for its own user
+// and only while it verifies.
+func (s suite) noticeDeviceCookieBound(t *testing.T) {
+	e := s.env(t, relaxed)
+	e.seed(t, "ada@example.com")
+	e.seed(t, "bob@example.com")
+	c := e.loggedIn(t, "ada@example.com")
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+	adas := c.cookie(auth.DeviceCookie).Value
+
+	// Ada's cookie is no device of Bob's.
+	mustLogin(t, c, "bob@example.com", goodPassword)
+	e.mustMailCount(t, "bob@example.com", mail.KindNewSignIn, 1)
+	// The browser is Bob's now; Ada is new to it again.
+	mustLogin(t, c, "ada@example.com", goodPassword)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 2)
+
+	// A tampered cookie, or Ada's in a browser that is not hers, for
+	// another purpose: the session cookie is no device cookie.
+	for i, v := range []string{adas[:len(adas)-2] + "xx", "garbage", c.cookie(sessionCookie).Value} {
+		b := e.client()
+		b.setCookie(auth.DeviceCookie, v)
+		mustLogin(t, b, "ada@example.com", goodPassword)
+		e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 3+i)
+	}
+
+	// A device cookie ends after a year; every sign-in renews it.
+	old := e.client()
+	old.setCookie(auth.DeviceCookie, adas)
+	e.clock.Advance(364 * 24 * time.Hour)
+	mustLogin(t, old, "ada@example.com", goodPassword) // renewed now
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 5)
+	stale := e.client()
+	stale.setCookie(auth.DeviceCookie, adas)
+	e.clock.Advance(2 * 24 * time.Hour)
+	mustLogin(t, old, "ada@example.com", goodPassword)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 5)
+	mustLogin(t, stale, "ada@example.com", goodPassword)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 6)
+}
+
+// noticesInGerman: the notices go out in the visit's language.
+func (s suite) noticesInGerman(t *testing.T) {
+	e := s.env(t, withGerman(t))
+	c := e.client()
+	e.signup(t, c, "ada@example.com")
+	b := e.client()
+	b.header.Set("Accept-Language", "de")
+	mustLogin(t, b, "ada@example.com", goodPassword)
+	m := e.lastMail(t, "ada@example.com", mail.KindNewSignIn)
+	if m.Subject != "authkit: Neue Anmeldung bei Ihrem Konto" || !strings.Contains(m.Text, "Adresse: 127.0.0.1") ||
+		!strings.Contains(m.HTML, `<html lang="de">`) {
+		t.Errorf("new-device notice not in German:\n%s\n%s", m.Subject, m.Text)
+	}
+	secret := e.setup2FA(t, c)
+	c.header.Set("Accept-Language", "de")
+	if r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)}); r.Status != http.StatusOK {
+		t.Fatalf("%s: want 200", r)
+	}
+	if m := e.lastMail(t, "ada@example.com", mail.KindTwoFactorEnabled); m.Subject != "authkit: Die Zwei-Faktor-Anmeldung wurde eingeschaltet" {
+		t.Errorf("2FA notice subject %q, want German", m.Subject)
+	}
+}
