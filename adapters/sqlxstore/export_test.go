@@ -5,9 +5,18 @@ import (
 	"time"
 )
 
-// DropTables drops the tables of db's prefix: tests clean up with it.
+// DropTables drops the tables of db's prefix: tests clean up with it. Of
+// a mapped users table (Config.Users) it drops only the side table: the
+// app's table is the test's to drop.
 func (db *DB) DropTables(ctx context.Context) error {
-	for _, t := range []string{db.t.users, db.t.limits, db.t.migrations} {
+	tables := []string{db.t.users, db.t.limits, db.t.migrations}
+	if db.s.mapped {
+		tables = []string{db.t.limits, db.t.migrations}
+		if db.s.side {
+			tables = append([]string{db.s.sideName}, tables...)
+		}
+	}
+	for _, t := range tables {
 		if _, err := db.x.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return err
 		}
@@ -24,4 +33,10 @@ var StorageKey = storageKey
 // instead of a timer. Call it before Limits.
 func (db *DB) SetCleanupTicker(tick <-chan time.Time) {
 	db.newTicker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
+}
+
+// UserStoreSQL returns the store's queries by name, for tests of the SQL
+// built from a mapping.
+func (s *UserStore) UserStoreSQL() map[string]string {
+	return map[string]string{"byID": s.q.byID, "byEmail": s.q.byEmail, "ensure": s.q.ensure, "reset": s.q.reset}
 }
