@@ -40,6 +40,18 @@ var appTables = map[string]map[sqlxstore.Dialect]string{
 		sqlxstore.SQLite: `CREATE TABLE %[1]s (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE,
 			password_hash TEXT NOT NULL, full_name TEXT NULL, created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)`,
 	},
+	// What issue 15's adopter had: bigserial ids, addresses in mixed case
+	// (on MySQL a case-insensitive, accent-sensitive collation), legacy
+	// bcrypt hashes, a created-at timestamp.
+	"legacy": {
+		sqlxstore.Postgres: `CREATE TABLE %[1]s (id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE,
+			password_hash TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+		sqlxstore.MySQL: `CREATE TABLE %[1]s (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+			email VARCHAR(320) CHARACTER SET utf8mb4 COLLATE utf8mb4_uca1400_as_ci NOT NULL UNIQUE,
+			password_hash VARCHAR(255) NOT NULL, created_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3)) ENGINE=InnoDB`,
+		sqlxstore.SQLite: `CREATE TABLE %[1]s (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE,
+			password_hash TEXT NOT NULL, created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)`,
+	},
 	// Text ids and names of the app's choosing, emails in mixed case: on
 	// MySQL a case-insensitive, accent-sensitive collation.
 	"text": {
@@ -105,17 +117,36 @@ var mappings = []mapping{
 // in), migrated. Everything is dropped when the test ends.
 func appDB(t testing.TB, pool *sqlxstore.DB, kind string, users sqlxstore.UsersTable) (*sqlxstore.DB, string) {
 	t.Helper()
-	ctx := context.Background()
-	prefix := randomPrefix()
-	table := prefix + "app_users"
-	if _, err := pool.SQLX().ExecContext(ctx, fmt.Sprintf(appTables[kind][pool.Dialect()], table)); err != nil {
+	prefix, table := appTable(t, pool, kind)
+	db := mappedDB(t, pool, prefix, table, users)
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return db, table
+}
+
+// appTable creates the app's users table of kind, dropped when the test
+// ends, and returns the table prefix of the test and the table's name.
+func appTable(t testing.TB, pool *sqlxstore.DB, kind string) (prefix, table string) {
+	t.Helper()
+	prefix = randomPrefix()
+	table = prefix + "app_users"
+	if _, err := pool.SQLX().ExecContext(context.Background(), fmt.Sprintf(appTables[kind][pool.Dialect()], table)); err != nil {
 		t.Fatalf("the app's CREATE TABLE: %v", err)
 	}
 	t.Cleanup(func() {
-		if _, err := pool.SQLX().ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
+		if _, err := pool.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+table); err != nil {
 			t.Errorf("drop %s: %v", table, err)
 		}
 	})
+	return prefix, table
+}
+
+// mappedDB returns a DB over pool mapped onto the app's table, not yet
+// migrated; its own tables are dropped when the test ends (before the
+// app's).
+func mappedDB(t testing.TB, pool *sqlxstore.DB, prefix, table string, users sqlxstore.UsersTable) *sqlxstore.DB {
+	t.Helper()
 	users.Table = table
 	db, err := sqlxstore.New(pool.SQLX(), sqlxstore.Config{TablePrefix: prefix, Users: users})
 	if err != nil {
@@ -123,14 +154,11 @@ func appDB(t testing.TB, pool *sqlxstore.DB, kind string, users sqlxstore.UsersT
 	}
 	t.Cleanup(func() {
 		_ = db.Close()
-		if err := db.DropTables(ctx); err != nil {
+		if err := db.DropTables(context.Background()); err != nil {
 			t.Errorf("drop tables: %v", err)
 		}
 	})
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatalf("Migrate: %v", err)
-	}
-	return db, table
+	return db
 }
 
 // TestConformanceMapped runs the user-store suite on an app's own users
