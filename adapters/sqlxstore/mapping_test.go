@@ -10,7 +10,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/store/storetest"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // appTables are the users tables an app might already have, per id type:
@@ -169,7 +169,7 @@ func TestConformanceMapped(t *testing.T) {
 			pool := openPool(t, b)
 			for _, m := range mappings {
 				t.Run(m.name, func(t *testing.T) {
-					storetest.RunUserStore(t, func(t *testing.T) user.Store {
+					storetest.RunUserStore(t, func(t *testing.T) *sqlxstore.UserStore {
 						db, _ := appDB(t, pool, m.table, m.users(pool.Dialect()))
 						return db.Users()
 					})
@@ -226,9 +226,9 @@ func checkNotFound(t *testing.T, s *sqlxstore.UserStore, id string) {
 		"DisableTOTP":          s.DisableTOTP(c, id),
 		"VerifyEmail":          s.VerifyEmail(c, id, "someone@example.com", base),
 		"ChangeEmail":          s.ChangeEmail(c, id, "someone@example.com", "other@example.com", base),
-		"rehash":               s.SetPassword(c, id, user.PasswordUpdate{Hash: "h2", OldHash: "h"}),
-		"change":               s.SetPassword(c, id, user.PasswordUpdate{Hash: "h2", OldHash: "h", At: base}),
-		"reset":                s.SetPassword(c, id, user.PasswordUpdate{Hash: "h2", IssuedBefore: base, At: base}),
+		"RehashPassword":       s.RehashPassword(c, id, "h", "h2"),
+		"ChangePassword":       s.ChangePassword(c, id, "h", "h2", base),
+		"ResetPassword":        s.ResetPassword(c, id, user.Reset{OldHash: "h", Hash: "h2", IssuedBefore: base, At: base}),
 		"ClearLoginFailures":   s.ClearLoginFailures(c, id),
 	}
 	_, errs["BumpSessionVersion"] = s.BumpSessionVersion(c, id)
