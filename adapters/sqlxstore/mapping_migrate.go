@@ -79,12 +79,24 @@ func (db *DB) usersStateSQL() []string {
 	sc := db.s
 	p := db.t.prefix
 	var stmts []string
+	cols := db.stateColumns()
+	width := len("user_id")
+	if !sc.side {
+		width = 0
+	}
+	for _, c := range cols {
+		if n := len(c.name); !sc.side {
+			width = max(width, len(p)+n)
+		} else {
+			width = max(width, n)
+		}
+	}
 	colDef := func(name string, c stateColumn) string {
 		typ := c.typ
 		if strings.Contains(typ, "%s") {
 			typ = fmt.Sprintf(typ, name)
 		}
-		return fmt.Sprintf("%-24s %s", name, typ)
+		return fmt.Sprintf("%-*s %s", width, name, typ)
 	}
 	if sc.side {
 		var b strings.Builder
@@ -94,7 +106,7 @@ func (db *DB) usersStateSQL() []string {
 			key += fmt.Sprintf(" PRIMARY KEY REFERENCES %s (%s) ON DELETE CASCADE", sc.users, sc.id)
 		}
 		lines := []string{"\t" + colDef("user_id", stateColumn{typ: key})}
-		for _, c := range db.stateColumns() {
+		for _, c := range cols {
 			lines = append(lines, "\t"+colDef(c.name, c))
 		}
 		switch db.dialect {
@@ -117,7 +129,6 @@ func (db *DB) usersStateSQL() []string {
 		}
 		stmts = append(stmts, b.String())
 	} else {
-		cols := db.stateColumns()
 		switch db.dialect {
 		case SQLite: // one column per ALTER TABLE; the migration's transaction makes them one step
 			for _, c := range cols {
