@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/core/store/storetest"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // appTables are the users tables an app might already have, per id type:
