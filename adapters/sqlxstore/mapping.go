@@ -350,3 +350,20 @@ func (s *schema) idArg(id string) (arg any, ok bool) {
 		return id, true
 	}
 }
+
+// foreignKeyViolation reports whether err is a foreign key violation:
+// PostgreSQL 23503, MySQL 1452 (ER_NO_REFERENCED_ROW_2), SQLite 787
+// (SQLITE_CONSTRAINT_FOREIGNKEY, with foreign keys on).
+func (db *DB) foreignKeyViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch db.dialect {
+	case Postgres:
+		return pgCode(err) == "23503"
+	case MySQL:
+		return mysqlCode(err) == 1452
+	default:
+		return sqliteCode(err) == 787
+	}
+}

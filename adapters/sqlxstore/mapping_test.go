@@ -97,6 +97,11 @@ var mappings = []mapping{
 		return sqlxstore.UsersTable{IDType: sqlxstore.IDUUID, IDDefault: d == sqlxstore.Postgres,
 			CreatedAtColumn: "created_at", Layout: sqlxstore.LayoutSideTable}
 	}},
+	// examples/existingusers's mapping, on its kind of table.
+	{"ExistingUsersApp", "legacy", func(sqlxstore.Dialect) sqlxstore.UsersTable {
+		return sqlxstore.UsersTable{IDType: sqlxstore.IDInt64, CreatedAtColumn: "created_at", Layout: sqlxstore.LayoutSideTable,
+			CaseInsensitiveEmails: true, ExistingUsersVerified: true}
+	}},
 	{"ColumnsTextCaseInsensitive", "text", func(sqlxstore.Dialect) sqlxstore.UsersTable {
 		m := textColumns
 		m.Layout = sqlxstore.LayoutColumns

@@ -438,7 +438,7 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 	if c.ID != "" {
 		v, ok := s.s.idArg(c.ID)
 		if !ok {
-			return nil, fmt.Errorf("sqlxstore: %s: %w: id %q is not a valid %s id", op, ErrInvalidConfig, c.ID, s.s.idType)
+			return nil, fmt.Errorf("sqlxstore: %s: id %q is not a valid %s id", op, c.ID, s.s.idType)
 		}
 		idv = v
 	}
@@ -982,6 +982,12 @@ func (s *UserStore) stateUpdate(ctx context.Context, op, id, query string, args 
 func (s *UserStore) ensure(ctx context.Context, idv any) error {
 	return s.db.retry(ctx, func() error {
 		_, err := s.db.x.ExecContext(ctx, s.q.ensure, idv)
+		if s.db.foreignKeyViolation(err) {
+			// The user was deleted between the INSERT's read and its
+			// foreign key check: the UPDATE that follows finds no row,
+			// and noRows answers ErrNotFound.
+			return nil
+		}
 		return err
 	})
 }
