@@ -244,3 +244,56 @@ func checkNotFound(t *testing.T, s *sqlxstore.UserStore, id string) {
 		}
 	}
 }
+
+// TestSideTableDeleteRace: a user the app had before authkit (no state
+// row) deleted while other requests create its state row: every call
+// answers nil or ErrNotFound, never a foreign key error, and no state row
+// is left behind.
+func TestSideTableDeleteRace(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			pool := openPool(t, b)
+			db, table := appDB(t, pool, "int64", sqlxstore.UsersTable{IDType: sqlxstore.IDInt64, Layout: sqlxstore.LayoutSideTable})
+			x := pool.SQLX()
+			ctx := t.Context()
+			s := db.Users()
+			for i := range 20 {
+				var id int64
+				email := fmt.Sprintf("old%d@example.com", i)
+				if _, err := x.ExecContext(ctx, x.Rebind(`INSERT INTO `+table+` (email, password_hash) VALUES (?, 'h')`), email); err != nil {
+					t.Fatal(err)
+				}
+				if err := x.GetContext(ctx, &id, x.Rebind(`SELECT id FROM `+table+` WHERE email = ?`), email); err != nil {
+					t.Fatal(err)
+				}
+				uid := fmt.Sprint(id)
+				calls := []func() error{
+					func() error { return s.Delete(ctx, uid) },
+					func() error { _, err := s.BumpSessionVersion(ctx, uid); return err },
+					func() error { _, _, err := s.RecordLoginFailure(ctx, uid, 5, time.Minute, base); return err },
+					func() error { return s.BeginTOTPSetup(ctx, uid, "p") },
+					func() error { return s.VerifyEmail(ctx, uid, email, base) },
+					func() error { return s.ChangePassword(ctx, uid, "h", "h2", base) },
+				}
+				errs := make(chan error, len(calls))
+				start := make(chan struct{})
+				for _, call := range calls {
+					go func() { <-start; errs <- call() }()
+				}
+				close(start)
+				for range calls {
+					if err := <-errs; err != nil && !errors.Is(err, user.ErrNotFound) {
+						t.Fatalf("user %s: %v", uid, err)
+					}
+				}
+			}
+			var left int
+			if err := x.GetContext(ctx, &left, `SELECT COUNT(*) FROM `+db.TablePrefix()+`user_state`); err != nil {
+				t.Fatal(err)
+			}
+			if left != 0 {
+				t.Fatalf("%d state rows outlived their users", left)
+			}
+		})
+	}
+}
