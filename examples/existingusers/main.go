@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	"github.com/jmoiron/sqlx"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/auth"
@@ -54,7 +56,15 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("ENCRYPTION_KEY: %w", err)
 	}
-	db, err := sqlxstore.Open(ctx, url, webapp.StoreConfig())
+	// A PostgreSQL-only app links pgx alone: it opens its pool itself and
+	// hands it to sqlxstore.New (sqlxopen.Open would link all three drivers).
+	pool, err := sqlx.Open("pgx", url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	pool.SetMaxOpenConns(25)
+	db, err := sqlxstore.New(pool, webapp.StoreConfig())
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
@@ -60,7 +61,7 @@ func newEnv(t *testing.T) *env {
 	var b [5]byte
 	_, _ = rand.Read(b[:])
 	schema := "existingusers_" + hex.EncodeToString(b[:])
-	admin, err := sqlxstore.Open(ctx, base, sqlxstore.Config{})
+	admin, err := sqlxopen.Open(ctx, base, sqlxstore.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func newEnv(t *testing.T) *env {
 	q := u.Query()
 	q.Set("search_path", schema) // a runtime parameter of every connection
 	u.RawQuery = q.Encode()
-	db, err := sqlxstore.Open(ctx, u.String(), webapp.StoreConfig())
+	db, err := sqlxopen.Open(ctx, u.String(), webapp.StoreConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
