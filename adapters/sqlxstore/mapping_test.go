@@ -297,3 +297,20 @@ func TestSideTableDeleteRace(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrationsMapped: the exported Migrations prints a mapping's SQL
+// without a database: the side table, never authkit's own users table.
+func TestMigrationsMapped(t *testing.T) {
+	ms, err := sqlxstore.Migrations(sqlxstore.Postgres, sqlxstore.Config{Users: sqlxstore.UsersTable{
+		Table: "users", IDType: sqlxstore.IDInt64, Layout: sqlxstore.LayoutSideTable}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || !strings.Contains(ms[0].SQL, "CREATE TABLE IF NOT EXISTS authkit_user_state") ||
+		strings.Contains(ms[0].SQL, "authkit_users") || !strings.Contains(ms[0].SQL, "INSERT INTO authkit_schema_migrations") {
+		t.Fatalf("Migrations = %+v", ms)
+	}
+	if _, err := sqlxstore.Migrations(sqlxstore.Postgres, sqlxstore.Config{Users: sqlxstore.UsersTable{Table: "users; --"}}); !errors.Is(err, sqlxstore.ErrInvalidConfig) {
+		t.Fatalf("Migrations with an invalid table name: %v, want ErrInvalidConfig", err)
+	}
+}
