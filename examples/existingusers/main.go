@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -81,10 +82,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: cmp.Or(os.Getenv("ADDR"), ":8080"), Handler: app.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("ADDR"), ":8080"))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: app.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	fmt.Fprintf(os.Stderr, "existingusers example listening on %s (users: the app's users table, mail: console)\n", srv.Addr)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(os.Stderr, "existingusers example listening on http://%s (users: the app's users table, mail: console)\n", ln.Addr())
 	select {
 	case err := <-errc:
 		return err
