@@ -20,6 +20,9 @@ import (
 // count and lock) as Layout says: in columns it adds to the table
 // ([LayoutColumns]) or in a table of its own keyed by the app's id
 // ([LayoutSideTable]). [DB.Migrate] never creates or drops the app's table.
+// A table prefix keeps the configuration it was first migrated with:
+// Migrate refuses (ErrInvalidConfig) a mapping on a prefix migrated for
+// another one; take a new TablePrefix.
 // The module's README.md, "Adding authkit to an existing users table",
 // shows the SQL of each layout.
 type UsersTable struct {

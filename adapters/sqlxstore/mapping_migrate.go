@@ -1,6 +1,7 @@
 package sqlxstore
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -158,4 +159,32 @@ func (db *DB) usersStateSQL() []string {
 		stmts = append(stmts, fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (LOWER(%s))", sc.emailUniqueIndex, sc.users, sc.email))
 	}
 	return stmts
+}
+
+// checkUsersSchema makes sure, after the migrations, that the store's
+// reads work on the schema: every column of the mapping is there. It
+// catches a prefix whose migrations were recorded for another Users
+// configuration (authkit's own table, or the other layout), which Migrate
+// would otherwise call up to date while every request failed.
+func (db *DB) checkUsersSchema(ctx context.Context) error {
+	if !db.s.mapped {
+		return nil
+	}
+	var sample any = ""
+	switch db.s.idType {
+	case IDInt64:
+		sample = int64(0)
+	case IDUUID:
+		sample = "00000000-0000-0000-0000-000000000000"
+	}
+	rows, err := db.x.QueryxContext(ctx, db.users.q.byID+" AND 1 = 0", sample)
+	if err == nil {
+		return rows.Close()
+	}
+	if db.unavailable(err) {
+		return db.fail("migrate", err)
+	}
+	return fmt.Errorf("sqlxstore: migrate: %w: the users table %s does not have what Config.Users needs (%v); "+
+		"were the migrations of table prefix %q applied for another Users configuration? Use a new TablePrefix",
+		ErrInvalidConfig, db.s.users, err, db.t.prefix)
 }

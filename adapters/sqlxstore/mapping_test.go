@@ -314,3 +314,28 @@ func TestMigrationsMapped(t *testing.T) {
 		t.Fatalf("Migrations with an invalid table name: %v, want ErrInvalidConfig", err)
 	}
 }
+
+// TestMigrateOtherConfiguration: a table prefix whose migrations were
+// applied for authkit's own table cannot silently serve a mapping: Migrate
+// says so instead of "up to date".
+func TestMigrateOtherConfiguration(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			pool := openPool(t, b)
+			prefix, table := appTable(t, pool, "int64")
+			own, err := sqlxstore.New(pool.SQLX(), sqlxstore.Config{TablePrefix: prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = own.DropTables(context.Background()) })
+			if err := own.Migrate(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			mapped := mappedDB(t, pool, prefix, table, sqlxstore.UsersTable{IDType: sqlxstore.IDInt64, Layout: sqlxstore.LayoutSideTable})
+			err = mapped.Migrate(t.Context())
+			if !errors.Is(err, sqlxstore.ErrInvalidConfig) || !strings.Contains(err.Error(), "TablePrefix") {
+				t.Fatalf("Migrate of a mapping on a prefix migrated for authkit's own table: %v, want ErrInvalidConfig naming TablePrefix", err)
+			}
+		})
+	}
+}

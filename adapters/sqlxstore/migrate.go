@@ -126,6 +126,9 @@ func (db *DB) Apply(ctx context.Context) ([]Migration, error) {
 	if err != nil {
 		return out, db.fail("migrate", err)
 	}
+	if err := db.checkUsersSchema(ctx); err != nil { // Config.Users
+		return out, err
+	}
 	return out, nil
 }
 
