@@ -34,9 +34,3 @@ var StorageKey = storageKey
 func (db *DB) SetCleanupTicker(tick <-chan time.Time) {
 	db.newTicker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
 }
-
-// UserStoreSQL returns the store's queries by name, for tests of the SQL
-// built from a mapping.
-func (s *UserStore) UserStoreSQL() map[string]string {
-	return map[string]string{"byID": s.q.byID, "byEmail": s.q.byEmail, "ensure": s.q.ensure, "reset": s.q.reset}
-}
