@@ -88,5 +88,6 @@ replace (
 	github.com/authkit-go/authkit/fiberauth => ../fiberauth
 	github.com/authkit-go/authkit/ginauth => ../ginauth
 	github.com/authkit-go/authkit/nethttpauth => ../nethttpauth
+	github.com/authkit-go/authkit/pages => ../pages
 	github.com/authkit-go/authkit/store => ../store
 )
