@@ -188,6 +188,18 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	return h, nil
 }
 
+// Must returns h, and panics when err is not nil: for a program's
+// start-up, where a Config that New refuses is a bug to fix (like
+// template.Must). Never on a request path.
+//
+//	mux.Handle("/", pages.Must(pages.New(svc, pages.Config{})))
+func Must(h *Handler, err error) *Handler {
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
 // parse parses the page template name with the layout and the parts,
 // each from the app's Templates when it has the file.
 func (h *Handler) parse(name string) (*template.Template, error) {

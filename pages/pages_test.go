@@ -327,3 +327,16 @@ func TestGermanIsComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestMust(t *testing.T) {
+	e := setup(t, nil)
+	if h := Must(New(e.svc, Config{})); h == nil {
+		t.Fatal("Must returned nil for a good Config")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Must did not panic on an error")
+		}
+	}()
+	Must(New(nil, Config{}))
+}
