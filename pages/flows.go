@@ -351,9 +351,10 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, v, visit)
 }
 
-// security renders the security page after a post, with the user as the
-// flow left them.
-func (h *Handler) security(w http.ResponseWriter, r *http.Request, visit *auth.Visit, v *View) {
+// security renders the security page after a post. The visit's user is
+// the one read before the flow; now, if given, brings it up to date with
+// what the flow did.
+func (h *Handler) security(w http.ResponseWriter, r *http.Request, visit *auth.Visit, v *View, now ...func(*user.Public)) {
 	u, err := h.viewer(r, visit)
 	if err != nil {
 		h.problem(w, r, visit, err)
@@ -362,6 +363,9 @@ func (h *Handler) security(w http.ResponseWriter, r *http.Request, visit *auth.V
 	if u == nil {
 		h.redirect(w, r, h.prefix+"/login?done=session-ended", visit)
 		return
+	}
+	for _, f := range now {
+		f(u)
 	}
 	v.Page, v.User = "security", u
 	h.render(w, r, http.StatusOK, v, visit)
@@ -411,7 +415,10 @@ func (h *Handler) confirmTwoFactor(w http.ResponseWriter, r *http.Request, visit
 		h.fail(w, r, visit, v, err, fields{"invalid_code": "confirm-code"})
 		return
 	}
-	h.security(w, r, visit, &View{Notice: "done.2fa-enabled", Codes: codes, CodesFile: codesFile(codes)})
+	h.security(w, r, visit, &View{Notice: "done.2fa-enabled", Codes: codes, CodesFile: codesFile(codes)}, func(u *user.Public) {
+		// The visit's user was read before the confirmation.
+		u.TwoFactorEnabled, u.RecoveryCodesRemaining = true, len(codes)
+	})
 }
 
 func (h *Handler) disableTwoFactor(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
@@ -430,6 +437,9 @@ func (h *Handler) regenerateCodes(w http.ResponseWriter, r *http.Request, visit 
 		return
 	}
 	u, _ := h.viewer(r, visit)
+	if u != nil {
+		u.RecoveryCodesRemaining = len(codes) // read before the flow
+	}
 	h.render(w, r, http.StatusOK, &View{Page: "codes", User: u, Codes: codes, CodesFile: codesFile(codes)}, visit)
 }
 

@@ -117,7 +117,7 @@ func TestAutocomplete(t *testing.T) {
 func TestShowPasswordToggle(t *testing.T) {
 	e := setup(t, nil)
 	body := e.browser().get("/login").Body
-	want := `<button type="button" class="reveal secondary" data-reveal="password" aria-controls="password" aria-pressed="false" hidden>Show password</button>`
+	want := `<button type="button" class="reveal secondary" id="password-reveal" data-reveal="password" aria-controls="password" aria-pressed="false" hidden>Show password</button>`
 	if !strings.Contains(body, want) {
 		t.Errorf("/login: no hidden show-password toggle\n%s", body)
 	}

@@ -58,15 +58,29 @@ func TestTwoFactorConfirmShowsCodes(t *testing.T) {
 	e := setup(t, nil)
 	b := e.browser()
 	b.register()
-	_, codes := b.enableTwoFactor()
+	p := b.post("/settings/2fa/setup", nil)
+	uri := unescape(regexp.MustCompile(`name="uri" value="([^"]+)"`).FindStringSubmatch(p.Body)[1])
+	pu, _ := url.Parse(uri)
+	p = b.post("/settings/2fa/confirm", form("code", e.code(pu.Query().Get("secret")), "uri", uri))
+	p.wantPage(t, http.StatusOK, "security")
+	if got := p.text(t, "twofa-state"); got != "Two-factor authentication is on. Recovery codes left: 8." {
+		t.Errorf("the answer to the confirmation says %q", got)
+	}
+	if strings.Contains(p.Body, `id="setup-form"`) || !strings.Contains(p.Body, `id="disable-form"`) {
+		t.Error("the answer to the confirmation offers setup instead of the 2FA-on settings")
+	}
+	var codes []string
+	for _, li := range regexp.MustCompile(`<li>([0-9a-z]{8}-[0-9a-z]{8})</li>`).FindAllStringSubmatch(p.Body, -1) {
+		codes = append(codes, li[1])
+	}
 	u := e.user(adaEmail)
 	if !u.TwoFactorEnabled || len(u.RecoveryCodeHashes) != 8 {
 		t.Fatalf("store: enabled %v, %d codes", u.TwoFactorEnabled, len(u.RecoveryCodeHashes))
 	}
 	// The codes page is gone once left: shown only in the answer to the
 	// confirmation, which no cache keeps.
-	p := b.get("/settings/security")
-	if strings.Contains(p.Body, codes[0]) {
+	p = b.get("/settings/security")
+	if len(codes) != 8 || strings.Contains(p.Body, codes[0]) {
 		t.Error("the recovery codes show again on the settings page")
 	}
 	if got := p.text(t, "twofa-state"); got != "Two-factor authentication is on. Recovery codes left: 8." {
