@@ -314,7 +314,8 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, visit *auth.Vis
 
 func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
-	h.render(w, r, http.StatusOK, &View{Page: "reset", Token: r.PathValue("token")}, visit)
+	u, _ := h.viewer(r, visit)
+	h.render(w, r, http.StatusOK, &View{Page: "reset", User: u, Token: r.PathValue("token")}, visit)
 }
 
 var resetFields = fields{"passwords_do_not_match": "confirmPassword",

@@ -559,11 +559,10 @@ func (b *Browser) DarkMode(on bool) {
 
 // Violation is one axe-core rule a page breaks, with the elements.
 type Violation struct {
-	ID      string `json:"id"`
-	Impact  string `json:"impact"`
-	Help    string `json:"help"`
-	Targets []string
-	Nodes   []struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
 		Target []any  `json:"target"`
 		HTML   string `json:"html"`
 	} `json:"nodes"`
@@ -577,6 +576,19 @@ type Violation struct {
 // does not govern.
 func (b *Browser) Audit(state string) {
 	b.t.Helper()
+	for _, v := range b.Violations() {
+		var nodes []string
+		for _, n := range v.Nodes {
+			nodes = append(nodes, fmt.Sprint(n.Target)+" "+n.HTML)
+		}
+		b.t.Errorf("axe, %s (%s): %s [%s]: %s", state, b.location(), v.Help, v.ID+", "+v.Impact, strings.Join(nodes, "; "))
+	}
+}
+
+// Violations runs axe-core on the page as it is now and returns what it
+// finds (see Audit).
+func (b *Browser) Violations() []Violation {
+	b.t.Helper()
 	src, err := os.ReadFile(AxePath(b.t))
 	if err != nil {
 		b.t.Fatal(err)
@@ -589,13 +601,7 @@ func (b *Browser) Audit(state string) {
 	if err := json.Unmarshal([]byte(raw), &vs); err != nil {
 		b.t.Fatalf("axe results: %v", err)
 	}
-	for _, v := range vs {
-		var nodes []string
-		for _, n := range v.Nodes {
-			nodes = append(nodes, fmt.Sprint(n.Target)+" "+n.HTML)
-		}
-		b.t.Errorf("axe, %s (%s): %s [%s]: %s", state, b.location(), v.Help, v.ID+", "+v.Impact, strings.Join(nodes, "; "))
-	}
+	return vs
 }
 
 // AxePath returns e2e/node_modules/axe-core/axe.min.js. Without it the
@@ -622,4 +628,19 @@ func AxePath(t testing.TB) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// ShotTo saves a full-page PNG screenshot at path, for a picture kept in
+// the repository (the pages' README).
+func (b *Browser) ShotTo(path string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
 }
