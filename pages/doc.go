@@ -56,8 +56,8 @@
 // input with its error.
 //
 // [Config.Theme] sets the app name, a logo, colours, the font and the corner
-// radius as CSS custom properties (assets/theme.css), with no template
-// touched. The default theme has a dark variant that follows the system's
+// radius as CSS custom properties (theme.css, made from the Theme and
+// served beside the assets), with no template touched. The default theme has a dark variant that follows the system's
 // prefers-color-scheme.
 //
 // # Languages

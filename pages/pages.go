@@ -77,7 +77,7 @@ type Config struct {
 }
 
 // Theme is the look of the default templates, applied as CSS custom
-// properties in a stylesheet the pages serve (assets/theme.css), so that
+// properties in a stylesheet the pages serve (theme.css, beside the assets), so that
 // no template changes and the Content-Security-Policy stays strict. Empty
 // fields keep the default theme's value, which has a dark variant that
 // follows the system setting (prefers-color-scheme); a colour set here

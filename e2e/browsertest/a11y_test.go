@@ -106,7 +106,7 @@ func TestAccessibility(t *testing.T) {
 	b.Fill("confirm-code", f.code(time.Now()))
 	b.Submit("confirm-form")
 	b.WaitText("twofa-state", "is on")
-	codes := f.shownCodes()
+	f.shownCodes()
 	audit("security, recovery codes shown")
 	b.Open(s.URL + "/settings/security")
 	b.WaitText("twofa-state", "is on")
@@ -115,7 +115,7 @@ func TestAccessibility(t *testing.T) {
 	b.WaitText("codes-left", "Recovery codes left: 8.")
 	audit("recovery codes, confirmation")
 	b.Submit("regenerate-form")
-	codes = f.shownCodes()
+	codes := f.shownCodes()
 	audit("recovery codes, replaced")
 
 	b.Click("logout")
