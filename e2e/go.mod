@@ -10,6 +10,7 @@ require (
 	github.com/authkit-go/authkit/fiberauth v0.1.0
 	github.com/authkit-go/authkit/ginauth v0.1.0
 	github.com/authkit-go/authkit/nethttpauth v0.1.0
+	github.com/authkit-go/authkit/pages v0.1.0
 	github.com/authkit-go/authkit/store v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
