@@ -152,7 +152,7 @@ func (h *Handler) signedIn(page string) http.HandlerFunc {
 // field (or above the form) and the error's status. A request that is not
 // signed in (any more) goes to the login page instead.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit, v *View, err error, where fields) {
-	if errors.Is(err, auth.ErrNotAuthenticated) && v.Page != "resend" {
+	if errors.Is(err, auth.ErrNotAuthenticated) {
 		h.redirect(w, r, h.prefix+"/login?done=session-ended", visit)
 		return
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -110,9 +113,9 @@ func (v *View) Summary() []Problem {
 	if msg, ok := v.Errors[""]; ok {
 		out = append(out, Problem{Message: msg})
 	}
-	for id, msg := range v.Errors {
+	for _, id := range slices.Sorted(maps.Keys(v.Errors)) {
 		if id != "" {
-			out = append(out, Problem{Input: id, Message: msg})
+			out = append(out, Problem{Input: id, Message: v.Errors[id]})
 		}
 	}
 	return out
@@ -151,18 +154,15 @@ func (v *View) Field(id, name, typ, autocomplete, labelKey string) Field {
 	return f
 }
 
-// firstInvalid is the id of the first field error in the summary order of
-// the template: the first Field call with an error. It is decided by the
-// order the template asks, which the view records.
+// firstInvalid is the id of the input that takes the focus: "" (the
+// summary) when an error belongs to no field, else the first field with an
+// error in the summary's order. A flow returns one error, so there is one.
 func (v *View) firstInvalid() string {
 	if _, ok := v.Errors[""]; ok {
 		return "" // the summary takes the focus
 	}
-	if v.focus == "" {
-		for id := range v.Errors {
-			v.focus = id
-			break
-		}
+	if v.focus == "" && len(v.Errors) > 0 {
+		v.focus = slices.Sorted(maps.Keys(v.Errors))[0]
 	}
 	return v.focus
 }
@@ -210,35 +210,13 @@ func toString(v any) string {
 	case string:
 		return x
 	case int:
-		return itoa(x)
+		return strconv.Itoa(x)
 	case *int:
 		if x != nil {
-			return itoa(*x)
+			return strconv.Itoa(*x)
 		}
 	}
 	return ""
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 // render writes page with status, with the visit's cookies and headers.
