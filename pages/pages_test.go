@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/i18n"
 )
 
 // publicPages answer a signed-out visitor with their form.
@@ -339,4 +340,48 @@ func TestMust(t *testing.T) {
 		}
 	}()
 	Must(New(nil, Config{}))
+}
+
+// TestLanguageWithoutPageTexts: a language the Service speaks but the
+// pages have no texts for shows the pages in English, marked English.
+func TestLanguageWithoutPageTexts(t *testing.T) {
+	e := setup(t, func(a *auth.Config, _ *Config) {
+		cat := i18n.New()
+		if err := cat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{"invalid_credentials": "Identifiants invalides"}}); err != nil {
+			t.Fatal(err)
+		}
+		a.Catalog = cat
+	})
+	b := e.browser()
+	b.header.Set("Accept-Language", "fr")
+	p := b.post("/login", form("email", adaEmail, "password", "wrong password"))
+	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Log in · authkit</title>") {
+		t.Errorf("French without page texts: want the English page\n%s", p.Body)
+	}
+	if got := p.fieldError(t, "password"); got != "Identifiants invalides" {
+		t.Errorf("the Service's French error: %q", got)
+	}
+}
+
+// TestAppTexts: an app's catalog adds a language to the pages.
+func TestAppTexts(t *testing.T) {
+	e := setup(t, func(a *auth.Config, c *Config) {
+		svcCat := i18n.New()
+		if err := svcCat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{}}); err != nil {
+			t.Fatal(err)
+		}
+		a.Catalog = svcCat
+		pageCat := i18n.New()
+		if err := pageCat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{"title.login": "Connexion"}}); err != nil {
+			t.Fatal(err)
+		}
+		c.Texts = pageCat
+	})
+	b := e.browser()
+	b.header.Set("Accept-Language", "fr")
+	p := b.get("/login")
+	if !strings.Contains(p.Body, `<html lang="fr">`) || !strings.Contains(p.Body, "<title>Connexion · authkit</title>") ||
+		!strings.Contains(p.Body, `<label for="password">Password</label>`) {
+		t.Errorf("the app's French: want its title, English where it has no text\n%s", p.Body)
+	}
 }

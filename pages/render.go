@@ -69,12 +69,18 @@ func (v *View) Theme() Theme { return v.h.cfg.Theme }
 // WarnPlainHTTP reports whether the pages carry the plain-HTTP warning.
 func (v *View) WarnPlainHTTP() bool { return v.h.cfg.WarnPlainHTTP }
 
-// Lang is the page's language tag.
+// Lang is the page's language tag: the visit's language when the pages
+// have its texts, else "en" (the texts fall back to English).
 func (v *View) Lang() string {
 	if v.lang == nil {
 		return "en"
 	}
-	return v.lang.Tag().String()
+	for _, c := range v.h.texts {
+		if c.Lookup(v.lang.Tag()) != nil {
+			return v.lang.Tag().String()
+		}
+	}
+	return "en"
 }
 
 // T returns the text of key in the page's language, English when the
