@@ -644,3 +644,24 @@ func (b *Browser) ShotTo(path string) {
 		b.t.Fatal(err)
 	}
 }
+
+// Eventually reports whether the JavaScript expression js becomes true
+// within Timeout, looking again every 50ms; unlike WaitFor it does not
+// fail the test. For what the browser does after a page has loaded, such
+// as moving the focus to an autofocus element.
+func (b *Browser) Eventually(js string) bool {
+	b.t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+js+")"))
+		cancel()
+		if err == nil && ok {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -587,7 +587,7 @@ func (f *flow) fieldError(id, want string, status int) {
 	b.WaitText(id+"-error", want)
 	js := fmt.Sprintf(`(i => i.getAttribute("aria-invalid") === "true" && i.getAttribute("aria-describedby") === %s && document.activeElement === i)(document.getElementById(%s))`,
 		jsString(id+"-error"), jsString(id))
-	if !Eval[bool](b, js) {
+	if !b.Eventually(js) {
 		f.t.Errorf("#%s: not marked aria-invalid, described by its error and focused (focus on #%s)", id, b.Focused())
 	}
 	if !Eval[bool](b, fmt.Sprintf(`(s => !!s && s.getAttribute("role") === "alert" && !!s.querySelector("a[href='#%s']"))(document.querySelector(".error-summary"))`, id)) {
@@ -602,7 +602,7 @@ func (f *flow) summary(form, want string, status int) {
 	f.t.Helper()
 	b := f.b
 	b.WaitText(form+"-summary", want)
-	if !Eval[bool](b, fmt.Sprintf(`(s => s.getAttribute("role") === "alert" && document.activeElement === s)(document.getElementById(%s))`, jsString(form+"-summary"))) {
+	if !b.Eventually(fmt.Sprintf(`(s => s.getAttribute("role") === "alert" && document.activeElement === s)(document.getElementById(%s))`, jsString(form+"-summary"))) {
 		f.t.Errorf("#%s-summary: not an alert with the focus (focus on #%s)", form, b.Focused())
 	}
 	f.status(status)

@@ -64,12 +64,15 @@ async function submit(form, submitter) {
   }
   const html = await res.text();
   if (!(res.headers.get("Content-Type") || "").startsWith("text/html")) {
-    // Not one of the pages (a proxy's error): let the browser show it.
-    form.submit();
+    // Not one of the pages (a proxy's error page): say the server could
+    // not answer; posting again could repeat what the form did.
+    for (const b of buttons) b.disabled = false;
+    networkError(form);
     return;
   }
   if (res.redirected) {
     history.pushState({ authkit: true }, "", res.url);
+    shown = location.pathname + location.search;
   }
   replacePage(html);
 }
@@ -116,7 +119,14 @@ document.addEventListener("click", async (ev) => {
   }
 });
 
-// Back and forward across the entries the script added: load them.
-window.addEventListener("popstate", () => location.reload());
+// shown is the address of the page the document shows.
+let shown = location.pathname + location.search;
+
+// Back and forward across the entries the script added: load the page of
+// the address, unless only the fragment changed (a link of the error
+// summary to its field).
+window.addEventListener("popstate", () => {
+  if (location.pathname + location.search !== shown) location.reload();
+});
 
 document.addEventListener("DOMContentLoaded", () => enhance(false));
