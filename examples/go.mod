@@ -9,6 +9,7 @@ require (
 	github.com/authkit-go/authkit/fiberauth v0.1.0
 	github.com/authkit-go/authkit/ginauth v0.1.0
 	github.com/authkit-go/authkit/nethttpauth v0.1.0
+	github.com/authkit-go/authkit/pages v0.1.0
 	github.com/gin-gonic/gin v1.11.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/jackc/pgx/v5 v5.12.0
@@ -82,4 +83,5 @@ replace (
 	github.com/authkit-go/authkit/fiberauth => ../fiberauth
 	github.com/authkit-go/authkit/ginauth => ../ginauth
 	github.com/authkit-go/authkit/nethttpauth => ../nethttpauth
+	github.com/authkit-go/authkit/pages => ../pages
 )
