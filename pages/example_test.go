@@ -9,8 +9,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/pages"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/pages"
 )
 
 // The pages under /auth on net/http, with the mailed links pointing at them.

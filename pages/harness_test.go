@@ -19,9 +19,9 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/core/store"
 )
 
 // env is one Service with its pages behind an httptest server, the

@@ -25,11 +25,11 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/ginauth"
 	"github.com/authkit-go/authkit/nethttpauth"
 	"github.com/authkit-go/authkit/pages"
-	"github.com/authkit-go/authkit/core/store"
 )
 
 // mounts serve svc's JSON routes and its pages under /auth on one

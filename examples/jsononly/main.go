@@ -32,8 +32,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/nethttpauth"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/nethttpauth"
 )
 
 //go:embed spa
