@@ -41,7 +41,9 @@
 // redirects); GET /dashboard, /settings/security, /settings/recovery-codes
 // (the confirmation; POST replaces the codes); POST /settings/2fa/setup,
 // /settings/2fa/confirm, /settings/2fa/disable, /settings/email,
-// /settings/password; GET /assets/{file}. A switched-off feature
+// /settings/password; GET and POST /settings/confirm-password (the
+// password confirmation a 2FA change needs after an old sign-in,
+// auth.Config.ReauthWindow); GET /assets/{file}. A switched-off feature
 // (auth.Config.Disable) takes its pages away; they answer the 404 page.
 //
 // # Templates and themes

@@ -41,6 +41,8 @@ func (h *Handler) routes() {
 	h.post("/resend-verification", h.resend)
 	get("/dashboard", h.dashboard)
 	get("/settings/security", h.signedIn("security"))
+	get("/settings/confirm-password", h.confirmPage)
+	h.post("/settings/confirm-password", h.confirmPassword)
 	h.post("/settings/2fa/disable", h.disableTwoFactor)
 	if on(auth.FeatureRegistration) {
 		get("/register", h.simple("register"))
@@ -154,6 +156,16 @@ func (h *Handler) signedIn(page string) http.HandlerFunc {
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit, v *View, err error, where fields) {
 	if errors.Is(err, auth.ErrNotAuthenticated) {
 		h.redirect(w, r, h.prefix+"/login?done=session-ended", visit)
+		return
+	}
+	if errors.Is(err, auth.ErrReauthenticationRequired) {
+		// The sign-in is too old for this change: confirm the password,
+		// then come back to the page the form was on.
+		next := "security"
+		if v.Page == "codes" {
+			next = "recovery-codes"
+		}
+		h.redirect(w, r, h.prefix+"/settings/confirm-password?next="+next, visit)
 		return
 	}
 	var known *auth.Error
@@ -466,4 +478,45 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, visit *
 		return
 	}
 	h.redirect(w, r, h.prefix+"/settings/security?done=password-changed", visit)
+}
+
+// confirmNext are the pages a password confirmation returns to, by the
+// key its form carries: a query never names a path of its own.
+var confirmNext = map[string]string{"security": "/settings/security", "recovery-codes": "/settings/recovery-codes"}
+
+// nextKey returns key when it is one of confirmNext's, else "security".
+func nextKey(key string) string {
+	if _, ok := confirmNext[key]; ok {
+		return key
+	}
+	return "security"
+}
+
+// confirmPage asks for the password before a change that needs a recent
+// sign-in (2FA setup, new recovery codes).
+func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request) {
+	visit := h.visit(r)
+	u, err := h.viewer(r, visit)
+	if err != nil {
+		h.problem(w, r, visit, err)
+		return
+	}
+	if u == nil {
+		h.redirect(w, r, h.prefix+"/login", visit)
+		return
+	}
+	h.render(w, r, http.StatusOK, &View{Page: "confirm", User: u, Next: nextKey(r.URL.Query().Get("next"))}, visit)
+}
+
+// confirmPassword renews the sign-in (auth.Service.ConfirmPassword) and
+// returns to the page the person came from.
+func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	next := nextKey(r.PostFormValue("next"))
+	_, err := h.svc.ConfirmPassword(r.Context(), visit, auth.ConfirmPasswordInput{Password: r.PostFormValue("password")})
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "confirm", Form: "confirm-password-form", Next: next}, err,
+			fields{"invalid_password": "confirm-password"})
+		return
+	}
+	h.redirect(w, r, h.prefix+confirmNext[next]+"?done=password-confirmed", visit)
 }

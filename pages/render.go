@@ -48,6 +48,8 @@ type View struct {
 	CodesFile template.URL
 	// RecoveryOpen opens the recovery-code part of the 2FA page.
 	RecoveryOpen bool
+	// Next is the key of the page a password confirmation returns to.
+	Next string
 	// RecoveryLeft is set on the dashboard after a recovery-code login.
 	RecoveryLeft *int
 

@@ -23,6 +23,7 @@ var english = map[string]string{
 	"title.dashboard": "Dashboard",
 	"title.security":  "Security settings",
 	"title.codes":     "New recovery codes",
+	"title.confirm":   "Confirm your password",
 	"title.notfound":  "Page not found",
 	"title.problem":   "Something went wrong",
 
@@ -93,6 +94,10 @@ var english = map[string]string{
 	"security.sessions_help":   "Signs you out on every device and browser, this one included.",
 	"security.logout_all":      "Sign out everywhere",
 
+	"confirm.help":   "For your security, enter your password again before changing your two-factor authentication.",
+	"confirm.submit": "Confirm password",
+	"confirm.cancel": "Back to security settings",
+
 	"codes.title":         "Your recovery codes",
 	"codes.save":          "Save these codes somewhere safe. Each one lets you sign in once if you lose your authenticator. They are shown only now.",
 	"codes.copy":          "Copy",
@@ -125,5 +130,6 @@ var english = map[string]string{
 	"done.2fa-disabled":          "Two-factor authentication is off.",
 	"done.email-changed":         "Email updated. Check your new address to verify it.",
 	"done.password-changed":      "Password changed.",
+	"done.password-confirmed":    "Password confirmed. You can go on now.",
 	"done.recovery-used":         "You signed in with a recovery code. Recovery codes left: {n}.",
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTwoFactorSetupShowsQRAndKey(t *testing.T) {
@@ -203,5 +204,41 @@ func TestSignedOutSettingsPost(t *testing.T) {
 	}
 	if u := e.user(adaEmail); u.PendingTOTPSecret != "" {
 		t.Error("a signed-out post started a 2FA setup")
+	}
+}
+
+// TestTwoFactorSetupAfterAnOldSignIn: a sign-in older than the
+// re-authentication window sends 2FA setup to the password confirmation;
+// a wrong password is shown beside the field, the right one returns to the
+// security page, where setup then works.
+func TestTwoFactorSetupAfterAnOldSignIn(t *testing.T) {
+	e := setup(t, nil)
+	b := e.browser()
+	b.register()
+	e.clock.Advance(16 * time.Minute)
+
+	p := b.post("/settings/2fa/setup", nil)
+	p.wantRedirect(t, "/settings/confirm-password?next=security")
+	if e.user(adaEmail).PendingTOTPSecret != "" {
+		t.Fatal("a stale sign-in started a 2FA setup")
+	}
+	p = b.get("/settings/confirm-password?next=security")
+	p.wantPage(t, http.StatusOK, "confirm")
+	if !strings.Contains(p.Body, `name="next" value="security"`) || !strings.Contains(p.Body, `autocomplete="current-password"`) {
+		t.Errorf("the confirmation form lacks its next key or autocomplete\n%s", p.Body)
+	}
+
+	p = b.post("/settings/confirm-password", form("password", "not the password", "next", "security"))
+	p.wantPage(t, http.StatusUnauthorized, "confirm")
+	if got := p.fieldError(t, "confirm-password"); got != "Invalid password" {
+		t.Errorf("beside the password: %q", got)
+	}
+	p = b.post("/settings/confirm-password", form("password", adaPass, "next", "https://evil.example/"))
+	p.wantRedirect(t, "/settings/security?done=password-confirmed")
+
+	p = b.post("/settings/2fa/setup", nil)
+	p.wantPage(t, http.StatusOK, "security")
+	if e.user(adaEmail).PendingTOTPSecret == "" || !strings.Contains(p.Body, `id="qr-image"`) {
+		t.Error("setup after the confirmation shows no QR code or stored no pending secret")
 	}
 }
