@@ -152,7 +152,15 @@ func TestForgotAndResetPassword(t *testing.T) {
 		t.Errorf("last mail %s, want the reset notice", last.Kind)
 	}
 
-	// The link again: used, and the page offers a new one instead of the form.
+	// The link opened again: used, and the page says so at once and offers
+	// a new one instead of the form.
+	p = b.get(link)
+	p.wantPage(t, http.StatusBadRequest, "reset")
+	if got := p.summary(t); len(got) != 1 || got[0] != "This reset link has already been used" ||
+		!strings.Contains(p.Body, `id="reset-forgot-link" href="/forgot-password"`) || strings.Contains(p.Body, `id="reset-form"`) {
+		t.Errorf("opening a used link: summary %q; want the new-link offer and no form\n%s", got, p.Body)
+	}
+	// The link posted again (a form opened before the reset):
 	p = b.post(link, form("password", "new password 3", "confirmPassword", "new password 3"))
 	p.wantPage(t, http.StatusBadRequest, "reset")
 	if got := p.summary(t); len(got) != 1 || got[0] != "This reset link has already been used" {

@@ -324,10 +324,24 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, visit *auth.Vis
 	h.redirect(w, r, h.prefix+"/forgot-password?done=forgot-sent", visit)
 }
 
+// resetPage shows the form of a mailed reset link, or, for a link that
+// can no longer set a password (forged, expired, used), says so at once
+// and offers a new one.
 func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
 	u, _ := h.viewer(r, visit)
-	h.render(w, r, http.StatusOK, &View{Page: "reset", User: u, Token: r.PathValue("token")}, visit)
+	v := &View{Page: "reset", User: u, Token: r.PathValue("token")}
+	err := h.svc.CheckResetLink(r.Context(), visit, v.Token)
+	switch {
+	case errors.Is(err, auth.ErrResetLinkInvalid) || errors.Is(err, auth.ErrResetLinkUsed):
+		v.BadLink, v.Form = true, "reset-form"
+		v.Errors = map[string]string{"": h.svc.Text(visit, err)}
+		h.render(w, r, auth.AsError(err).Status, v, visit)
+	case err != nil:
+		h.problem(w, r, visit, err)
+	default:
+		h.render(w, r, http.StatusOK, v, visit)
+	}
 }
 
 var resetFields = fields{"passwords_do_not_match": "confirmPassword",

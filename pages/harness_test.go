@@ -297,3 +297,17 @@ func (e *env) code(secret string) string {
 	}
 	return c
 }
+
+// resetLink registers an account in e through a browser of its own and
+// returns the path of the reset link mailed to it.
+func resetLink(t *testing.T, e *env) string {
+	t.Helper()
+	b := e.browser()
+	b.post("/register", form("name", "Reset", "email", "reset@example.com", "password", adaPass))
+	b.post("/forgot-password", form("email", "reset@example.com"))
+	links := e.mailed("reset-password")
+	if len(links) == 0 {
+		t.Fatal("no reset link mailed")
+	}
+	return links[len(links)-1]
+}

@@ -15,8 +15,10 @@ import (
 // publicPages answer a signed-out visitor with their form.
 var publicPages = map[string]string{
 	"/login": "login", "/register": "register", "/2fa": "twofactor", "/forgot-password": "forgot",
-	"/reset-password/abc": "reset",
 }
+
+// badLinkPages answer with the error and the offer of a new link (400).
+var badLinkPages = map[string]string{"/reset-password/abc": "reset"}
 
 // accountPages need a session.
 var accountPages = map[string]string{
@@ -67,6 +69,14 @@ func TestEveryPageSignedOut(t *testing.T) {
 		p.wantPage(t, http.StatusOK, name)
 		checkPage(t, p, "", "authkit")
 	}
+	for path, name := range badLinkPages {
+		p := b.get(path)
+		p.wantPage(t, http.StatusBadRequest, name)
+		checkPage(t, p, "", "authkit")
+		if !strings.Contains(p.Body, `id="reset-new-link"`) {
+			t.Errorf("%s: no offer of a new link", path)
+		}
+	}
 	// The account pages send a signed-out visitor to the login page.
 	for path := range accountPages {
 		b.get(path).wantRedirect(t, "/login")
@@ -94,7 +104,7 @@ func TestAutocomplete(t *testing.T) {
 		"/login":              {`id="email" name="email" type="email" autocomplete="username"`, `id="password" name="password" type="password" autocomplete="current-password"`},
 		"/register":           {`id="email" name="email" type="email" autocomplete="email"`, `id="password" name="password" type="password" autocomplete="new-password" required minlength="8"`, `autocomplete="name"`},
 		"/2fa":                {`id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="9" autocomplete="one-time-code"`},
-		"/reset-password/abc": {`id="password" name="password" type="password" autocomplete="new-password"`, `id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password"`},
+		resetLink(t, e): {`id="password" name="password" type="password" autocomplete="new-password"`, `id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password"`},
 	} {
 		body := b.get(path).Body
 		for _, w := range want {
@@ -162,9 +172,16 @@ func TestPrefix(t *testing.T) {
 		a.VerifyEmailPath, a.ResetPasswordPath = MailLinks("/auth")
 	})
 	b := e.browser()
-	for path, name := range publicPages {
+	pages := map[string]int{}
+	for path := range publicPages {
+		pages[path] = http.StatusOK
+	}
+	for path := range badLinkPages {
+		pages[path] = http.StatusBadRequest
+	}
+	for path, status := range pages {
 		p := b.get("/auth" + path)
-		p.wantPage(t, http.StatusOK, name)
+		p.wantPage(t, status, cmpOr(publicPages[path], badLinkPages[path]))
 		checkPage(t, p, "/auth", "authkit")
 		for _, href := range regexp.MustCompile(`(?:href|src|action)="(/[^"]*)"`).FindAllStringSubmatch(p.Body, -1) {
 			if !strings.HasPrefix(href[1], "/auth/") {
