@@ -101,9 +101,9 @@ func TestAutocomplete(t *testing.T) {
 	e := setup(t, nil)
 	b := e.browser()
 	for path, want := range map[string][]string{
-		"/login":              {`id="email" name="email" type="email" autocomplete="username"`, `id="password" name="password" type="password" autocomplete="current-password"`},
-		"/register":           {`id="email" name="email" type="email" autocomplete="email"`, `id="password" name="password" type="password" autocomplete="new-password" required minlength="8"`, `autocomplete="name"`},
-		"/2fa":                {`id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="9" autocomplete="one-time-code"`},
+		"/login":        {`id="email" name="email" type="email" autocomplete="username"`, `id="password" name="password" type="password" autocomplete="current-password"`},
+		"/register":     {`id="email" name="email" type="email" autocomplete="email"`, `id="password" name="password" type="password" autocomplete="new-password" required minlength="8"`, `autocomplete="name"`},
+		"/2fa":          {`id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="9" autocomplete="one-time-code"`},
 		resetLink(t, e): {`id="password" name="password" type="password" autocomplete="new-password"`, `id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password"`},
 	} {
 		body := b.get(path).Body
