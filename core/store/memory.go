@@ -26,6 +26,7 @@ type Memory struct {
 	mu      sync.Mutex
 	byID    map[string]*user.User
 	byEmail map[string]string // email -> id
+	passkeys
 }
 
 var _ user.Store = (*Memory)(nil)
@@ -36,7 +37,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys()}
 }
 
 // Create implements [user.Registration].
@@ -98,6 +99,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 	return m.update(ctx, "delete", id, func(u *user.User) error {
 		delete(m.byEmail, u.Email)
 		delete(m.byID, id)
+		m.dropPasskeys(id)
 		return nil
 	})
 }

@@ -9,7 +9,8 @@
 //
 // [RunUserStore] proves every rule of the user-store contract, part by part
 // (core/user: Accounts, TwoFactor, EmailVerification, EmailChange,
-// PasswordReset, PasswordChange, PasswordRehash, SessionVersions, Lockout;
+// PasswordReset, PasswordChange, PasswordRehash, SessionVersions, Lockout,
+// Passkeys;
 // a part the store does not implement is skipped, with the reason): the records
 // round-trip with millisecond timestamps, the sentinel errors come back
 // wrapped, and each conditional operation holds under racing goroutines

@@ -34,6 +34,7 @@ type parts struct {
 	user.TwoFactor
 	user.Lockout
 	user.SessionVersions
+	user.Passkeys
 }
 
 func split(s user.Accounts) *parts {
@@ -47,6 +48,7 @@ func split(s user.Accounts) *parts {
 	p.TwoFactor, _ = s.(user.TwoFactor)
 	p.Lockout, _ = s.(user.Lockout)
 	p.SessionVersions, _ = s.(user.SessionVersions)
+	p.Passkeys, _ = s.(user.Passkeys)
 	return p
 }
 
@@ -106,13 +108,14 @@ var suite = []struct {
 	{"Lockout", func(p *parts) bool { return p.Lockout != nil }, []test{
 		{"LoginFailures", testLoginFailures},
 	}},
+	{"Passkeys", func(p *parts) bool { return p.Passkeys != nil }, passkeyTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout) that the store implements; a part it lacks is
-// skipped, with the reason.
+// SessionVersions, Lockout, Passkeys) that the store implements; a part
+// it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
 // own type, or any interface of core/user). The suite creates its users
