@@ -18,6 +18,8 @@ func DefaultTemplates() Templates {
 		RecoveryCodesRegenerated: defaultRecoveryCodesRegenerated,
 		RecoveryCodeUsed:         defaultRecoveryCodeUsed,
 		NewSignIn:                defaultNewSignIn,
+		PasskeyAdded:             defaultPasskeyAdded,
+		PasskeyDeleted:           defaultPasskeyDeleted,
 	}
 }
 
@@ -208,5 +210,39 @@ If it was not, someone else knows your password: reset it now` + resetLink + ` a
 {{if or .IP .UserAgent}}<p>{{with .IP}}Address: {{.}}{{end}}{{if and .IP .UserAgent}}<br>{{end}}{{with .UserAgent}}Browser: {{.}}{{end}}</p>
 {{end}}<p>If this was you, there is nothing more to do.</p>
 <p>If it was not, someone else knows your password: reset it now` + resetLinkHTML + ` and turn on two-factor authentication.</p>
+` + htmlTail,
+}
+
+var defaultPasskeyAdded = Template{
+	Subject: subjectPrefix + `A passkey was added to your account`,
+	Text: greeting + `
+
+A passkey{{with .PasskeyName}} named "{{.}}"{{end}} was added to your account` + atApp + onTime + fromIP + `. It can now sign in to the account.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else is signed in to your account: delete the passkey in your security settings, reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>A passkey{{with .PasskeyName}} named &quot;{{.}}&quot;{{end}} was added to your account` + atApp + onTime + fromIP + `. It can now sign in to the account.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else is signed in to your account: delete the passkey in your security settings, reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+var defaultPasskeyDeleted = Template{
+	Subject: subjectPrefix + `A passkey was deleted from your account`,
+	Text: greeting + `
+
+A passkey{{with .PasskeyName}} named "{{.}}"{{end}} was deleted from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else is signed in to your account: reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>A passkey{{with .PasskeyName}} named &quot;{{.}}&quot;{{end}} was deleted from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else is signed in to your account: reset your password now` + resetLinkHTML + ` and contact support.</p>
 ` + htmlTail,
 }

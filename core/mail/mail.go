@@ -56,6 +56,14 @@ const (
 	// not signed in to the account before, with its address and user agent
 	// (Data.IP, Data.UserAgent).
 	KindNewSignIn Kind = "new_sign_in"
+
+	// KindPasskeyAdded tells the owner that a passkey was added to the
+	// account (Data.PasskeyName, Data.IP).
+	KindPasskeyAdded Kind = "passkey_added"
+
+	// KindPasskeyDeleted tells the owner that a passkey was deleted from
+	// the account (Data.PasskeyName, Data.IP).
+	KindPasskeyDeleted Kind = "passkey_deleted"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -64,6 +72,7 @@ func Kinds() []Kind {
 		KindVerifyEmail, KindResetPassword, KindPasswordChanged,
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
+		KindPasskeyAdded, KindPasskeyDeleted,
 	}
 }
 

@@ -42,6 +42,8 @@ type Templates struct {
 	RecoveryCodesRegenerated Template
 	RecoveryCodeUsed         Template
 	NewSignIn                Template
+	PasskeyAdded             Template
+	PasskeyDeleted           Template
 }
 
 // Data is what a template sees.
@@ -84,6 +86,11 @@ type Data struct {
 	// CodesLeft is how many recovery codes the account has left, for
 	// KindRecoveryCodeUsed.
 	CodesLeft int
+
+	// PasskeyName is the name of the passkey added or deleted, for
+	// KindPasskeyAdded and KindPasskeyDeleted; the user's own text, which
+	// the HTML part escapes.
+	PasskeyName string
 
 	// Words, when set, words Expiry and Time in the mail's language for
 	// ExpiryText and TimeText (core/i18n's Language does). Nil: English.
@@ -259,6 +266,10 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.RecoveryCodeUsed
 	case KindNewSignIn:
 		return &t.NewSignIn
+	case KindPasskeyAdded:
+		return &t.PasskeyAdded
+	case KindPasskeyDeleted:
+		return &t.PasskeyDeleted
 	}
 	return nil
 }

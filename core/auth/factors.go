@@ -1,0 +1,224 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Entry points for sign-in methods and second factors that live outside
+// core (the passkeys module): core keeps the decisions that every method
+// shares (the pending-login checks, the limits, the hooks, the session, the
+// audit events and the notices), and the method brings only its verifier.
+// Core knows nothing of WebAuthn.
+
+// LoginPasskey is the LoginMethod of a login whose last factor was a
+// passkey: the second step of a 2FA login, or a passwordless sign-in.
+const LoginPasskey LoginMethod = "passkey"
+
+// The security events of passkeys (the passkeys module reports them with
+// [Service.Audit]).
+const (
+	// EventPasskeyAdded: the signed-in user registered a passkey (Detail:
+	// its name).
+	EventPasskeyAdded EventType = "passkey_added"
+	// EventPasskeyDeleted: the signed-in user deleted a passkey (Detail:
+	// its name).
+	EventPasskeyDeleted EventType = "passkey_deleted"
+	// EventPasskeyCountRegressed: an assertion's signature counter was not
+	// above the stored one, a sign that the authenticator may have been
+	// cloned (Detail: the stored and the received count, and whether the
+	// assertion was refused).
+	EventPasskeyCountRegressed EventType = "passkey_sign_count_regressed"
+)
+
+// The errors of the passkey routes.
+var (
+	ErrPasskeyChallengeInvalid  = def(400, "passkey_challenge_invalid", "Passkey request expired or already used. Start again.")
+	ErrPasskeyInvalid           = def(400, "passkey_invalid", "Passkey could not be verified")
+	ErrPasskeyAlreadyRegistered = def(400, "passkey_already_registered", "This passkey is already registered")
+	ErrPasskeyCountRegressed    = def(400, "passkey_sign_count_regressed", "Passkey refused: it may have been copied. Use another sign-in method.")
+	ErrPasskeyNotFound          = def(404, "passkey_not_found", "Passkey not found")
+)
+
+// SecondFactorInput is what FinishTwoFactor takes.
+type SecondFactorInput struct {
+	// Method names the factor (LoginPasskey): the AfterLogin hook and the
+	// audit events see it.
+	Method LoginMethod
+	// Verify checks the factor for the pending login's user. It runs after
+	// the pending-login checks and the per-user 2FA limit; an error
+	// refuses the login (an *Error answers as it says; any other error is
+	// unexpected, 500 or 503) and keeps the pending cookie.
+	Verify func(ctx context.Context, u *user.User) error
+	// Remember, when set, overrides the remember flag of the password
+	// step.
+	Remember *bool
+}
+
+// FinishTwoFactor is the second step of a 2FA login by a factor that core
+// does not check itself: the same steps as VerifyTwoFactor, with
+// in.Verify in place of the TOTP check. The 2fa_pending cookie must be
+// valid and current (ErrNoPendingTwoFactor, ErrTwoFactorExpired), the
+// attempt counts against Limits.TwoFactor (key 2fa:{user id}, shared with
+// TOTP and recovery codes), the account must have 2FA on
+// (ErrInvalidSession). A failed verification is audited as
+// EventTwoFactorFailed and keeps the pending cookie, so the user can try
+// again or use another factor; a success ends the pending login like a
+// TOTP code does (AfterLogin, the session, EventLoginSucceeded, the
+// new-device notice).
+func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (TwoFactorResult, error) {
+	v.use(ctx)
+	if in.Method == "" || in.Verify == nil {
+		return TwoFactorResult{}, errors.New("auth: FinishTwoFactor: Method and Verify are required")
+	}
+	u, claims, err := s.pendingUser(v)
+	if err != nil {
+		return TwoFactorResult{}, err
+	}
+	if !u.TwoFactorEnabled {
+		return TwoFactorResult{}, ErrInvalidSession
+	}
+	if !pendingCurrent(claims, u) {
+		return TwoFactorResult{}, ErrTwoFactorExpired
+	}
+	if err := in.Verify(v.ctx, u); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: string(in.Method) + ": " + string(e.Code)})
+			return TwoFactorResult{}, err
+		}
+		return TwoFactorResult{}, fmt.Errorf("2fa %s: %w", in.Method, err)
+	}
+	if err := s.finishPending(v, u, claims, in.Method, in.Remember); err != nil {
+		return TwoFactorResult{}, err
+	}
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method)})
+	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
+}
+
+// PendingTwoFactorUser returns the user of the visit's pending 2FA login,
+// for a second factor that must show the user something before they
+// answer (a passkey's allowed credentials). It checks the pending cookie
+// like FinishTwoFactor (ErrNoPendingTwoFactor, ErrTwoFactorExpired,
+// ErrInvalidSession) but counts nothing: it verifies no factor.
+func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (*user.User, error) {
+	v.use(ctx)
+	raw, ok := v.req.Cookie(PendingCookie)
+	if !ok || raw == "" {
+		return nil, ErrNoPendingTwoFactor
+	}
+	claims, err := s.pending.Verify(raw)
+	if err != nil {
+		return nil, ErrTwoFactorExpired
+	}
+	u, err := s.users.ByID(v.ctx, claims.UserID)
+	if errors.Is(err, user.ErrNotFound) {
+		return nil, ErrInvalidSession
+	}
+	if err != nil {
+		return nil, fmt.Errorf("2fa pending: load user: %w", err)
+	}
+	if !u.TwoFactorEnabled {
+		return nil, ErrInvalidSession
+	}
+	if !pendingCurrent(claims, u) {
+		return nil, ErrTwoFactorExpired
+	}
+	return u, nil
+}
+
+// PasswordlessInput is what SignInWithoutPassword takes.
+type PasswordlessInput struct {
+	// Method names the sign-in method (LoginPasskey).
+	Method LoginMethod
+	// Verify checks the credential and returns the id of the user it
+	// belongs to. It runs after the client address's login limit counted
+	// the attempt; an error refuses the sign-in (audited as
+	// EventLoginFailed).
+	Verify func(ctx context.Context) (userID string, err error)
+	// Remember asks for a long-lived session (Config.RememberLifetime).
+	Remember bool
+}
+
+// SignInWithoutPassword signs in with a method that is every factor at
+// once (a passkey: something the user has, unlocked by something they are
+// or know), for accounts with and without 2FA. The attempt counts against
+// Limits.LoginIP before in.Verify runs, and a success gives it back, like
+// the password step. There is no email key: the method names no address.
+// The account lock-out (Config.Lockout) does not apply: it counts
+// password guesses, and a verified passkey is not one; it lets the owner
+// in while an attacker is locking the password out. A success runs
+// AfterLogin, starts the session, ends any pending 2FA login on the
+// visit, audits EventLoginSucceeded and sends the new-device notice.
+func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (*user.User, error) {
+	v.use(ctx)
+	if in.Method == "" || in.Verify == nil {
+		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
+	}
+	ipv, err := s.check(v, s.lim.loginIP, v.ip)
+	if err != nil {
+		return nil, err
+	}
+	s.rateHeaders(v.header, ipv)
+	id, err := in.Verify(v.ctx)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			s.audit(v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": " + string(e.Code)})
+			return nil, err
+		}
+		return nil, fmt.Errorf("sign in %s: %w", in.Method, err)
+	}
+	u, err := s.users.ByID(v.ctx, id)
+	if errors.Is(err, user.ErrNotFound) {
+		s.audit(v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": account deleted"})
+		return nil, ErrInvalidCredentials
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign in %s: load user: %w", in.Method, err)
+	}
+	if s.refundLimit(v, s.lim.loginIP, v.ip, ipv) {
+		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
+		s.rateHeaders(v.header, ipv)
+	}
+	if err := s.afterLogin(v, u, in.Method); err != nil {
+		return nil, err
+	}
+	s.clearPending(v)
+	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
+		return nil, fmt.Errorf("sign in %s: session: %w", in.Method, err)
+	}
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method)})
+	s.signedIn(v, u)
+	return u, nil
+}
+
+// Audit reports e as the flows report theirs (Config.Audit, or the log),
+// with the time and the visit's client address filled in: for the events
+// of modules built on the Service (passkeys).
+func (s *Service) Audit(v *Visit, e Event) { s.audit(v, e) }
+
+// Notify mails u one of the security notices (KindPasskeyAdded,
+// KindPasskeyDeleted, ...) in the visit's language, as the flows send
+// theirs: through Config.Mailer's queue, never failing the caller. data's
+// Name and IP default to u's name and the client's address.
+func (s *Service) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+	if data.Name == "" {
+		data.Name = u.Name
+	}
+	if data.IP == "" {
+		data.IP = s.clientAddr(v.req)
+	}
+	s.send(v, kind, u.Email, data)
+}
+
+// Answer renders a flow's outcome as the JSON routes do: 200 with body
+// and the visit's cookies and headers, or the error's {"error", "code"}
+// answer (see AsError), for modules that add JSON routes of their own.
+func (s *Service) Answer(v *Visit, op string, body any, err error) Response {
+	return s.answer(v, op, body, err)
+}
