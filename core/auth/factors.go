@@ -222,3 +222,8 @@ func (s *Service) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data)
 func (s *Service) Answer(v *Visit, op string, body any, err error) Response {
 	return s.answer(v, op, body, err)
 }
+
+// Users returns Config.Users, for modules that need a part of the store
+// the flows do not use (the passkeys module's user.Passkeys); they check
+// the part once, in their constructor.
+func (s *Service) Users() user.Accounts { return s.cfg.Users }

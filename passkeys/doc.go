@@ -1,0 +1,41 @@
+// Package passkeys adds WebAuthn passkeys to an authkit Service: as the
+// second step of a 2FA login, and for passwordless sign-in with
+// discoverable credentials (including the browser's autofill, "conditional
+// UI").
+//
+// The WebAuthn ceremonies (CBOR, COSE, signatures, origin and RP ID checks)
+// are github.com/go-webauthn/webauthn's; the decisions every sign-in method
+// shares (the pending-login checks, the limits, the hooks, the session,
+// audit events and notices) are core's, through
+// auth.Service.FinishTwoFactor and auth.Service.SignInWithoutPassword; the
+// credentials are kept by the user store's user.Passkeys part. This package
+// joins them and serves JSON routes under Prefix:
+//
+//	POST /api/passkeys/register/begin   signed in, recent authentication: creation options
+//	POST /api/passkeys/register/finish  the credential (PublicKeyCredential.toJSON()) and "name"
+//	POST /api/passkeys/2fa/begin        a pending 2FA login: request options of the user's passkeys
+//	POST /api/passkeys/2fa/finish       the assertion: the login is finished
+//	POST /api/passkeys/login/begin      passwordless: request options for a discoverable credential
+//	POST /api/passkeys/login/finish     the assertion: signed in
+//	GET  /api/passkeys                  the signed-in user's passkeys
+//	POST /api/passkeys/rename           {"id", "name"}
+//	POST /api/passkeys/delete           {"id"}, recent authentication
+//	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
+//
+// Mount it beside the framework module's routes:
+//
+//	pk, err := passkeys.New(svc, passkeys.Config{
+//		RPID:    "example.com",
+//		Origins: []string{"https://example.com"},
+//	})
+//	mux.Handle(passkeys.Prefix, pk)
+//	mux.Handle(passkeys.Prefix+"/", pk)
+//
+// Every ceremony's challenge is random (go-webauthn's, 32 bytes), stored
+// in Config.Challenges under the hash of a random key that the browser
+// holds in the HttpOnly, SameSite=Strict challenge cookie, lives
+// Config.ChallengeLifetime, is bound to what it was begun for (the
+// signed-in user, the pending login, or passwordless) and is taken
+// atomically by the first finish, whatever that finish then decides: a
+// replayed or racing finish gets passkey_challenge_invalid.
+package passkeys
