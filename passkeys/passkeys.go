@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -80,6 +81,11 @@ type Config struct {
 	// challenge store cannot be filled. Default: 30 per minute.
 	BeginLimit auth.Limit
 
+	// Logger receives what a route could not answer (a panic, answered
+	// 500). Default: slog.Default(). The flows' own errors go to the
+	// Service's logger.
+	Logger *slog.Logger
+
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 	// Rand is the source of challenges, cookie keys and user handles.
@@ -139,6 +145,9 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	}
 	if h.cfg.Now == nil {
 		h.cfg.Now = time.Now
+	}
+	if h.cfg.Logger == nil {
+		h.cfg.Logger = slog.Default()
 	}
 	if h.cfg.Rand == nil {
 		h.cfg.Rand = rand.Reader
@@ -213,6 +222,15 @@ func (h *Handler) routes() {
 // serve runs one route: the cross-origin check of every state-changing
 // route, the begin limit, the route, and one answer.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, begin bool, fn route) {
+	defer func() {
+		// No request may end the process: a panic in a ceremony (go-webauthn
+		// on input nobody foresaw) answers 500, as core's routes do.
+		if p := recover(); p != nil {
+			h.cfg.Logger.ErrorContext(r.Context(), "passkeys: panic in route", "route", op, "panic", p)
+			resp := h.svc.Error(http.StatusInternalServerError, "")
+			resp.Write(w)
+		}
+	}()
 	req := auth.HTTPRequest(r, nil)
 	v := h.svc.Visit(req)
 	var err error
@@ -275,7 +293,7 @@ func (h *Handler) start(c *call, cer ceremony) error {
 	}
 	raw := base64.RawURLEncoding.EncodeToString(key)
 	if err := h.cfg.Challenges.Put(c.r.Context(), storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
-		return fmt.Errorf("passkeys: store challenge: %w: %w", auth.ErrUnavailable, err)
+		return fmt.Errorf("passkeys: store challenge: %w: %w", user.ErrUnavailable, err)
 	}
 	c.cookies = append(c.cookies, h.challengeCookie(raw, int(h.cfg.ChallengeLifetime.Seconds())))
 	return nil
@@ -294,7 +312,7 @@ func (h *Handler) take(c *call, want purpose) (ceremony, error) {
 		return ceremony{}, auth.ErrPasskeyChallengeInvalid
 	}
 	if err != nil {
-		return ceremony{}, fmt.Errorf("passkeys: take challenge: %w: %w", auth.ErrUnavailable, err)
+		return ceremony{}, fmt.Errorf("passkeys: take challenge: %w: %w", user.ErrUnavailable, err)
 	}
 	var cer ceremony
 	if err := json.Unmarshal(data, &cer); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -465,5 +467,34 @@ func TestScript(t *testing.T) {
 	r := e.client().do(http.MethodGet, passkeys.Prefix+"/passkeys.js", nil)
 	if r.status != http.StatusOK || !bytes.Equal(r.body, passkeys.Script()) || !bytes.Contains(r.body, []byte("navigator.credentials.create")) {
 		t.Fatalf("script: %d, %d bytes", r.status, len(r.body))
+	}
+}
+
+// faultyChallenges fails Put and panics in Take.
+type faultyChallenges struct{}
+
+func (faultyChallenges) Put(context.Context, string, []byte, time.Time) error {
+	return errors.New("connection refused")
+}
+
+func (faultyChallenges) Take(context.Context, string, time.Time) ([]byte, error) {
+	panic("boom")
+}
+
+// TestBackendFaults: a challenge store that fails answers 503, one that
+// panics 500; the cause is never in the answer.
+func TestBackendFaults(t *testing.T) {
+	e := newEnv(t, func(c *passkeys.Config) {
+		c.Challenges = faultyChallenges{}
+		c.Logger = slog.New(slog.DiscardHandler)
+	}, nil)
+	c := e.client()
+	r := c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
+	want(t, "begin with the store down", r, http.StatusServiceUnavailable, "service_unavailable")
+	c.cookies[passkeys.ChallengeCookie] = "x"
+	r = c.do(http.MethodPost, passkeys.Prefix+"/login/finish", map[string]any{})
+	want(t, "finish with a panicking store", r, http.StatusInternalServerError, "internal_error")
+	if bytes.Contains(r.body, []byte("boom")) {
+		t.Fatalf("the panic reached the client: %s", r.body)
 	}
 }
