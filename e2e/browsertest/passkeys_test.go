@@ -18,6 +18,7 @@ import (
 	pwhash "github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/nethttpauth"
 	"github.com/authkit-go/authkit/passkeys"
 )
@@ -80,7 +81,8 @@ func passkeyServer(t *testing.T) (string, *store.Memory) {
 // TestPasskeyRegisterAndSignIn: in Chromium with the DevTools virtual
 // authenticator (CTAP2, internal, resident keys, user verification), a
 // signed-in user registers a passkey through the module's script, signs
-// out, and signs in with the passkey alone.
+// out, signs in with the passkey alone, uses it as the second step of a
+// 2FA login, deletes it, and cannot sign in with it any more.
 func TestPasskeyRegisterAndSignIn(t *testing.T) {
 	site, users := passkeyServer(t)
 	b := New(t, "passkeys")
@@ -144,4 +146,39 @@ func TestPasskeyRegisterAndSignIn(t *testing.T) {
 		t.Errorf("last use not recorded: %v", stored[0].LastUsedAt)
 	}
 	b.Shot("signed-in")
+
+	// The passkey as the second step: the account gets 2FA (TOTP on, as
+	// the 2FA routes leave it), the password step leaves a pending login,
+	// and the passkey finishes it.
+	if err := users.BeginTOTPSetup(context.Background(), u.ID, "pending"); err != nil {
+		t.Fatal(err)
+	}
+	if err := users.EnableTOTP(context.Background(), u.ID, user.EnableTOTP{Pending: "pending", Secret: "sealed"}); err != nil {
+		t.Fatal(err)
+	}
+	step := Eval[map[string]any](b, `fetch("/api/auth/logout", {method: "POST"}).then(() => fetch("/api/auth/login", {method: "POST",
+		headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({email: "ada@example.com", password: "correct horse battery staple"})})).then(r => r.json())`)
+	if step["requiresTwoFactor"] != true {
+		t.Fatalf("password step of the 2FA account: %v", step)
+	}
+	second := Eval[map[string]any](b, `authkitPasskeys.secondFactor().catch(e => ({failed: e.code + ": " + e.message}))`)
+	if second["success"] != true {
+		t.Fatalf("passkey as the second factor: %v", second)
+	}
+	if me := Eval[float64](b, `fetch("/api/auth/me").then(r => r.status)`); me != http.StatusOK {
+		t.Fatalf("/api/auth/me after the 2FA step: %v", me)
+	}
+
+	// Deleted (the session is recent: it just authenticated), the passkey
+	// signs in no more.
+	del := Eval[map[string]any](b, `fetch("/api/passkeys").then(r => r.json()).then(l => fetch("/api/passkeys/delete", {method: "POST",
+		headers: {"Content-Type": "application/json"}, body: JSON.stringify({id: l.passkeys[0].id})})).then(r => r.json())`)
+	if del["success"] != true {
+		t.Fatalf("delete: %v", del)
+	}
+	again := Eval[map[string]any](b, `fetch("/api/auth/logout", {method: "POST"}).then(() => authkitPasskeys.signIn()).catch(e => ({code: e.code}))`)
+	if again["code"] != "passkey_invalid" {
+		t.Fatalf("sign-in with the deleted passkey: %v, want code passkey_invalid", again)
+	}
 }
