@@ -19,7 +19,7 @@ import (
 // produces the JSON a browser's PublicKeyCredential.toJSON() gives, with the
 // CBOR and COSE encoded by go-webauthn's own encoders.
 type softAuthenticator struct {
-	t    *testing.T
+	t    testing.TB
 	keys []*softKey
 	// flags the authenticator sets besides UP and UV.
 	backupEligible, backupState bool
@@ -34,13 +34,13 @@ type softKey struct {
 	count  uint32
 }
 
-func newAuthenticator(t *testing.T) *softAuthenticator {
+func newAuthenticator(t testing.TB) *softAuthenticator {
 	return &softAuthenticator{t: t, userVerified: true, backupEligible: true, backupState: true}
 }
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
-func unb64(t *testing.T, s string) []byte {
+func unb64(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -77,7 +77,7 @@ func authData(rpID string, flags byte, count uint32) []byte {
 	return binary.BigEndian.AppendUint32(out, count)
 }
 
-func clientData(t *testing.T, typ, challenge, origin string) []byte {
+func clientData(t testing.TB, typ, challenge, origin string) []byte {
 	b, err := json.Marshal(map[string]any{"type": typ, "challenge": challenge, "origin": origin, "crossOrigin": false})
 	if err != nil {
 		t.Fatal(err)

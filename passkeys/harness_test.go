@@ -28,7 +28,7 @@ const (
 // env is a Service over a memory store with the passkeys handler, as an
 // app mounts them, with a settable clock, captured mail and audit events.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	svc    *auth.Service
 	h      *passkeys.Handler
 	mux    *http.ServeMux
@@ -39,7 +39,7 @@ type env struct {
 	events []auth.Event
 }
 
-func newEnv(t *testing.T, change func(*passkeys.Config), changeCore func(*auth.Config)) *env {
+func newEnv(t testing.TB, change func(*passkeys.Config), changeCore func(*auth.Config)) *env {
 	t.Helper()
 	e := &env{t: t, now: time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC), mail: &mail.Capture{}}
 	e.users = store.NewMemory(store.MemoryConfig{Now: e.clock})
@@ -132,7 +132,7 @@ type reply struct {
 	cookies []*http.Cookie
 }
 
-func (r reply) json(t *testing.T) map[string]any {
+func (r reply) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -145,6 +145,12 @@ func (r reply) json(t *testing.T) map[string]any {
 // cookies it sets.
 func (c *client) do(method, path string, body any) reply {
 	c.e.t.Helper()
+	return c.doT(c.e.t, method, path, body)
+}
+
+// doT is do reporting to t (a fuzz target's own).
+func (c *client) doT(t testing.TB, method, path string, body any) reply {
+	t.Helper()
 	var rd *bytes.Reader
 	switch b := body.(type) {
 	case nil:
@@ -154,7 +160,7 @@ func (c *client) do(method, path string, body any) reply {
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
-			c.e.t.Fatal(err)
+			t.Fatal(err)
 		}
 		rd = bytes.NewReader(raw)
 	}
@@ -203,7 +209,7 @@ func (c *client) clone() *client {
 }
 
 // want checks an answer's status and, for an error, its code.
-func want(t *testing.T, what string, r reply, status int, code auth.Code) {
+func want(t testing.TB, what string, r reply, status int, code auth.Code) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("%s: status %d (%s), want %d", what, r.status, r.body, status)
