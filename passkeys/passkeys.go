@@ -196,6 +196,7 @@ type call struct {
 func (h *Handler) routes() {
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET "+Prefix+"/passkeys.js", serveScript)
+	allow := map[string]string{Prefix + "/passkeys.js": "GET, HEAD"}
 	for _, rt := range []struct {
 		pattern string
 		begin   bool
@@ -212,11 +213,21 @@ func (h *Handler) routes() {
 		{"POST " + Prefix + "/delete", false, h.remove},
 	} {
 		h.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt.pattern, rt.begin, rt.fn) })
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		allow[path] = method
 	}
-	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
-		resp := h.svc.NotFound(auth.HTTPRequest(r, nil))
+	// Any other method on a known path, and any other path: JSON, as
+	// core's routes answer them.
+	other := func(w http.ResponseWriter, r *http.Request) {
+		req := auth.HTTPRequest(r, nil)
+		resp := h.svc.NotFound(req)
+		if a, ok := allow[r.URL.Path]; ok {
+			resp = h.svc.MethodNotAllowed(req, a)
+		}
 		resp.Write(w)
-	})
+	}
+	h.mux.HandleFunc(Prefix, other)
+	h.mux.HandleFunc(Prefix+"/", other)
 }
 
 // serve runs one route: the cross-origin check of every state-changing

@@ -461,6 +461,16 @@ func TestCrossOrigin(t *testing.T) {
 	want(t, "cross-origin begin", r, http.StatusForbidden, "cross_origin_blocked")
 }
 
+// TestOtherRequests: a known path with another method answers 405 with
+// Allow, an unknown path 404, both as JSON.
+func TestOtherRequests(t *testing.T) {
+	e := newEnv(t, nil, nil)
+	r := e.client().do(http.MethodGet, passkeys.Prefix+"/login/begin", nil)
+	want(t, "GET login/begin", r, http.StatusMethodNotAllowed, "method_not_allowed")
+	want(t, "POST list", e.client().do(http.MethodPost, passkeys.Prefix, nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	want(t, "unknown", e.client().do(http.MethodPost, passkeys.Prefix+"/nope", nil), http.StatusNotFound, "not_found")
+}
+
 // TestScript: the handler serves the script.
 func TestScript(t *testing.T) {
 	e := newEnv(t, nil, nil)
