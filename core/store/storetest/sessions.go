@@ -222,7 +222,7 @@ func testSessionDeleteRace(t *testing.T, s session.Store) {
 				defer wg.Done()
 				err := s.Touch(ctx(t), r.ID, sessionT0.Add(time.Duration(i)*time.Second), r.ExpiresAt)
 				if err != nil && !errors.Is(err, user.ErrNotFound) {
-					errs <- fmt.Errorf("Touch: %w", err)
+					errs <- fmt.Errorf("touch: %w", err)
 				}
 			}()
 		}
@@ -230,7 +230,7 @@ func testSessionDeleteRace(t *testing.T, s session.Store) {
 		go func() {
 			defer wg.Done()
 			if err := s.Delete(ctx(t), "u1", r.ID); err != nil {
-				errs <- fmt.Errorf("Delete: %w", err)
+				errs <- fmt.Errorf("delete: %w", err)
 			}
 		}()
 		wg.Wait()
