@@ -162,6 +162,21 @@ type Config struct {
 	SessionLifetime  time.Duration
 	RememberLifetime time.Duration
 
+	// Sessions keeps a server-side record of every session (session.Store:
+	// store.NewMemorySessions, sqlxstore's, redisstore's): a user can list
+	// their sessions (GET /api/auth/sessions) and end one (DELETE
+	// /api/auth/sessions/{id}), logout ends the record so that every copy
+	// of the cookie dies, and the changes that end other sessions delete
+	// their records. Each authenticated request then reads the record once
+	// (and writes it at most once a minute). Default: nil, stateless
+	// cookies; the session routes are not registered.
+	Sessions session.Store
+
+	// SessionIdleTimeout ends a session no request used for that long
+	// (to within a minute: last use is written at most once a minute).
+	// Needs Sessions. Default: 0, off.
+	SessionIdleTimeout time.Duration
+
 	// ReauthWindow is how recent the last authentication of a session must
 	// be for the changes that need one ("sudo mode", SECURITY.md deviation
 	// 12): 2FA setup, confirm and recovery-code regeneration answer 403
@@ -366,7 +381,10 @@ func New(cfg Config) (*Service, error) {
 		Lifetime:         cfg.SessionLifetime,
 		RememberLifetime: cfg.RememberLifetime,
 		Insecure:         cfg.Insecure,
+		Store:            cfg.Sessions,
+		IdleTimeout:      cfg.SessionIdleTimeout,
 		Now:              cfg.Now,
+		Rand:             cfg.Rand,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)

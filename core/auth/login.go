@@ -127,7 +127,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	if err := s.afterLogin(v, u, LoginPassword); err != nil {
 		return LoginResult{}, err
 	}
-	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
+	if err := s.startSession(v, u, in.Remember); err != nil {
 		return LoginResult{}, fmt.Errorf("login: session: %w", err)
 	}
 	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID})
@@ -318,7 +318,7 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 	}
 	s.clearPending(v)
 	s.resetLimit(v, s.lim.twoFactor, u.ID)
-	if err := v.sess.Login(v.ctx, u, keep); err != nil {
+	if err := s.startSession(v, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
 	s.signedIn(v, u)
@@ -470,7 +470,11 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 // fails.
 func (s *Service) Logout(ctx context.Context, v *Visit) {
 	v.use(ctx)
-	_ = v.sess.Logout(v.ctx)
+	if err := v.sess.Logout(v.ctx); err != nil {
+		// The cookie is expired all the same; a copy lives until the
+		// record's lifetime ends or the user ends it from the list.
+		s.log.WarnContext(v.ctx, "authkit: logout: session record not deleted", "err", err)
+	}
 	s.clearPending(v)
 }
 
@@ -484,7 +488,10 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
 	if _, err := s.users.versions.BumpSessionVersion(v.ctx, u.ID); err != nil {
 		return fmt.Errorf("logout all: %w", err)
 	}
-	_ = v.sess.Logout(v.ctx)
+	if err := s.endOtherSessions(v, u.ID, false); err != nil {
+		return fmt.Errorf("logout all: %w", err)
+	}
+	_ = v.sess.Logout(v.ctx) // its record is gone with the others
 	s.clearPending(v)
 	s.audit(v, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
 	return nil

@@ -16,4 +16,5 @@ const (
 	msgLoggedOut           = "Logged out"
 	msgLoggedOutEverywhere = "Logged out of all sessions"
 	msgPasswordConfirmed   = "Password confirmed"
+	msgSessionEnded        = "Session ended"
 )

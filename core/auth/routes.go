@@ -15,6 +15,7 @@ type Route struct {
 	Pattern string
 	handle  func(s *Service, v *Visit) Response
 	feature Feature // the feature the route belongs to; "" for the always-on ones
+	records bool    // registered only with a record store (Config.Sessions)
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -36,35 +37,38 @@ func (r Route) ColonPattern() string {
 
 var routes = []Route{
 	// The spec's routes (docs/api.md, Routes).
-	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/login", loginRoute, ""},
-	{http.MethodPost, "/api/auth/login", loginRoute, ""},
-	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, ""},
-	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration},
-	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, ""},
-	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, ""},
-	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange},
-	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset},
-	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor, false},
+	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor, false},
+	{http.MethodPost, "/api/login", loginRoute, "", false},
+	{http.MethodPost, "/api/auth/login", loginRoute, "", false},
+	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, "", false},
+	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, "", false},
+	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor, false},
+	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, "", false},
+	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration, false},
+	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, "", false},
+	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, "", false},
+	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange, false},
+	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset, false},
+	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset, false},
 	// authkit's own (docs/api.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", logoutRoute, ""},
-	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, ""},
-	{http.MethodGet, "/api/auth/me", meRoute, ""},
-	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange},
-	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, ""},
+	{http.MethodPost, "/api/auth/logout", logoutRoute, "", false},
+	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, "", false},
+	{http.MethodGet, "/api/auth/me", meRoute, "", false},
+	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange, false},
+	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, "", false},
+	{http.MethodGet, "/api/auth/sessions", listSessionsRoute, "", true},
+	{http.MethodDelete, "/api/auth/sessions/{id}", endSessionRoute, "", true},
 }
 
 // Routes lists every endpoint of the features the Service has on
 // (Config.Disable): a switched-off route is not listed, so no framework
-// module registers it and it answers 404. The slice is the caller's.
+// module registers it and it answers 404. The session routes are listed
+// only with a record store (Config.Sessions). The slice is the caller's.
 func (s *Service) Routes() []Route {
 	var out []Route
 	for _, rt := range routes {
-		if s.enabled(rt.feature) == nil {
+		if s.enabled(rt.feature) == nil && (!rt.records || s.cfg.Sessions != nil) {
 			out = append(out, rt)
 		}
 	}

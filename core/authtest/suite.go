@@ -150,6 +150,23 @@ var topics = []struct {
 		{"a negative ReauthWindow switches it off", suite.reauthOff},
 		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
 	}},
+	// sessions.go: server-side session records (Config.Sessions, Harness.NewSessions): the list
+	// and ending one, logout and the changes that end sessions ending their records, the idle
+	// timeout, and a session ended while in use.
+	{"Sessions", []test{
+		{"without a record store the routes answer 404", suite.sessionsOffWithoutStore},
+		{"the routes need a session", suite.sessionsNeedSession},
+		{"the list shows every session newest first, the current one marked", suite.sessionsList},
+		{"last use is written at most once a minute", suite.sessionsLastSeen},
+		{"ending the current session logs out every copy of its cookie", suite.sessionsEndCurrent},
+		{"logout ends the record: a copy taken before answers 401", suite.sessionsLogoutEndsCopies},
+		{"ending another session needs a recent authentication", suite.sessionsEndOtherNeedsReauth},
+		{"another user's or an unknown id answers 404 and ends nothing", suite.sessionsOthersNotFound},
+		{"password change, email change and 2FA disable keep only the current record", suite.sessionsChangesKeepCurrent},
+		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
+		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
+		{"a session ended while in use never stays alive", suite.sessionsEndRace},
+	}},
 	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
 	// and a sign-in from a browser without its device cookie.
 	{"Notices", []test{
