@@ -196,7 +196,9 @@ func (s suite) sessionsList(t *testing.T) {
 }
 
 // isoMs is an instant as the routes write it.
-func isoMs(t time.Time) string { return t.UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z") }
+func isoMs(t time.Time) string {
+	return t.UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+}
 
 func (s suite) sessionsLastSeen(t *testing.T) {
 	e := s.recordEnv(t)
