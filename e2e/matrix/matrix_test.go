@@ -26,6 +26,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -141,8 +142,10 @@ func TestMatrix(t *testing.T) {
 			s := &sqlStore{url: st.url(t)}
 			t.Cleanup(s.close)
 			var newLimits func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
+			var newSessions func(t *testing.T, now func() time.Time) session.Store
 			if st.redis {
 				newLimits = redisLimits(t)
+				newSessions = redisSessions(t)
 			}
 			for _, fw := range []string{"nethttp", "gin", "fiber"} {
 				t.Run(fw, func(t *testing.T) {
@@ -150,6 +153,7 @@ func TestMatrix(t *testing.T) {
 						Start:          frameworks[fw],
 						NewUsers:       s.newUsers,
 						NewLimitStore:  newLimits,
+						NewSessions:    newSessions,
 						RealTimeLimits: st.redis,
 					})
 				})
@@ -187,5 +191,28 @@ func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name s
 		s := redisstore.New(client, redisstore.Config{Prefix: prefix})
 		stores[t] = s
 		return s
+	}
+}
+
+// redisSessions gives each suite subtest a session-record store of its own
+// key prefix on the test Redis, deleted when the subtest ends.
+func redisSessions(t *testing.T) func(t *testing.T, now func() time.Time) session.Store {
+	opts, err := redis.ParseURL(servertest.Need(t, "AUTHKIT_TEST_REDIS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.PoolSize = 8
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	return func(t *testing.T, _ func() time.Time) session.Store {
+		prefix := "authkit:test:matrix:sess:" + randomPrefix()
+		t.Cleanup(func() {
+			ctx := context.Background()
+			iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
+			for iter.Next(ctx) {
+				client.Del(ctx, iter.Val())
+			}
+		})
+		return redisstore.NewSessions(client, redisstore.SessionsConfig{Prefix: prefix})
 	}
 }
