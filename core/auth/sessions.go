@@ -122,10 +122,14 @@ func (s *Service) startSession(v *Visit, u *user.User, remember bool) error {
 }
 
 // endOtherSessions deletes the records of every session of userID but the
-// visit's (all of them when keepCurrent is false), after a change that
-// raised the session version: those sessions are dead already (their
-// cookies carry the old version), and their records must leave the list.
+// visit's (all of them when keepCurrent is false), and every trusted
+// device of userID, after a change that raised the session version: those
+// sessions and trusts are dead already (their cookies carry the old
+// version), and their records must leave the lists.
 func (s *Service) endOtherSessions(v *Visit, userID string, keepCurrent bool) error {
+	if err := s.forgetTrustedDevices(v, userID); err != nil {
+		return err
+	}
 	if s.cfg.Sessions == nil {
 		return nil
 	}

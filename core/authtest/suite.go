@@ -167,6 +167,18 @@ var topics = []struct {
 		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
 		{"a session ended while in use never stays alive", suite.sessionsEndRace},
 	}},
+	// trusted.go: trusted devices (Config.TrustedDevices, a second record store from
+	// Harness.NewSessions): trustDevice at the second step, the list, forgetting one, and the
+	// changes that end them all.
+	{"TrustedDevices", []test{
+		{"without a trusted-device store the flag is ignored and the routes answer 404", suite.trustedOffWithoutStore},
+		{"verify with trustDevice spares that browser the second step", suite.trustedVerifySkipsSecondStep},
+		{"recover with trustDevice trusts too", suite.trustedRecover},
+		{"the trust ends after 30 days", suite.trustedLifetime},
+		{"the list, another user's id, forgetting one", suite.trustedListAndForget},
+		{"password reset, logout-all, 2FA disable and password change end every trust", suite.trustedEndedByChanges},
+		{"a trusted cookie is its user's only and must verify", suite.trustedCookieIsTheUsers},
+	}},
 	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
 	// and a sign-in from a browser without its device cookie.
 	{"Notices", []test{
