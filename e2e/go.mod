@@ -10,11 +10,13 @@ require (
 	github.com/authkit-go/authkit/fiberauth v0.1.0
 	github.com/authkit-go/authkit/ginauth v0.1.0
 	github.com/authkit-go/authkit/nethttpauth v0.1.0
+	github.com/authkit-go/authkit/pages v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gin-gonic/gin v1.11.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jmoiron/sqlx v1.4.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 
@@ -40,7 +42,6 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	github.com/jmoiron/sqlx v1.4.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
@@ -87,4 +88,5 @@ replace (
 	github.com/authkit-go/authkit/fiberauth => ../fiberauth
 	github.com/authkit-go/authkit/ginauth => ../ginauth
 	github.com/authkit-go/authkit/nethttpauth => ../nethttpauth
+	github.com/authkit-go/authkit/pages => ../pages
 )

@@ -221,7 +221,7 @@ var (
 
 // outputs are the directories the build writes and git ignores: a
 // reference into one names a file a command makes.
-var outputs = []string{"bench/results", "artifacts", ".bin", ".proxy", ".authkit"}
+var outputs = []string{"bench/results", "artifacts", ".bin", ".proxy", ".authkit", "e2e/node_modules"}
 
 // findRoot returns the nearest directory from the current one up that
 // holds go.work, or the current directory.

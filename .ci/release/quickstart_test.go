@@ -98,6 +98,31 @@ func TestQuickstart(t *testing.T) {
 	}
 }
 
+// checkPages: the program's one line of pages serves the login page, and
+// its form posts to the page route, which refuses a wrong password with
+// the page again (401), the error beside the field.
+func checkPages(t *testing.T, base string) {
+	t.Helper()
+	resp, err := http.Get(base + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), `<form id="login-form" method="post" action="/login">`) {
+		t.Fatalf("GET /login: %d, want the login page\n%s", resp.StatusCode, page)
+	}
+	resp, err = http.PostForm(base+"/login", map[string][]string{"email": {"nobody@example.com"}, "password": {"wrong password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(string(page), `<p class="field-error" id="password-error">Invalid credentials</p>`) {
+		t.Fatalf("POST /login (form): %d, want 401 and the error beside the password\n%s", resp.StatusCode, page)
+	}
+}
+
 // quickstartProgram returns the Go program that follows the marker
 // "<!-- quickstart:NAME -->" in the README.
 func quickstartProgram(t *testing.T, readme []byte, name string) []byte {
@@ -299,6 +324,7 @@ func driveFlows(t *testing.T, base string, out *output) {
 	unauth := `{"error":"Not authenticated","code":"not_authenticated"}`
 
 	c.want("GET", "/dashboard", nil, 401, unauth)
+	checkPages(t, base)
 	c.want("POST", "/api/auth/register", map[string]string{"email": email, "password": pass, "name": "Ada"}, 200,
 		`{"message":"Registration successful. Check your email to verify your address."}`)
 	c.want("GET", "/dashboard", nil, 200, "hello "+email)

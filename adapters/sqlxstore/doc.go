@@ -30,8 +30,8 @@
 //
 // # Schema
 //
-// Three tables, named with Config.TablePrefix (default "authkit_"): users,
-// rate_limits and schema_migrations. Timestamps are BIGINT Unix
+// Three tables, named with Config.TablePrefix (default "authkit_"; empty
+// means the default): users, rate_limits and schema_migrations. Timestamps are BIGINT Unix
 // milliseconds on every database (NULL for "never"), so they keep the
 // millisecond precision the contract asks for and compare the same
 // everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
@@ -40,11 +40,32 @@
 // email is what stops two accounts sharing an address. The module's
 // README.md lists every column per database.
 //
+// # An app's own users table
+//
+// Config.Users ([UsersTable]) puts the user store on a users table the
+// app already has, with its own names and id type (text, int64 assigned
+// by the database, UUID); authkit's state goes in columns Migrate adds to
+// that table ([LayoutColumns]) or in a side table keyed by the app's id
+// ([LayoutSideTable]). Migrate never creates or drops the app's table:
+//
+//	db, err := sqlxstore.Open(ctx, url, sqlxstore.Config{Users: sqlxstore.UsersTable{
+//		Table:  "users",
+//		IDType: sqlxstore.IDInt64,
+//		Layout: sqlxstore.LayoutSideTable,
+//	}})
+//
+// Addresses in mixed case (CaseInsensitiveEmails), legacy bcrypt hashes
+// (verified, and upgraded at login) and the verification state of the
+// users already there (ExistingUsersVerified) are covered in the module's
+// README.md, "Adding authkit to an existing users table", with the SQL of
+// each layout.
+//
 // # Atomicity
 //
 // Every operation of the [user.Store] contract that changes security state
 // is one conditional statement (or, where a database lacks RETURNING, one
-// short transaction that locks the row first), correct at READ COMMITTED:
+// short transaction that locks the row first; with the side-table layout,
+// one that locks the app's row first), correct at READ COMMITTED:
 // the condition sits in the UPDATE's WHERE clause, so of two racing
 // requests exactly one changes the row and the other gets
 // [user.ErrConflict]. Races between users for one email are decided by the

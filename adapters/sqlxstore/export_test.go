@@ -5,9 +5,18 @@ import (
 	"time"
 )
 
-// DropTables drops the tables of db's prefix: tests clean up with it.
+// DropTables drops the tables of db's prefix: tests clean up with it. Of
+// a mapped users table (Config.Users) it drops only the side table: the
+// app's table is the test's to drop.
 func (db *DB) DropTables(ctx context.Context) error {
-	for _, t := range []string{db.t.users, db.t.limits, db.t.migrations} {
+	tables := []string{db.t.users, db.t.limits, db.t.migrations}
+	if db.s.mapped {
+		tables = []string{db.t.limits, db.t.migrations}
+		if db.s.side {
+			tables = append([]string{db.s.sideName}, tables...)
+		}
+	}
+	for _, t := range tables {
 		if _, err := db.x.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return err
 		}

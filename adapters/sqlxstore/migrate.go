@@ -50,6 +50,9 @@ func (db *DB) migrations() ([]migration, error) {
 		return nil, fmt.Errorf("no migrations embedded for %s", db.dialect)
 	}
 	slices.SortFunc(ms, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
+	if db.s != nil && db.s.mapped {
+		return db.mappedMigrations(ms) // Config.Users: the app's users table
+	}
 	return ms, nil
 }
 
@@ -122,6 +125,9 @@ func (db *DB) Apply(ctx context.Context) ([]Migration, error) {
 	}
 	if err != nil {
 		return out, db.fail("migrate", err)
+	}
+	if err := db.checkUsersSchema(ctx); err != nil { // Config.Users
+		return out, err
 	}
 	return out, nil
 }

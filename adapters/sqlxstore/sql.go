@@ -34,16 +34,35 @@ func (db *DB) withPrefix(q string) string {
 	return strings.ReplaceAll(q, "{{prefix}}", db.t.prefix)
 }
 
+// userQuery prepares a statement of the user store: the {{...}} names of
+// its tables and columns (see schema.newReplacer; all validated
+// identifiers, quoted) first, then the prefix and the placeholders.
+func (db *DB) userQuery(q string) string {
+	return db.query(db.s.replacer.Replace(q))
+}
+
 // inTx runs fn in a short transaction and commits it; any error rolls it
 // back. The transaction takes its write lock up front on SQLite (BEGIN
 // IMMEDIATE, whatever the pool's _txlock), so two of them never deadlock
 // upgrading a read lock. Lost races are retried (see retry).
 func (db *DB) inTx(ctx context.Context, fn func(q queryer) error) error {
+	return db.inTxOpts(ctx, nil, fn)
+}
+
+// readCommitted is the isolation of the user store's transactions on
+// PostgreSQL and MySQL: their conditions sit in WHERE clauses and locking
+// reads, which see the latest committed row at READ COMMITTED; MySQL's
+// default, REPEATABLE READ, would add gap locks and nothing the store needs.
+var readCommitted = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+
+// inTxOpts is inTx with the transaction options opts (nil: the server's
+// defaults); SQLite ignores them (its transactions are serializable).
+func (db *DB) inTxOpts(ctx context.Context, opts *sql.TxOptions, fn func(q queryer) error) error {
 	return db.retry(ctx, func() error {
 		if db.dialect == SQLite {
 			return db.inSQLiteTx(ctx, fn)
 		}
-		tx, err := db.x.BeginTxx(ctx, nil)
+		tx, err := db.x.BeginTxx(ctx, opts)
 		if err != nil {
 			return err
 		}

@@ -66,10 +66,18 @@ type Config struct {
 	Dialect Dialect
 
 	// TablePrefix starts every table and index name, so that authkit's
-	// tables sit beside the app's own, or several apps share one database.
-	// It must match [a-z_][a-z0-9_]* and be at most 32 bytes.
-	// Default: "authkit_".
+	// tables sit beside the app's own, or several apps share one database;
+	// with Users.Layout LayoutColumns it also starts the columns authkit
+	// adds to the app's users table. It must match [a-z_][a-z0-9_]* and be
+	// at most 32 bytes. There is no way to have no prefix: empty means the
+	// default. Default: "authkit_" (DefaultTablePrefix).
 	TablePrefix string
+
+	// Users maps the user store onto a users table the app already has:
+	// its table, columns and id type, and where authkit keeps its own
+	// state. Default (the zero value): authkit's own <prefix>users table
+	// with text ids.
+	Users UsersTable
 
 	// Now is the clock: CreatedAt of new users, and the start and end of
 	// rate-limit windows. Default: time.Now.
@@ -118,6 +126,7 @@ type DB struct {
 	x       *sqlx.DB
 	dialect Dialect
 	t       tables
+	s       *schema // the user store's tables and columns (Config.Users)
 	now     func() time.Time
 	log     *slog.Logger
 	cleanup time.Duration
@@ -202,10 +211,15 @@ func newDB(x *sqlx.DB, d Dialect, cfg Config) (*DB, error) {
 	if !prefixPattern.MatchString(prefix) {
 		return nil, fmt.Errorf("%w: TablePrefix %q must match [a-z_][a-z0-9_]* and be at most 32 bytes", ErrInvalidConfig, prefix)
 	}
+	s, err := newSchema(d, prefix, cfg.Users)
+	if err != nil {
+		return nil, err
+	}
 	db := &DB{
 		x:       x,
 		dialect: d,
 		t:       newTables(prefix),
+		s:       s,
 		now:     cfg.Now,
 		log:     cfg.Logger,
 		cleanup: cfg.CleanupInterval,

@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// UserStore is the [user.Store] over the users table. Get it from
+// UserStore is the [user.Store], every part of the contract, over the
+// users table: authkit's own, or the app's (Config.Users). Get it from
 // [DB.Users]. It is safe for concurrent use, and for use by many processes
 // over one database.
 //
@@ -23,8 +28,17 @@ import (
 // BumpSessionVersion on MySQL, need the value before or after the update:
 // they run as one statement with RETURNING where the database has it, or
 // as a short transaction that locks the row first.
+//
+// With the side-table layout ([LayoutSideTable]) an operation whose
+// condition or effect spans the app's table and authkit's runs as one short
+// READ COMMITTED transaction that locks the app's row first (its first
+// UPDATE, or SELECT ... FOR UPDATE; SQLite's BEGIN IMMEDIATE), and an
+// operation on authkit's state alone stays one statement. A user without a
+// state row (one the app had before authkit) gets it, idempotently, before
+// its first conditional update.
 type UserStore struct {
 	db *DB
+	s  *schema
 	q  userQueries
 }
 
@@ -35,64 +49,106 @@ const userColumns = `id, email, name, password_hash, two_factor_enabled, totp_se
 	session_version, failed_logins, locked_until, created_at`
 
 type userQueries struct {
-	insert, byID, byEmail, exists, delete                        string
+	byID, byEmail, exists, delete, emailInUse                    string
 	beginTOTP, enableTOTP, acceptStep, replaceCodes, disableTOTP string
 	consume, consumeFromNone                                     string
 	verifyEmail, changeEmail, clearFailures                      string
 	bump, recordFailure, lockFailures, setFailures               string
-	resetPassword, changePassword, rehashPassword                string
+
+	// The three password operations. One table: one UPDATE each. Side
+	// table: setHash changes the app's row under the hash condition (and
+	// locks it), then changed, or reset with its condition, updates
+	// authkit's state.
+	rehash, change, reset string
+	setHash, changed      string
+
+	// Side table only.
+	ensure     string // create the state row of an existing user
+	lockEmail  string // lock the app's row when it has the address
+	setEmail   string // the app's part of ChangeEmail
+	deleteSide string // the state row, when no foreign key removed it
+	lockUser   string // FOR UPDATE clause for the dialect
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db}
+	s := &UserStore{db: db, s: db.s}
 	q := &s.q
-	q.insert = db.query(`INSERT INTO {{prefix}}users (` + userColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	q.byID = db.query(`SELECT ` + userColumns + ` FROM {{prefix}}users WHERE id = ?`)
-	q.byEmail = db.query(`SELECT ` + userColumns + ` FROM {{prefix}}users WHERE email = ?`)
-	q.exists = db.query(`SELECT 1 FROM {{prefix}}users WHERE id = ?`)
-	q.delete = db.query(`DELETE FROM {{prefix}}users WHERE id = ?`)
+	sc := db.s
+	uq := db.userQuery
+	byEmailCond := s.emailCond("u.")
 
-	q.beginTOTP = db.query(`UPDATE {{prefix}}users SET pending_totp_secret = ?
-		WHERE id = ? AND two_factor_enabled = FALSE`)
-	q.enableTOTP = db.query(`UPDATE {{prefix}}users SET totp_secret = ?, pending_totp_secret = NULL,
-		recovery_code_hashes = ?, last_totp_step = ?, two_factor_enabled = TRUE
-		WHERE id = ? AND two_factor_enabled = FALSE AND pending_totp_secret = ?`)
-	q.acceptStep = db.query(`UPDATE {{prefix}}users SET last_totp_step = ?
-		WHERE id = ? AND two_factor_enabled = TRUE
-		AND (last_totp_step IS NULL OR last_totp_step = 0 OR (last_totp_step < ? AND last_totp_step < ?))`)
-	q.consume = db.query(`UPDATE {{prefix}}users SET recovery_code_hashes = ?
-		WHERE id = ? AND recovery_code_hashes = ?`)
-	q.consumeFromNone = db.query(`UPDATE {{prefix}}users SET recovery_code_hashes = ?
-		WHERE id = ? AND (recovery_code_hashes IS NULL OR recovery_code_hashes = '[]')`)
-	q.replaceCodes = db.query(`UPDATE {{prefix}}users SET recovery_code_hashes = ?
-		WHERE id = ? AND two_factor_enabled = TRUE`)
-	q.disableTOTP = db.query(`UPDATE {{prefix}}users SET two_factor_enabled = FALSE, totp_secret = NULL,
-		pending_totp_secret = NULL, recovery_code_hashes = NULL, last_totp_step = NULL,
-		session_version = session_version + 1
-		WHERE id = ? AND two_factor_enabled = TRUE`)
-	q.verifyEmail = db.query(`UPDATE {{prefix}}users SET email_verified_at = COALESCE(email_verified_at, ?)
-		WHERE id = ? AND email = ?`)
-	q.changeEmail = db.query(`UPDATE {{prefix}}users SET email = ?, email_verified_at = NULL,
-		email_changed_at = ?, session_version = session_version + 1
-		WHERE id = ? AND email = ?`)
-	q.clearFailures = db.query(`UPDATE {{prefix}}users SET failed_logins = 0, locked_until = NULL WHERE id = ?`)
-	// A reset or a change: the new hash, PasswordChangedAt, SessionVersion
-	// raised, failures cleared; the condition is in the WHERE clause.
-	const setPassword = `UPDATE {{prefix}}users SET password_hash = ?, password_changed_at = ?,
-		session_version = session_version + 1, failed_logins = 0, locked_until = NULL
-		WHERE id = ? AND password_hash = ?`
-	q.resetPassword = db.query(setPassword + ` AND (password_changed_at IS NULL OR password_changed_at < ?)`)
-	q.changePassword = db.query(setPassword)
-	q.rehashPassword = db.query(`UPDATE {{prefix}}users SET password_hash = ? WHERE id = ? AND password_hash = ?`)
+	q.byID = uq(s.selectUser() + ` WHERE u.{{id}} = ?`)
+	q.byEmail = uq(s.selectUser() + ` WHERE ` + byEmailCond)
+	q.exists = uq(`SELECT 1 FROM {{users}} WHERE {{id}} = ?`)
+	q.emailInUse = uq(`SELECT 1 FROM {{users}} u WHERE ` + byEmailCond)
+	q.delete = uq(`DELETE FROM {{users}} WHERE {{id}} = ?`)
+
+	q.beginTOTP = uq(`UPDATE {{state}} SET {{pending_totp_secret}} = ?
+		WHERE {{sid}} = ? AND {{two_factor_enabled}} = FALSE`)
+	q.enableTOTP = uq(`UPDATE {{state}} SET {{totp_secret}} = ?, {{pending_totp_secret}} = NULL,
+		{{recovery_code_hashes}} = ?, {{last_totp_step}} = ?, {{two_factor_enabled}} = TRUE
+		WHERE {{sid}} = ? AND {{two_factor_enabled}} = FALSE AND {{pending_totp_secret}} = ?`)
+	q.acceptStep = uq(`UPDATE {{state}} SET {{last_totp_step}} = ?
+		WHERE {{sid}} = ? AND {{two_factor_enabled}} = TRUE
+		AND ({{last_totp_step}} IS NULL OR {{last_totp_step}} = 0 OR ({{last_totp_step}} < ? AND {{last_totp_step}} < ?))`)
+	q.consume = uq(`UPDATE {{state}} SET {{recovery_code_hashes}} = ?
+		WHERE {{sid}} = ? AND {{recovery_code_hashes}} = ?`)
+	q.consumeFromNone = uq(`UPDATE {{state}} SET {{recovery_code_hashes}} = ?
+		WHERE {{sid}} = ? AND ({{recovery_code_hashes}} IS NULL OR {{recovery_code_hashes}} = '[]')`)
+	q.replaceCodes = uq(`UPDATE {{state}} SET {{recovery_code_hashes}} = ?
+		WHERE {{sid}} = ? AND {{two_factor_enabled}} = TRUE`)
+	q.disableTOTP = uq(`UPDATE {{state}} SET {{two_factor_enabled}} = FALSE, {{totp_secret}} = NULL,
+		{{pending_totp_secret}} = NULL, {{recovery_code_hashes}} = NULL, {{last_totp_step}} = NULL,
+		{{session_version}} = {{session_version}} + 1
+		WHERE {{sid}} = ? AND {{two_factor_enabled}} = TRUE`)
+	q.clearFailures = uq(`UPDATE {{state}} SET {{failed_logins}} = 0, {{locked_until}} = NULL WHERE {{sid}} = ?`)
+
+	// The password operations, each with its condition in the WHERE clause.
+	const changedSet = `{{password_changed_at}} = ?, {{session_version}} = {{session_version}} + 1,
+		{{failed_logins}} = 0, {{locked_until}} = NULL`
+	const issuedCond = `({{password_changed_at}} IS NULL OR {{password_changed_at}} < ?)`
+	q.rehash = uq(`UPDATE {{users}} SET {{password_hash}} = ? WHERE {{id}} = ? AND {{password_hash}} = ?`)
+	if !sc.side {
+		q.change = uq(`UPDATE {{users}} SET {{password_hash}} = ?, ` + changedSet + ` WHERE {{id}} = ? AND {{password_hash}} = ?`)
+		q.reset = uq(`UPDATE {{users}} SET {{password_hash}} = ?, ` + changedSet + ` WHERE {{id}} = ? AND {{password_hash}} = ? AND ` + issuedCond)
+		q.verifyEmail = uq(`UPDATE {{users}} SET {{email_verified_at}} = COALESCE({{email_verified_at}}, ?)
+			WHERE {{id}} = ? AND ` + s.emailCond(""))
+		q.changeEmail = uq(`UPDATE {{users}} SET {{email}} = ?, {{email_verified_at}} = NULL,
+			{{email_changed_at}} = ?, {{session_version}} = {{session_version}} + 1
+			WHERE {{id}} = ? AND ` + s.emailCond(""))
+	} else {
+		q.setHash = q.rehash
+		q.changed = uq(`UPDATE {{state}} SET ` + changedSet + ` WHERE {{sid}} = ?`)
+		q.reset = uq(`UPDATE {{state}} SET ` + changedSet + ` WHERE {{sid}} = ? AND ` + issuedCond)
+		q.verifyEmail = uq(`UPDATE {{state}} SET {{email_verified_at}} = COALESCE({{email_verified_at}}, ?) WHERE {{sid}} = ?`)
+		q.setEmail = uq(`UPDATE {{users}} SET {{email}} = ? WHERE {{id}} = ? AND ` + s.emailCond(""))
+		q.changeEmail = uq(`UPDATE {{state}} SET {{email_verified_at}} = NULL, {{email_changed_at}} = ?,
+			{{session_version}} = {{session_version}} + 1 WHERE {{sid}} = ?`)
+		switch db.dialect {
+		case Postgres:
+			// NO KEY UPDATE: it still excludes a concurrent UPDATE of the row,
+			// but not the key-share lock of the foreign key check of ensure.
+			q.lockUser = ` FOR NO KEY UPDATE`
+		case MySQL:
+			q.lockUser = ` FOR UPDATE`
+		}
+		q.lockEmail = uq(`SELECT 1 FROM {{users}} u WHERE u.{{id}} = ? AND ` + byEmailCond + q.lockUser)
+		q.deleteSide = uq(`DELETE FROM {{state}} WHERE {{sid}} = ?`)
+		insert, conflict := `INSERT INTO`, ` ON CONFLICT ({{sid}}) DO NOTHING`
+		if db.dialect == MySQL {
+			insert, conflict = `INSERT IGNORE INTO`, ``
+		}
+		q.ensure = uq(insert + ` {{state}} ({{sid}}, {{email_verified_at}})
+			SELECT {{id}}, ` + s.legacyVerified() + ` FROM {{users}} WHERE {{id}} = ?` + conflict)
+	}
 
 	switch db.dialect {
 	case MySQL:
 		// LAST_INSERT_ID(expr) hands the new value back in the OK packet:
 		// one statement, no transaction (the MySQL manual's counter idiom).
-		q.bump = db.query(`UPDATE {{prefix}}users SET session_version = LAST_INSERT_ID(session_version + 1) WHERE id = ?`)
+		q.bump = uq(`UPDATE {{state}} SET {{session_version}} = LAST_INSERT_ID({{session_version}} + 1) WHERE {{sid}} = ?`)
 	default:
-		q.bump = db.query(`UPDATE {{prefix}}users SET session_version = session_version + 1 WHERE id = ? RETURNING session_version`)
+		q.bump = uq(`UPDATE {{state}} SET {{session_version}} = {{session_version}} + 1 WHERE {{sid}} = ? RETURNING {{session_version}}`)
 	}
 	switch db.dialect {
 	case Postgres:
@@ -100,14 +156,14 @@ func newUserStore(db *DB) *UserStore {
 		// locking read re-reads a row that changed under it); the UPDATE
 		// writes from that count and RETURNING reports it plus one. One
 		// statement, correct at READ COMMITTED.
-		q.recordFailure = db.query(`WITH cur AS (SELECT id, failed_logins FROM {{prefix}}users WHERE id = ? FOR UPDATE)
-			UPDATE {{prefix}}users AS u SET
-				failed_logins = CASE WHEN CAST(? AS BIGINT) > 0 AND cur.failed_logins + 1 >= CAST(? AS BIGINT)
-					THEN 0 ELSE cur.failed_logins + 1 END,
-				locked_until = CASE WHEN CAST(? AS BIGINT) > 0 AND cur.failed_logins + 1 >= CAST(? AS BIGINT)
-					THEN CAST(? AS BIGINT) ELSE u.locked_until END
-			FROM cur WHERE u.id = cur.id
-			RETURNING cur.failed_logins + 1, u.locked_until`)
+		q.recordFailure = uq(`WITH cur AS (SELECT {{sid}} AS k, {{failed_logins}} AS n FROM {{state}} WHERE {{sid}} = ? FOR UPDATE)
+			UPDATE {{state}} AS u SET
+				{{failed_logins}} = CASE WHEN CAST(? AS BIGINT) > 0 AND cur.n + 1 >= CAST(? AS BIGINT)
+					THEN 0 ELSE cur.n + 1 END,
+				{{locked_until}} = CASE WHEN CAST(? AS BIGINT) > 0 AND cur.n + 1 >= CAST(? AS BIGINT)
+					THEN CAST(? AS BIGINT) ELSE u.{{locked_until}} END
+			FROM cur WHERE u.{{sid}} = cur.k
+			RETURNING cur.n + 1, u.{{locked_until}}`)
 	case MySQL:
 		// One statement, no transaction, so a burst of failed logins never
 		// queues transactions on the row lock (a 99-request burst on MariaDB
@@ -115,20 +171,107 @@ func newUserStore(db *DB) *UserStore {
 		// the new values: locked_until is set first, from the old count;
 		// LAST_INSERT_ID(expr) hands the count after this failure back in
 		// the OK packet before failed_logins is reset at the limit.
-		q.recordFailure = db.query(`UPDATE {{prefix}}users SET
-				locked_until = IF(? > 0 AND failed_logins + 1 >= ?, ?, locked_until),
-				failed_logins = IF(LAST_INSERT_ID(failed_logins + 1) >= ? AND ? > 0, 0, LAST_INSERT_ID())
-			WHERE id = ?`)
-		q.lockFailures = db.query(`SELECT failed_logins, locked_until FROM {{prefix}}users WHERE id = ?`)
+		q.recordFailure = uq(`UPDATE {{state}} SET
+				{{locked_until}} = IF(? > 0 AND {{failed_logins}} + 1 >= ?, ?, {{locked_until}}),
+				{{failed_logins}} = IF(LAST_INSERT_ID({{failed_logins}} + 1) >= ? AND ? > 0, 0, LAST_INSERT_ID())
+			WHERE {{sid}} = ?`)
+		q.lockFailures = uq(`SELECT {{failed_logins}} AS failed_logins, {{locked_until}} AS locked_until FROM {{state}} WHERE {{sid}} = ?`)
 	case SQLite:
 		// The transaction holds SQLite's write lock from BEGIN IMMEDIATE.
-		q.lockFailures = db.query(`SELECT failed_logins, locked_until FROM {{prefix}}users WHERE id = ?`)
+		q.lockFailures = uq(`SELECT {{failed_logins}} AS failed_logins, {{locked_until}} AS locked_until FROM {{state}} WHERE {{sid}} = ?`)
 	}
-	q.setFailures = db.query(`UPDATE {{prefix}}users SET failed_logins = ?, locked_until = ? WHERE id = ?`)
+	q.setFailures = uq(`UPDATE {{state}} SET {{failed_logins}} = ?, {{locked_until}} = ? WHERE {{sid}} = ?`)
 	return s
 }
 
-// userRow is one row of the users table.
+// emailCond is the condition "the stored address (of the row aliased a)
+// equals ?": byte for byte, or LOWER(email) with CaseInsensitiveEmails.
+// On a mapped MySQL table the column's own collation finds the row through
+// its index, and a binary comparison keeps the contract's byte equality
+// (no PAD SPACE, no accent folding); it then takes the address twice, see
+// emailArgs.
+func (s *UserStore) emailCond(a string) string {
+	col := a + "{{email}}"
+	if s.s.ciMail {
+		col = "LOWER(" + col + ")"
+	}
+	if s.db.dialect == MySQL && s.s.mapped {
+		return a + "{{email}} = ? AND CAST(" + col + " AS BINARY) = CAST(? AS BINARY)"
+	}
+	return col + " = ?"
+}
+
+// emailArgs are the arguments of emailCond for address e.
+func (s *UserStore) emailArgs(e string) []any {
+	if s.db.dialect == MySQL && s.s.mapped {
+		return []any{e, e}
+	}
+	return []any{e}
+}
+
+// legacyVerified is the verification time of a user without authkit state:
+// the time of the migration that made the side table when
+// ExistingUsersVerified, else NULL.
+func (s *UserStore) legacyVerified() string {
+	if !s.s.verifiedOnMigrate {
+		return "NULL"
+	}
+	return `(SELECT applied_at FROM {{prefix}}schema_migrations WHERE version = 1)`
+}
+
+// selectUser is the SELECT of one user record, columns named as userRow's
+// tags, from {{users}} aliased u (and {{state}} aliased s, LEFT JOINed).
+func (s *UserStore) selectUser() string {
+	sc := s.s
+	if !sc.mapped {
+		return `SELECT ` + userColumns + ` FROM {{users}} u`
+	}
+	st := "u." // where authkit's state is
+	if sc.side {
+		st = "s."
+	}
+	email := "u.{{email}}"
+	if sc.ciMail {
+		email = "LOWER(u.{{email}})"
+	}
+	name := "COALESCE(u.{{name}}, '')"
+	if sc.nameInState {
+		name = "COALESCE(" + st + "{{name}}, '')"
+	}
+	created := "u.{{created_at}}"
+	if sc.createdInState {
+		created = st + "{{created_at}}"
+	}
+	verified := st + "{{email_verified_at}}"
+	if sc.side {
+		verified = "CASE WHEN s.{{sid}} IS NULL THEN " + s.legacyVerified() + " ELSE s.{{email_verified_at}} END"
+	}
+	cols := []string{
+		"u.{{id}} AS id",
+		email + " AS email",
+		name + " AS name",
+		"COALESCE(u.{{password_hash}}, '') AS password_hash",
+		"COALESCE(" + st + "{{two_factor_enabled}}, FALSE) AS two_factor_enabled",
+		st + "{{totp_secret}} AS totp_secret",
+		st + "{{pending_totp_secret}} AS pending_totp_secret",
+		st + "{{recovery_code_hashes}} AS recovery_code_hashes",
+		st + "{{last_totp_step}} AS last_totp_step",
+		verified + " AS email_verified_at",
+		st + "{{email_changed_at}} AS email_changed_at",
+		st + "{{password_changed_at}} AS password_changed_at",
+		"COALESCE(" + st + "{{session_version}}, 0) AS session_version",
+		"COALESCE(" + st + "{{failed_logins}}, 0) AS failed_logins",
+		st + "{{locked_until}} AS locked_until",
+		created + " AS created_at",
+	}
+	q := `SELECT ` + strings.Join(cols, ", ") + ` FROM {{users}} u`
+	if sc.side {
+		q += ` LEFT JOIN {{state}} s ON s.{{sid}} = u.{{id}}`
+	}
+	return q
+}
+
+// userRow is one user record as selectUser reads it.
 type userRow struct {
 	ID                 string         `db:"id"`
 	Email              string         `db:"email"`
@@ -145,7 +288,7 @@ type userRow struct {
 	SessionVersion     int64          `db:"session_version"`
 	FailedLogins       int64          `db:"failed_logins"`
 	LockedUntil        sql.NullInt64  `db:"locked_until"`
-	CreatedAt          int64          `db:"created_at"`
+	CreatedAt          dbTime         `db:"created_at"`
 }
 
 func (r *userRow) user() (*user.User, error) {
@@ -169,8 +312,64 @@ func (r *userRow) user() (*user.User, error) {
 		SessionVersion:     r.SessionVersion,
 		FailedLogins:       int(r.FailedLogins),
 		LockedUntil:        fromMS(r.LockedUntil),
-		CreatedAt:          fromMS(sql.NullInt64{Int64: r.CreatedAt, Valid: true}),
+		CreatedAt:          r.CreatedAt.t,
 	}, nil
+}
+
+// dbTime reads a creation time: BIGINT Unix milliseconds (authkit's
+// columns) or the app's SQL timestamp, which drivers hand over as a
+// time.Time or, without a declared type, as text. NULL is the zero time.
+type dbTime struct{ t time.Time }
+
+// timeLayouts are the text forms of timestamps: modernc.org/sqlite's,
+// SQLite's CURRENT_TIMESTAMP, MySQL's without parseTime, RFC 3339.
+var timeLayouts = []string{
+	"2006-01-02 15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+}
+
+// Scan implements sql.Scanner.
+func (d *dbTime) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		d.t = time.Time{}
+	case int64:
+		d.t = time.UnixMilli(x).UTC()
+	case time.Time:
+		d.t = msTime(x)
+	case []byte:
+		return d.Scan(string(x))
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil { // MySQL's text protocol
+			d.t = time.UnixMilli(n).UTC()
+			return nil
+		}
+		for _, l := range timeLayouts {
+			if t, err := time.Parse(l, x); err == nil {
+				d.t = msTime(t)
+				return nil
+			}
+		}
+		return fmt.Errorf("created-at value %q is not a timestamp", x)
+	default:
+		return fmt.Errorf("created-at value of type %T is not a timestamp", v)
+	}
+	return nil
+}
+
+// createdArg is the value of the created-at column for t: Unix
+// milliseconds in authkit's columns, a UTC time.Time in the app's.
+func (s *UserStore) createdArg(t time.Time) any {
+	if s.s.createdInState {
+		return ms(t)
+	}
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC()
 }
 
 // encodeHashes stores recovery-code hashes as a JSON array (NULL for nil).
@@ -202,16 +401,46 @@ func decodeHashes(s sql.NullString) ([]string, error) {
 // through the database does.
 func msTime(t time.Time) time.Time { return fromMS(ms(t)) }
 
+// notFound is the answer for an id that no user has.
+func notFound(op string) error {
+	return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrNotFound)
+}
+
+// Errors an operation's transaction returns to roll back and say why.
+var (
+	errTxNoRow    = errors.New("no row matched")   // noRows decides: not found or conflict
+	errTxConflict = errors.New("condition failed") // the state's condition did not hold
+)
+
+// colVal is one column of an INSERT and its value.
+type colVal struct {
+	col string
+	val any
+}
+
 // Create implements [user.Registration]. A duplicate email gives ErrEmailTaken, a
-// duplicate id ErrConflict.
+// duplicate id ErrConflict. With integer ids the database assigns the id
+// and the record carries its decimal form; with UUIDs Create makes a
+// random one unless the database has a default (IDDefault).
 func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error) {
 	const op = "create user"
 	if u == nil {
 		return nil, fmt.Errorf("sqlxstore: %s: nil user", op)
 	}
 	c := u.Clone()
-	if c.ID == "" {
+	if c.ID == "" && s.s.idGen {
 		c.ID = user.NewID()
+		if s.s.idType == IDUUID {
+			c.ID = uuid.NewString()
+		}
+	}
+	var idv any
+	if c.ID != "" {
+		v, ok := s.s.idArg(c.ID)
+		if !ok {
+			return nil, fmt.Errorf("sqlxstore: %s: id %q is not a valid %s id", op, c.ID, s.s.idType)
+		}
+		idv = v
 	}
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = s.db.now()
@@ -223,17 +452,87 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 	if err != nil {
 		return nil, fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
-	err = s.db.retry(ctx, func() error {
-		_, err := s.db.x.ExecContext(ctx, s.q.insert,
-			c.ID, c.Email, c.Name, c.PasswordHash, c.TwoFactorEnabled,
-			nullString(c.TOTPSecret), nullString(c.PendingTOTPSecret), hashes, nullInt(c.LastTOTPStep),
-			ms(c.EmailVerifiedAt), ms(c.EmailChangedAt), ms(c.PasswordChangedAt),
-			c.SessionVersion, c.FailedLogins, ms(c.LockedUntil), ms(c.CreatedAt))
-		return err
-	})
+	// The app's columns, then authkit's.
+	var app, own []colVal
+	if idv != nil {
+		app = append(app, colVal{"{{id}}", idv})
+	}
+	app = append(app, colVal{"{{email}}", c.Email}, colVal{"{{password_hash}}", c.PasswordHash})
+	name, created := colVal{"{{name}}", c.Name}, colVal{"{{created_at}}", s.createdArg(c.CreatedAt)}
+	if s.s.nameInState {
+		own = append(own, name)
+	} else {
+		app = append(app, name)
+	}
+	if s.s.createdInState {
+		own = append(own, created)
+	} else {
+		app = append(app, created)
+	}
+	own = append(own,
+		colVal{"{{two_factor_enabled}}", c.TwoFactorEnabled},
+		colVal{"{{totp_secret}}", nullString(c.TOTPSecret)},
+		colVal{"{{pending_totp_secret}}", nullString(c.PendingTOTPSecret)},
+		colVal{"{{recovery_code_hashes}}", hashes},
+		colVal{"{{last_totp_step}}", nullInt(c.LastTOTPStep)},
+		colVal{"{{email_verified_at}}", ms(c.EmailVerifiedAt)},
+		colVal{"{{email_changed_at}}", ms(c.EmailChangedAt)},
+		colVal{"{{password_changed_at}}", ms(c.PasswordChangedAt)},
+		colVal{"{{session_version}}", c.SessionVersion},
+		colVal{"{{failed_logins}}", c.FailedLogins},
+		colVal{"{{locked_until}}", ms(c.LockedUntil)},
+	)
+	if !s.s.side {
+		app, own = append(app, own...), nil
+	}
+
+	insertUser := func(q queryer) error {
+		query, args := s.insertQuery("{{users}}", app)
+		switch {
+		case idv != nil:
+			_, err := q.ExecContext(ctx, query, args...)
+			return err
+		case s.db.dialect != MySQL: // PostgreSQL, SQLite: RETURNING
+			return q.QueryRowxContext(ctx, query+s.db.userQuery(` RETURNING {{id}}`), args...).Scan(&c.ID)
+		case s.s.idType == IDInt64:
+			res, err := q.ExecContext(ctx, query, args...)
+			if err != nil {
+				return err
+			}
+			n, err := res.LastInsertId()
+			c.ID = strconv.FormatInt(n, 10)
+			return err
+		default: // MySQL, a UUID from the column's default: find it by the (unique) address
+			if _, err := q.ExecContext(ctx, query, args...); err != nil {
+				return err
+			}
+			return q.GetContext(ctx, &c.ID, s.db.userQuery(`SELECT {{id}} FROM {{users}} WHERE {{id}} IS NOT NULL AND `+s.emailCond("")), s.emailArgs(c.Email)...)
+		}
+	}
+	if !s.s.side && (idv != nil || s.db.dialect != MySQL || s.s.idType == IDInt64) {
+		err = s.db.retry(ctx, func() error { return insertUser(s.db.x) })
+	} else {
+		err = s.db.inTxOpts(ctx, readCommitted, func(q queryer) error {
+			if err := insertUser(q); err != nil {
+				return err
+			}
+			if !s.s.side {
+				return nil
+			}
+			// A state row left by a user deleted outside authkit (SQLite
+			// without foreign keys) must not reach the new one.
+			id, _ := s.s.idArg(c.ID)
+			if _, err := q.ExecContext(ctx, s.q.deleteSide, id); err != nil {
+				return err
+			}
+			query, args := s.insertQuery("{{state}}", append([]colVal{{"{{sid}}", id}}, own...))
+			_, err := q.ExecContext(ctx, query, args...)
+			return err
+		})
+	}
 	if err != nil {
 		if unique, onEmail := s.db.uniqueViolation(err); unique {
-			if onEmail {
+			if onEmail || (s.s.mapped && s.emailInUse(ctx, c.Email)) {
 				return nil, fmt.Errorf("sqlxstore: %s: %w", op, user.ErrEmailTaken)
 			}
 			return nil, fmt.Errorf("sqlxstore: %s: id in use: %w", op, user.ErrConflict)
@@ -243,21 +542,48 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 	return c, nil
 }
 
-// ByID implements [user.Accounts].
+// insertQuery is the INSERT of cols into table.
+func (s *UserStore) insertQuery(table string, cols []colVal) (string, []any) {
+	names := make([]string, len(cols))
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		names[i], args[i] = c.col, c.val
+	}
+	q := `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(cols)-1) + `)`
+	return s.db.userQuery(q), args
+}
+
+// emailInUse reports whether a user has the address: after a unique
+// violation on a mapped table, whose unique index on email is the app's
+// and named as the app chose. The violating row was committed, so a new
+// statement sees it.
+func (s *UserStore) emailInUse(ctx context.Context, email string) bool {
+	var one int
+	return s.db.x.GetContext(ctx, &one, s.q.emailInUse, s.emailArgs(email)...) == nil
+}
+
+// ByID implements [user.Accounts]. An id that cannot be one of the table's
+// (not a decimal int64, not a canonical UUID) is not found.
 func (s *UserStore) ByID(ctx context.Context, id string) (*user.User, error) {
-	return s.get(ctx, "user by id", s.q.byID, id)
+	const op = "user by id"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return nil, notFound(op)
+	}
+	return s.get(ctx, op, s.q.byID, idv)
 }
 
-// ByEmail implements [user.Accounts]. Emails compare byte for byte.
+// ByEmail implements [user.Accounts]. Emails compare byte for byte, or by
+// their lowercase form with CaseInsensitiveEmails.
 func (s *UserStore) ByEmail(ctx context.Context, email string) (*user.User, error) {
-	return s.get(ctx, "user by email", s.q.byEmail, email)
+	return s.get(ctx, "user by email", s.q.byEmail, s.emailArgs(email)...)
 }
 
-func (s *UserStore) get(ctx context.Context, op, query, arg string) (*user.User, error) {
+func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*user.User, error) {
 	var r userRow
-	if err := s.db.x.GetContext(ctx, &r, query, arg); err != nil {
+	if err := s.db.x.GetContext(ctx, &r, query, args...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("sqlxstore: %s: %w", op, user.ErrNotFound)
+			return nil, notFound(op)
 		}
 		return nil, s.db.fail(op, err)
 	}
@@ -268,33 +594,59 @@ func (s *UserStore) get(ctx context.Context, op, query, arg string) (*user.User,
 	return u, nil
 }
 
-// Delete implements [user.Registration].
+// Delete implements [user.Registration]. With the side table, the state row goes
+// in the same transaction (the foreign key's ON DELETE CASCADE removes it
+// too, where foreign keys are enforced).
 func (s *UserStore) Delete(ctx context.Context, id string) error {
-	return s.update(ctx, "delete user", id, s.q.delete, id)
+	const op = "delete user"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	if !s.s.side {
+		return s.update(ctx, op, idv, s.q.delete, idv)
+	}
+	return s.inTx(ctx, op, idv, func(q queryer) error {
+		if err := execOne(ctx, q, s.q.delete, idv); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
+		return err
+	})
 }
 
 // BeginTOTPSetup implements [user.TwoFactor].
 func (s *UserStore) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
-	return s.update(ctx, "begin totp setup", id, s.q.beginTOTP, nullString(pendingSecret), id)
+	return s.stateUpdate(ctx, "begin totp setup", id, s.q.beginTOTP, func(idv any) []any {
+		return []any{nullString(pendingSecret), idv}
+	})
 }
 
 // EnableTOTP implements [user.TwoFactor]: one UPDATE, so 2FA is either fully
 // on (secret, hashes, step, flag) or not touched at all.
 func (s *UserStore) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
 	const op = "enable totp"
-	if e.Pending == "" { // no pending secret can equal it
-		return s.noRows(ctx, op, id)
-	}
 	hashes, err := encodeHashes(e.RecoveryCodeHashes)
 	if err != nil {
 		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
-	return s.update(ctx, op, id, s.q.enableTOTP, nullString(e.Secret), hashes, nullInt(e.Step), id, e.Pending)
+	if e.Pending == "" { // no pending secret can equal it
+		idv, ok := s.s.idArg(id)
+		if !ok {
+			return notFound(op)
+		}
+		return s.noRows(ctx, op, idv)
+	}
+	return s.stateUpdate(ctx, op, id, s.q.enableTOTP, func(idv any) []any {
+		return []any{nullString(e.Secret), hashes, nullInt(e.Step), idv, e.Pending}
+	})
 }
 
 // AcceptTOTPStep implements [user.TwoFactor].
 func (s *UserStore) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
-	return s.update(ctx, "accept totp step", id, s.q.acceptStep, nullInt(max(matched, current)), id, matched, current)
+	return s.stateUpdate(ctx, "accept totp step", id, s.q.acceptStep, func(idv any) []any {
+		return []any{nullInt(max(matched, current)), idv, matched, current}
+	})
 }
 
 // ConsumeRecoveryCode implements [user.TwoFactor]. The WHERE clause compares
@@ -310,13 +662,13 @@ func (s *UserStore) ConsumeRecoveryCode(ctx context.Context, id string, old, rem
 		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
 	if len(old) == 0 {
-		return s.update(ctx, op, id, s.q.consumeFromNone, next, id)
+		return s.stateUpdate(ctx, op, id, s.q.consumeFromNone, func(idv any) []any { return []any{next, idv} })
 	}
 	prev, err := encodeHashes(old)
 	if err != nil {
 		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
-	return s.update(ctx, op, id, s.q.consume, next, id, prev)
+	return s.stateUpdate(ctx, op, id, s.q.consume, func(idv any) []any { return []any{next, idv, prev} })
 }
 
 // ReplaceRecoveryCodes implements [user.TwoFactor].
@@ -326,54 +678,148 @@ func (s *UserStore) ReplaceRecoveryCodes(ctx context.Context, id string, hashes 
 	if err != nil {
 		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
-	return s.update(ctx, op, id, s.q.replaceCodes, h, id)
+	return s.stateUpdate(ctx, op, id, s.q.replaceCodes, func(idv any) []any { return []any{h, idv} })
 }
 
 // DisableTOTP implements [user.TwoFactor].
 func (s *UserStore) DisableTOTP(ctx context.Context, id string) error {
-	return s.update(ctx, "disable totp", id, s.q.disableTOTP, id)
+	return s.stateUpdate(ctx, "disable totp", id, s.q.disableTOTP, func(idv any) []any { return []any{idv} })
 }
 
-// VerifyEmail implements [user.EmailVerification].
+// VerifyEmail implements [user.EmailVerification]. With the side table, the app's row
+// is locked while it still has the address, then the state is updated.
 func (s *UserStore) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
-	return s.update(ctx, "verify email", id, s.q.verifyEmail, ms(at), id, email)
+	const op = "verify email"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	if !s.s.side {
+		return s.update(ctx, op, idv, s.q.verifyEmail, append([]any{ms(at), idv}, s.emailArgs(email)...)...)
+	}
+	return s.inTx(ctx, op, idv, func(q queryer) error {
+		var one int
+		err := q.GetContext(ctx, &one, s.q.lockEmail, append([]any{idv}, s.emailArgs(email)...)...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errTxNoRow
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, s.q.ensure, idv); err != nil {
+			return err
+		}
+		return execOne(ctx, q, s.q.verifyEmail, ms(at), idv)
+	})
 }
 
 // ChangeEmail implements [user.EmailChange]. The unique index on email decides
 // races between users: the loser's UPDATE fails and is reported as
 // ErrEmailTaken.
 func (s *UserStore) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
-	err := s.update(ctx, "change email", id, s.q.changeEmail, newEmail, ms(at), id, oldEmail)
+	const op = "change email"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	var err error
+	if !s.s.side {
+		err = s.update(ctx, op, idv, s.q.changeEmail, append([]any{newEmail, ms(at), idv}, s.emailArgs(oldEmail)...)...)
+	} else {
+		err = s.inTx(ctx, op, idv, func(q queryer) error {
+			if err := execOne(ctx, q, s.q.setEmail, append([]any{newEmail, idv}, s.emailArgs(oldEmail)...)...); err != nil {
+				return err
+			}
+			if _, err := q.ExecContext(ctx, s.q.ensure, idv); err != nil {
+				return err
+			}
+			return execOne(ctx, q, s.q.changeEmail, ms(at), idv)
+		})
+	}
 	if unique, _ := s.db.uniqueViolation(err); unique {
-		return fmt.Errorf("sqlxstore: change email: %w", user.ErrEmailTaken)
+		return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrEmailTaken)
 	}
 	return err
 }
 
-// ResetPassword implements [user.PasswordReset].
-func (s *UserStore) ResetPassword(ctx context.Context, id string, r user.Reset) error {
-	return s.update(ctx, "reset password", id, s.q.resetPassword,
-		r.Hash, ms(r.At), id, r.OldHash, r.IssuedBefore.UnixMilli())
-}
-
-// ChangePassword implements [user.PasswordChange].
-func (s *UserStore) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
-	return s.update(ctx, "change password", id, s.q.changePassword, newHash, ms(at), id, oldHash)
-}
-
-// RehashPassword implements [user.PasswordRehash].
+// RehashPassword implements [user.PasswordRehash]: only the hash changes,
+// in the app's column. Condition: the stored hash equals oldHash.
 func (s *UserStore) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
-	return s.update(ctx, "rehash password", id, s.q.rehashPassword, newHash, id, oldHash)
+	const op = "rehash password"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	return s.update(ctx, op, idv, s.q.rehash, newHash, idv, oldHash)
+}
+
+// ChangePassword implements [user.PasswordChange]: the hash,
+// PasswordChangedAt = at, SessionVersion + 1, failures cleared.
+// Condition: the stored hash equals oldHash. With the side table, one
+// transaction: the app's row first (the UPDATE checks the hash and locks
+// the row), then authkit's state.
+func (s *UserStore) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	const op = "change password"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	if !s.s.side {
+		return s.update(ctx, op, idv, s.q.change, newHash, ms(at), idv, oldHash)
+	}
+	return s.inTx(ctx, op, idv, func(q queryer) error {
+		if err := execOne(ctx, q, s.q.setHash, newHash, idv, oldHash); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, s.q.ensure, idv); err != nil {
+			return err
+		}
+		return execOne(ctx, q, s.q.changed, ms(at), idv)
+	})
+}
+
+// ResetPassword implements [user.PasswordReset]: as ChangePassword.
+// Condition: the stored hash equals r.OldHash, and PasswordChangedAt is
+// zero or before r.IssuedBefore. With the side table the two conditions sit
+// in the two tables: the app's row is updated (and locked) first, and when
+// authkit's condition then fails the transaction rolls back.
+func (s *UserStore) ResetPassword(ctx context.Context, id string, r user.Reset) error {
+	const op = "reset password"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	issued := r.IssuedBefore.UnixMilli()
+	if !s.s.side {
+		return s.update(ctx, op, idv, s.q.reset, r.Hash, ms(r.At), idv, r.OldHash, issued)
+	}
+	return s.inTx(ctx, op, idv, func(q queryer) error {
+		if err := execOne(ctx, q, s.q.setHash, r.Hash, idv, r.OldHash); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, s.q.ensure, idv); err != nil {
+			return err
+		}
+		if err := execOne(ctx, q, s.q.reset, ms(r.At), idv, issued); errors.Is(err, errTxNoRow) {
+			return errTxConflict // the user exists: the link is stale
+		} else {
+			return err
+		}
+	})
 }
 
 // BumpSessionVersion implements [user.SessionVersions].
 func (s *UserStore) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
 	const op = "bump session version"
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return 0, notFound(op)
+	}
 	var v int64
 	var found bool
-	err := s.db.retry(ctx, func() error {
+	bump := func() error {
 		if s.db.dialect == MySQL {
-			res, err := s.db.x.ExecContext(ctx, s.q.bump, id)
+			res, err := s.db.x.ExecContext(ctx, s.q.bump, idv)
 			if err != nil {
 				return err
 			}
@@ -386,19 +832,25 @@ func (s *UserStore) BumpSessionVersion(ctx context.Context, id string) (int64, e
 			}
 			return err
 		}
-		err := s.db.x.QueryRowxContext(ctx, s.q.bump, id).Scan(&v)
+		err := s.db.x.QueryRowxContext(ctx, s.q.bump, idv).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
 			return nil
 		}
 		found = err == nil
 		return err
-	})
+	}
+	err := s.db.retry(ctx, bump)
+	if err == nil && !found && s.s.side {
+		if err = s.ensure(ctx, idv); err == nil {
+			err = s.db.retry(ctx, bump)
+		}
+	}
 	if err != nil {
 		return 0, s.db.fail(op, err)
 	}
 	if !found {
-		return 0, fmt.Errorf("sqlxstore: %s: %w", op, user.ErrNotFound)
+		return 0, notFound(op)
 	}
 	return v, nil
 }
@@ -406,17 +858,30 @@ func (s *UserStore) BumpSessionVersion(ctx context.Context, id string) (int64, e
 // RecordLoginFailure implements [user.Lockout].
 func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int, lockFor time.Duration, at time.Time) (int, time.Time, error) {
 	const op = "record login failure"
-	lockedUntil := at.Add(lockFor).UnixMilli()
-	var (
-		n     int64
-		until sql.NullInt64
-		found bool
-	)
-	var err error
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return 0, time.Time{}, notFound(op)
+	}
+	n, until, found, err := s.recordFailure(ctx, idv, limit, at.Add(lockFor).UnixMilli())
+	if err == nil && !found && s.s.side {
+		if err = s.ensure(ctx, idv); err == nil {
+			n, until, found, err = s.recordFailure(ctx, idv, limit, at.Add(lockFor).UnixMilli())
+		}
+	}
+	if err != nil {
+		return 0, time.Time{}, s.db.fail(op, err)
+	}
+	if !found {
+		return 0, time.Time{}, notFound(op)
+	}
+	return int(n), fromMS(until), nil
+}
+
+func (s *UserStore) recordFailure(ctx context.Context, idv any, limit int, lockedUntil int64) (n int64, until sql.NullInt64, found bool, err error) {
 	switch s.db.dialect {
 	case MySQL:
 		err = s.db.retry(ctx, func() error {
-			res, err := s.db.x.ExecContext(ctx, s.q.recordFailure, limit, limit, lockedUntil, limit, limit, id)
+			res, err := s.db.x.ExecContext(ctx, s.q.recordFailure, limit, limit, lockedUntil, limit, limit, idv)
 			if err != nil {
 				return err
 			}
@@ -439,7 +904,7 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 				Failed int64         `db:"failed_logins"`
 				Until  sql.NullInt64 `db:"locked_until"`
 			}
-			if err := s.db.x.GetContext(ctx, &cur, s.q.lockFailures, id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			if err := s.db.x.GetContext(ctx, &cur, s.q.lockFailures, idv); err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 			until = cur.Until
@@ -447,7 +912,7 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 		})
 	case Postgres:
 		err = s.db.retry(ctx, func() error {
-			err := s.db.x.QueryRowxContext(ctx, s.q.recordFailure, id, limit, limit, limit, limit, lockedUntil).Scan(&n, &until)
+			err := s.db.x.QueryRowxContext(ctx, s.q.recordFailure, idv, limit, limit, limit, limit, lockedUntil).Scan(&n, &until)
 			if errors.Is(err, sql.ErrNoRows) {
 				found = false
 				return nil
@@ -461,7 +926,7 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 				Failed int64         `db:"failed_logins"`
 				Until  sql.NullInt64 `db:"locked_until"`
 			}
-			err := q.GetContext(ctx, &cur, s.q.lockFailures, id)
+			err := q.GetContext(ctx, &cur, s.q.lockFailures, idv)
 			if errors.Is(err, sql.ErrNoRows) {
 				found = false
 				return nil
@@ -475,27 +940,60 @@ func (s *UserStore) RecordLoginFailure(ctx context.Context, id string, limit int
 			if limit > 0 && n >= int64(limit) {
 				failed, until = 0, sql.NullInt64{Int64: lockedUntil, Valid: true}
 			}
-			_, err = q.ExecContext(ctx, s.q.setFailures, failed, until, id)
+			_, err = q.ExecContext(ctx, s.q.setFailures, failed, until, idv)
 			return err
 		})
 	}
-	if err != nil {
-		return 0, time.Time{}, s.db.fail(op, err)
-	}
-	if !found {
-		return 0, time.Time{}, fmt.Errorf("sqlxstore: %s: %w", op, user.ErrNotFound)
-	}
-	return int(n), fromMS(until), nil
+	return n, until, found, err
 }
 
 // ClearLoginFailures implements [user.Lockout].
 func (s *UserStore) ClearLoginFailures(ctx context.Context, id string) error {
-	return s.update(ctx, "clear login failures", id, s.q.clearFailures, id)
+	return s.stateUpdate(ctx, "clear login failures", id, s.q.clearFailures, func(idv any) []any { return []any{idv} })
 }
 
-// update runs a conditional UPDATE (or DELETE) of user id. When it changes
-// no row, nothing was written, and noRows tells why.
-func (s *UserStore) update(ctx context.Context, op, id, query string, args ...any) error {
+// stateUpdate runs a conditional UPDATE of authkit's state of user id, one
+// statement. With the side table, a user without a state row gets one
+// (ensure) and the UPDATE runs again: another request may have made the
+// row meanwhile, so the second run decides.
+func (s *UserStore) stateUpdate(ctx context.Context, op, id, query string, args func(idv any) []any) error {
+	idv, ok := s.s.idArg(id)
+	if !ok {
+		return notFound(op)
+	}
+	n, err := s.exec(ctx, query, args(idv)...)
+	if err == nil && n == 0 && s.s.side {
+		if err = s.ensure(ctx, idv); err == nil {
+			n, err = s.exec(ctx, query, args(idv)...)
+		}
+	}
+	if err != nil {
+		return s.db.fail(op, err)
+	}
+	if n == 0 {
+		return s.noRows(ctx, op, idv)
+	}
+	return nil
+}
+
+// ensure creates the state row of an existing user that has none: the
+// defaults, verified as ExistingUsersVerified says. Idempotent (ON
+// CONFLICT DO NOTHING, INSERT IGNORE), and a no-op for a missing user.
+func (s *UserStore) ensure(ctx context.Context, idv any) error {
+	return s.db.retry(ctx, func() error {
+		_, err := s.db.x.ExecContext(ctx, s.q.ensure, idv)
+		if s.db.foreignKeyViolation(err) {
+			// The user was deleted between the INSERT's read and its
+			// foreign key check: the UPDATE that follows finds no row,
+			// and noRows answers ErrNotFound.
+			return nil
+		}
+		return err
+	})
+}
+
+// exec runs one statement and returns the rows it matched.
+func (s *UserStore) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var n int64
 	err := s.db.retry(ctx, func() error {
 		res, err := s.db.x.ExecContext(ctx, query, args...)
@@ -505,11 +1003,52 @@ func (s *UserStore) update(ctx context.Context, op, id, query string, args ...an
 		n, err = res.RowsAffected()
 		return err
 	})
+	return n, err
+}
+
+// execOne runs one statement of a transaction that must match a row:
+// errTxNoRow when it matched none.
+func execOne(ctx context.Context, q queryer, query string, args ...any) error {
+	res, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errTxNoRow
+	}
+	return nil
+}
+
+// inTx runs fn as one READ COMMITTED transaction of operation op on user
+// idv and answers as the contract says: errTxNoRow becomes ErrNotFound or
+// ErrConflict (noRows decides, after the rollback), errTxConflict
+// ErrConflict.
+func (s *UserStore) inTx(ctx context.Context, op string, idv any, fn func(q queryer) error) error {
+	err := s.db.inTxOpts(ctx, readCommitted, fn)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errTxNoRow):
+		return s.noRows(ctx, op, idv)
+	case errors.Is(err, errTxConflict):
+		return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrConflict)
+	}
+	return s.db.fail(op, err)
+}
+
+// update runs a conditional UPDATE (or DELETE) of user idv. When it changes
+// no row, nothing was written, and noRows tells why.
+func (s *UserStore) update(ctx context.Context, op string, idv any, query string, args ...any) error {
+	n, err := s.exec(ctx, query, args...)
 	if err != nil {
 		return s.db.fail(op, err)
 	}
 	if n == 0 {
-		return s.noRows(ctx, op, id)
+		return s.noRows(ctx, op, idv)
 	}
 	return nil
 }
@@ -517,12 +1056,12 @@ func (s *UserStore) update(ctx context.Context, op, id, query string, args ...an
 // noRows answers a conditional operation that matched no row: ErrNotFound
 // when the user does not exist, ErrConflict when its condition did not
 // hold.
-func (s *UserStore) noRows(ctx context.Context, op, id string) error {
+func (s *UserStore) noRows(ctx context.Context, op string, idv any) error {
 	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, id)
+	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrNotFound)
+		return notFound(op)
 	case err != nil:
 		return s.db.fail(op, err)
 	default:

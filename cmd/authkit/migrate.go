@@ -18,7 +18,7 @@ import (
 
 var migrateCmd = &command{
 	name:    "migrate",
-	usage:   "[status] [--database-url URL] [--table-prefix PREFIX] [--print [--dialect DIALECT]]",
+	usage:   "[status] [--database-url URL] [--table-prefix PREFIX] [--users-table TABLE [mapping flags]] [--print [--dialect DIALECT]]",
 	summary: "create or upgrade authkit's tables, or print their SQL",
 	help: `Applies authkit's schema migrations to the database, creating or upgrading
 the users and rate-limit tables, and prints one line per migration it
@@ -34,6 +34,23 @@ Without --database-url it reads DATABASE_URL. --table-prefix sets the prefix
 of the table names (default "authkit_"), as sqlxstore.Config.TablePrefix does.
 The example servers migrate on start; run this before deploying an app that
 does not.
+
+An app that keeps its users in a table of its own (sqlxstore.Config.Users)
+names it and its mapping with the same flags as its code, so that migrate,
+status and --print work on that configuration:
+
+	--users-table TABLE          the app's table (name or schema.name)
+	--users-columns id=C,email=C,password=C,name=C,created=C
+	                             the app's column names (name, created optional;
+	                             defaults id, email, password_hash)
+	--users-id text|int64|uuid   the id column's type (default text)
+	--users-id-default           the database makes UUIDs itself
+	--users-id-sql-type TYPE     the SQL type of the side table's key
+	--users-layout columns|side-table
+	                             authkit's state in added columns (default) or
+	                             in a side table
+	--case-insensitive-emails    the table holds mixed-case addresses
+	--existing-users-verified    rows already there count as verified
 
 	authkit migrate status
 
@@ -60,10 +77,16 @@ func runMigrate(ctx context.Context, c *command, args []string, stdout, stderr i
 	prefix := fs.String("table-prefix", "", "")
 	printSQL := fs.Bool("print", false, "")
 	dialect := fs.String("dialect", "", "")
+	var users usersFlags
+	users.register(fs)
 	if exit, ok := c.parseFlags(fs, args, stdout, stderr); !ok {
 		return exit
 	}
-	cfg := sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1}
+	mapping, err := users.mapping()
+	if err != nil {
+		return c.usageError(stderr, err.Error())
+	}
+	cfg := sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1, Users: mapping}
 	switch {
 	case status && *printSQL:
 		return c.usageError(stderr, "status and --print do not go together")
@@ -173,4 +196,76 @@ func migrationStatus(ctx context.Context, db *sqlxstore.DB, stdout, stderr io.Wr
 		return 1
 	}
 	return 0
+}
+
+// usersFlags are the flags that map the user store onto an app's own users
+// table, field for field sqlxstore.UsersTable.
+type usersFlags struct {
+	table, columns, idType, idSQLType, layout string
+	idDefault, caseInsensitive, verified      bool
+}
+
+func (f *usersFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.table, "users-table", "", "")
+	fs.StringVar(&f.columns, "users-columns", "", "")
+	fs.StringVar(&f.idType, "users-id", "", "")
+	fs.BoolVar(&f.idDefault, "users-id-default", false, "")
+	fs.StringVar(&f.idSQLType, "users-id-sql-type", "", "")
+	fs.StringVar(&f.layout, "users-layout", "", "")
+	fs.BoolVar(&f.caseInsensitive, "case-insensitive-emails", false, "")
+	fs.BoolVar(&f.verified, "existing-users-verified", false, "")
+}
+
+// table returns the mapping the flags describe; sqlxstore checks the names.
+func (f *usersFlags) mapping() (sqlxstore.UsersTable, error) {
+	t := sqlxstore.UsersTable{
+		Table:                 f.table,
+		IDDefault:             f.idDefault,
+		IDSQLType:             f.idSQLType,
+		CaseInsensitiveEmails: f.caseInsensitive,
+		ExistingUsersVerified: f.verified,
+	}
+	if f.table == "" && *f != (usersFlags{}) {
+		return t, errors.New("the --users-* flags describe a table: pass --users-table")
+	}
+	switch f.idType {
+	case "", "text", "int64", "uuid":
+		t.IDType = sqlxstore.IDType(f.idType)
+	default:
+		return t, fmt.Errorf("--users-id %q: want text, int64 or uuid", f.idType)
+	}
+	switch f.layout {
+	case "", "columns":
+		t.Layout = sqlxstore.Layout(f.layout)
+	case "side-table":
+		t.Layout = sqlxstore.LayoutSideTable
+	default:
+		return t, fmt.Errorf("--users-layout %q: want columns or side-table", f.layout)
+	}
+	if f.columns == "" {
+		return t, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(f.columns, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || v == "" || seen[k] {
+			return t, fmt.Errorf("--users-columns: %q is not a new key=column pair (keys: id, email, password, name, created)", kv)
+		}
+		seen[k] = true
+		switch k {
+		case "id":
+			t.IDColumn = v
+		case "email":
+			t.EmailColumn = v
+		case "password":
+			t.PasswordHashColumn = v
+		case "name":
+			t.NameColumn = v
+		case "created":
+			t.CreatedAtColumn = v
+		default:
+			return t, fmt.Errorf("--users-columns: unknown key %q (keys: id, email, password, name, created)", k)
+		}
+	}
+	return t, nil
 }

@@ -161,7 +161,7 @@ func TestMigrateExitCodes(t *testing.T) {
 	good := "sqlite://" + filepath.Join(dir, "good.db")
 	unreachable := "postgres://u:secret@" + closedAddr(t) + "/x?connect_timeout=2"
 	t.Setenv("DATABASE_URL", "")
-	usage := "usage: authkit migrate [status] [--database-url URL] [--table-prefix PREFIX] [--print [--dialect DIALECT]]\n"
+	usage := "usage: authkit migrate [status] [--database-url URL] [--table-prefix PREFIX] [--users-table TABLE [mapping flags]] [--print [--dialect DIALECT]]\n"
 
 	for _, tc := range []struct {
 		args   []string
@@ -189,6 +189,12 @@ func TestMigrateExitCodes(t *testing.T) {
 		{[]string{"--print", "--dialect", "sqlite", "--table-prefix", "Bad-"}, 2, `TablePrefix "Bad-"`},
 		{[]string{"--dialect", "mysql", "--database-url", good}, 2, "--dialect goes with --print"},
 		{[]string{"status", "--print", "--dialect", "mysql"}, 2, "status and --print do not go together"},
+		{[]string{"--print", "--dialect", "sqlite", "--users-id", "int64"}, 2, "the --users-* flags describe a table: pass --users-table"},
+		{[]string{"--print", "--dialect", "sqlite", "--users-table", "users", "--users-id", "serial"}, 2, `--users-id "serial": want text, int64 or uuid`},
+		{[]string{"--print", "--dialect", "sqlite", "--users-table", "users", "--users-layout", "side"}, 2, `--users-layout "side": want columns or side-table`},
+		{[]string{"--print", "--dialect", "sqlite", "--users-table", "users", "--users-columns", "id=uid,mail=m"}, 2, `unknown key "mail"`},
+		{[]string{"--print", "--dialect", "sqlite", "--users-table", "users", "--users-columns", "id=uid,id=x"}, 2, `"id=x" is not a new key=column pair`},
+		{[]string{"--print", "--dialect", "sqlite", "--users-table", "users; DROP TABLE x"}, 2, "sqlxstore: invalid config"},
 	} {
 		code, stdout, stderr := runCLI(append([]string{"migrate"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
@@ -250,5 +256,59 @@ func dropTables(t *testing.T, url, prefix string) {
 		if _, err := db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 			t.Errorf("drop %s%s: %v", prefix, table, err)
 		}
+	}
+}
+
+// TestMigrateMappedTable: the --users-* flags are sqlxstore.UsersTable's
+// fields, so --print shows a mapped table's SQL exactly as
+// sqlxstore.Migrations makes it, and migrate and status work on it.
+func TestMigrateMappedTable(t *testing.T) {
+	mapping := sqlxstore.UsersTable{
+		Table: "users", IDColumn: "uid", EmailColumn: "mail", PasswordHashColumn: "pw", CreatedAtColumn: "created",
+		IDType: sqlxstore.IDInt64, Layout: sqlxstore.LayoutSideTable, CaseInsensitiveEmails: true, ExistingUsersVerified: true,
+	}
+	flags := []string{"--users-table", "users", "--users-columns", "id=uid, email=mail,password=pw,created=created",
+		"--users-id", "int64", "--users-layout", "side-table", "--case-insensitive-emails", "--existing-users-verified"}
+	ms, err := sqlxstore.Migrations(sqlxstore.SQLite, sqlxstore.Config{Users: mapping})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			want.WriteString("\n")
+		}
+		fmt.Fprintf(&want, "-- authkit migration %s (version %d, sqlite)\n\n%s", m.Name, m.Version, m.SQL)
+	}
+	if !strings.Contains(want.String(), "user_state") {
+		t.Fatalf("the mapping's SQL has no side table:\n%s", want.String())
+	}
+	code, stdout, stderr := runCLI(append([]string{"migrate", "--print", "--dialect", "sqlite"}, flags...)...)
+	if code != 0 || stdout != want.String() || stderr != "" {
+		t.Fatalf("--print with the mapping: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want.String())
+	}
+
+	// The app's own table, then authkit migrated onto it by the same flags.
+	url := "sqlite://" + filepath.Join(t.TempDir(), "app.db")
+	raw, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.SQLX().Exec(`CREATE TABLE users (uid INTEGER PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL,
+		created TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Close()
+	args := append([]string{"migrate", "--database-url", url}, flags...)
+	code, stdout, stderr = runCLI(args...)
+	if code != 0 || !strings.HasPrefix(stdout, "authkit migrate: applied 0001_init\n") || stderr != "" {
+		t.Fatalf("migrate with the mapping: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(append([]string{"migrate", "status", "--database-url", url}, flags...)...)
+	if code != 0 || strings.Contains(stdout, "pending") || !strings.Contains(stdout, "applied") {
+		t.Fatalf("status with the mapping: exit %d, stdout %q", code, stdout)
+	}
+	if code, stdout, _ = runCLI(args...); code != 0 || stdout != "authkit migrate: sqlite is up to date\n" {
+		t.Fatalf("second migrate with the mapping: exit %d, stdout %q", code, stdout)
 	}
 }

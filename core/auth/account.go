@@ -11,6 +11,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/token"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -355,6 +356,42 @@ type ResetPasswordInput struct {
 	ConfirmPassword string
 }
 
+// CheckResetLink reports whether the mailed reset link with this token can
+// still set a password, changing nothing: nil, ErrResetLinkInvalid (a
+// token that does not verify, has expired or names no account) or
+// ErrResetLinkUsed (the password changed since the link was mailed). A
+// page calls it when the link is opened, to offer a new link at once
+// instead of after the form; ResetPassword checks the same again.
+func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) error {
+	v.use(ctx)
+	if err := s.enabled(FeaturePasswordReset); err != nil {
+		return err
+	}
+	_, _, err := s.resetLink(v, token)
+	return err
+}
+
+// resetLink returns the account of a reset token and its claims, when the
+// link can still be used.
+func (s *Service) resetLink(v *Visit, tok string) (*user.User, token.Claims, error) {
+	claims, err := s.reset.Verify(tok)
+	if err != nil {
+		return nil, claims, ErrResetLinkInvalid
+	}
+	u, err := s.users.ByID(v.ctx, claims.UserID)
+	if errors.Is(err, user.ErrNotFound) {
+		return nil, claims, ErrResetLinkInvalid
+	}
+	if err != nil {
+		return nil, claims, fmt.Errorf("reset password: load user: %w", err)
+	}
+	if !s.reset.BindingHolds(claims, u.Email, u.PasswordHash) ||
+		(!u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(claims.IssuedAt)) {
+		return nil, claims, ErrResetLinkUsed
+	}
+	return u, claims, nil
+}
+
 // ResetPassword sets a new password from a reset link (docs/api.md, Reset
 // password). The link is bound to the address and the password hash it was made
 // for, and the update is conditional on both the hash and
@@ -374,20 +411,9 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 	if err := s.checkPolicy(in.Password); err != nil {
 		return err
 	}
-	claims, err := s.reset.Verify(in.Token)
+	u, claims, err := s.resetLink(v, in.Token)
 	if err != nil {
-		return ErrResetLinkInvalid
-	}
-	u, err := s.users.ByID(v.ctx, claims.UserID)
-	if errors.Is(err, user.ErrNotFound) {
-		return ErrResetLinkInvalid
-	}
-	if err != nil {
-		return fmt.Errorf("reset password: load user: %w", err)
-	}
-	if !s.reset.BindingHolds(claims, u.Email, u.PasswordHash) ||
-		(!u.PasswordChangedAt.IsZero() && !u.PasswordChangedAt.Before(claims.IssuedAt)) {
-		return ErrResetLinkUsed
+		return err
 	}
 	if err := s.checkBreached(v, in.Password); err != nil {
 		return err

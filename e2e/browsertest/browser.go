@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Timeout bounds every single browser step (a navigation, a click, a wait
@@ -133,10 +134,11 @@ func New(t *testing.T, name string, extra ...chromedp.ExecAllocatorOption) *Brow
 
 func ptr[T any](v T) *T { return &v }
 
-// failedAPI matches the browser's log line for an HTTP error answer; those
-// from the JSON API are the API's answers (a wrong code is a 400), which the
-// pages show, not faults.
-var failedAPI = regexp.MustCompile(`^Failed to load resource: the server responded with a status of 4\d\d\b`)
+// failedLoad matches the browser's log line for an HTTP error answer with
+// a 4xx status: the pages answer a form's error with the page and the
+// error's status (a wrong password is a 401, a bad link a 400, an unknown
+// page a 404), which the tests check themselves; they are not faults.
+var failedLoad = regexp.MustCompile(`^Failed to load resource: the server responded with a status of 4\d\d\b`)
 
 // observe runs inside chromedp's read loop for every event of the tab: it
 // must be quick and must not call the browser.
@@ -168,10 +170,8 @@ func (b *Browser) observe(ev any) {
 		if e.Level != log.EntryLevelError && e.Level != log.EntryLevelWarning {
 			return
 		}
-		if e.Source == log.EntrySourceNetwork && failedAPI.MatchString(e.Text) {
-			if u, err := url.Parse(e.URL); err == nil && strings.HasPrefix(u.Path, "/api/") {
-				return
-			}
+		if e.Source == log.EntrySourceNetwork && failedLoad.MatchString(e.Text) {
+			return
 		}
 		problem = fmt.Sprintf("%s %s (%s): %s", e.Source, e.Level, e.URL, e.Text)
 	default:
@@ -184,8 +184,8 @@ func (b *Browser) observe(ev any) {
 
 // Problems returns the console errors and warnings, uncaught exceptions and
 // browser log errors (CSP violations among them) seen since the last call,
-// each naming the screenshot taken before it. HTTP 4xx answers of /api/
-// routes are not problems: the pages show them.
+// each naming the screenshot taken before it. HTTP 4xx answers are not
+// problems: they are the pages' answers to a form's error.
 func (b *Browser) Problems() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -510,5 +510,158 @@ func ArtifactsDir(t testing.TB) string {
 			return t.TempDir()
 		}
 		dir = parent
+	}
+}
+
+// Press sends one key to the focused element, as a keyboard would: a
+// name of chromedp's kb package (kb.Tab, kb.Enter) or text to type.
+func (b *Browser) Press(keys string) {
+	b.t.Helper()
+	b.do("press "+strconv.Quote(keys), chromedp.KeyEvent(keys))
+}
+
+// Focused returns the id of the focused element ("" for none or the body).
+func (b *Browser) Focused() string {
+	b.t.Helper()
+	return Eval[string](b, `document.activeElement ? document.activeElement.id : ""`)
+}
+
+// TabTo presses Tab until the element with the given id has the focus,
+// as a keyboard-only person moves through a page, and fails after 40
+// presses.
+func (b *Browser) TabTo(id string) {
+	b.t.Helper()
+	for range 40 {
+		if b.Focused() == id {
+			return
+		}
+		b.Press(kb.Tab)
+	}
+	b.t.Fatalf("tabbing to #%s: 40 Tab presses never reached it (at %s)", id, b.location())
+}
+
+// DarkMode makes the pages see prefers-color-scheme: dark, or light.
+func (b *Browser) DarkMode(on bool) {
+	b.t.Helper()
+	scheme := "light"
+	if on {
+		scheme = "dark"
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	})
+	if err != nil {
+		b.t.Fatalf("prefers-color-scheme %s: %v", scheme, err)
+	}
+}
+
+// Violation is one axe-core rule a page breaks, with the elements.
+type Violation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any  `json:"target"`
+		HTML   string `json:"html"`
+	} `json:"nodes"`
+}
+
+// Audit runs axe-core (e2e/node_modules/axe-core, installed by npm ci
+// from e2e/package-lock.json) on the page as it is now and fails the test
+// for every violation of every rule axe runs by default (WCAG 2.x A and AA
+// and its best practices), naming the state. The script is evaluated
+// through the DevTools protocol, which the page's Content-Security-Policy
+// does not govern.
+func (b *Browser) Audit(state string) {
+	b.t.Helper()
+	for _, v := range b.Violations() {
+		var nodes []string
+		for _, n := range v.Nodes {
+			nodes = append(nodes, fmt.Sprint(n.Target)+" "+n.HTML)
+		}
+		b.t.Errorf("axe, %s (%s): %s [%s]: %s", state, b.location(), v.Help, v.ID+", "+v.Impact, strings.Join(nodes, "; "))
+	}
+}
+
+// Violations runs axe-core on the page as it is now and returns what it
+// finds (see Audit).
+func (b *Browser) Violations() []Violation {
+	b.t.Helper()
+	src, err := os.ReadFile(AxePath(b.t))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if !Eval[bool](b, `typeof window.axe === "object"`) {
+		Eval[bool](b, string(src)+"\n;true")
+	}
+	raw := Eval[string](b, `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`)
+	var vs []Violation
+	if err := json.Unmarshal([]byte(raw), &vs); err != nil {
+		b.t.Fatalf("axe results: %v", err)
+	}
+	return vs
+}
+
+// AxePath returns e2e/node_modules/axe-core/axe.min.js. Without it the
+// test skips, naming the command, or fails when AUTHKIT_REQUIRE_SERVICES=1.
+func AxePath(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	msg := "axe-core not installed: run npm ci in e2e/"
+	if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+		t.Fatal(msg + "; AUTHKIT_REQUIRE_SERVICES=1 requires it")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// ShotTo saves a full-page PNG screenshot at path, for a picture kept in
+// the repository (the pages' README).
+func (b *Browser) ShotTo(path string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// Eventually reports whether the JavaScript expression js becomes true
+// within Timeout, looking again every 50ms; unlike WaitFor it does not
+// fail the test. For what the browser does after a page has loaded, such
+// as moving the focus to an autofocus element.
+func (b *Browser) Eventually(js string) bool {
+	b.t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+js+")"))
+		cancel()
+		if err == nil && ok {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

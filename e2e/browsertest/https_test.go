@@ -42,8 +42,9 @@ func TestPlainHTTPWarning(t *testing.T) {
 	if !strings.Contains(msg, "https://") {
 		t.Errorf("the warning %q does not say to use an https:// address", msg)
 	}
-	f := &flow{t: t, b: b}
-	f.alert("https-warning")
+	if role := Eval[string](b, `document.getElementById("https-warning").getAttribute("role")`); role != "alert" {
+		t.Errorf("#https-warning has role %q, want alert", role)
+	}
 	b.Shot("login-plain-http")
 
 	// Why: a real login's cookie is dropped, and the dashboard sends the

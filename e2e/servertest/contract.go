@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -90,6 +91,30 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 		if got := fmt.Sprintf("%d %s", status, body); got != tc.want {
 			t.Fatalf("%s %s: %q, want %q", tc.method, tc.path, got, tc.want)
 		}
+	}
+	// The pages' forms work without a script on every framework: a login
+	// posted as a form answers 303 with the session cookie, and the
+	// dashboard then shows the account.
+	pjar, _ := cookiejar.New(nil)
+	pc := &http.Client{Jar: pjar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := pc.PostForm(s.URL+"/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard" ||
+		!strings.Contains(resp.Header.Get("Set-Cookie"), "authkit_session=") {
+		t.Fatalf("POST /login (form): %d to %q, Set-Cookie %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"))
+	}
+	resp, err = pc.Get(s.URL + "/dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), `<dd id="user-email">ada@example.com</dd>`) {
+		t.Fatalf("GET /dashboard after the form login: %d\n%s", resp.StatusCode, page)
 	}
 	// An unknown page is an HTML page in the layout, linking home; an
 	// unknown API path stays JSON (above).

@@ -15,7 +15,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/authkit-go/authkit/examples/internal/app"
-	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/fiberauth"
 )
 
@@ -40,19 +39,16 @@ func main() {
 		for _, p := range app.HealthPaths {
 			f.Get(p, health)
 		}
-		// The shared pages (net/http handlers, through fiber's adaptor).
-		pagesHandler := adaptor.HTTPHandler(a.Pages)
-		for _, p := range pages.Paths() {
-			f.Get(pages.ColonPath(p), pagesHandler)
-		}
-		// Any other path: an HTML 404 page; unknown API paths go on to
-		// fiber's 404, which fiberauth.ErrorHandler answers with JSON.
-		notFound := adaptor.HTTPHandlerFunc(a.Pages.NotFound)
+		// The pages (github.com/authkit-go/authkit/pages, a net/http handler,
+		// through fiber's adaptor) at the root: every path no route answers,
+		// its HTML 404 page included; unknown API paths go on to fiber's 404,
+		// which fiberauth.ErrorHandler answers with JSON.
+		pages := adaptor.HTTPHandler(a.Pages)
 		f.Use(func(c *fiber.Ctx) error {
 			if strings.HasPrefix(c.Path(), "/api/") {
 				return c.Next()
 			}
-			return notFound(c)
+			return pages(c)
 		})
 		return server{f}, nil
 	}))

@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/authkit-go/authkit/examples/internal/app"
-	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/ginauth"
 )
 
@@ -25,24 +24,23 @@ func main() {
 		ginauth.Register(r, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		r.GET("/api/hello", ginauth.RequireUser(a.Service), hello)
-		// Unknown API paths answer JSON, as on the other two servers.
+		// The pages (github.com/authkit-go/authkit/pages) at the root: every
+		// path no route answers, its HTML 404 page included; unknown API
+		// paths answer JSON, as on the other two servers.
+		pages := gin.WrapH(a.Pages)
 		r.NoRoute(func(c *gin.Context) {
 			if strings.HasPrefix(c.Request.URL.Path, "/api/") {
 				resp := a.Service.NotFound(ginauth.Request(c))
 				resp.Write(c.Writer)
 				return
 			}
-			a.Pages.NotFound(c.Writer, c.Request)
+			pages(c)
 		})
 		// A load balancer's probes: liveness and readiness.
 		health := gin.WrapH(a.Health())
 		for _, p := range app.HealthPaths {
 			r.GET(p, health)
 			r.HEAD(p, health) // as net/http and fiber do
-		}
-		// The shared pages.
-		for _, p := range pages.Paths() {
-			r.GET(pages.ColonPath(p), gin.WrapH(a.Pages))
 		}
 		return app.HTTPServer(r), nil
 	}))

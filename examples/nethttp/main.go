@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/authkit-go/authkit/examples/internal/app"
-	"github.com/authkit-go/authkit/examples/internal/pages"
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
@@ -29,15 +28,9 @@ func main() {
 		for _, p := range app.HealthPaths {
 			mux.Handle("GET "+p, health)
 		}
-		// The shared pages.
-		for _, p := range pages.Paths() {
-			if p == "/" {
-				p = "/{$}"
-			}
-			mux.Handle("GET "+p, a.Pages)
-		}
-		// Any other path: an HTML 404 page.
-		mux.HandleFunc("/", a.Pages.NotFound)
+		// The pages (github.com/authkit-go/authkit/pages) at the root: every
+		// path no route above answers, its HTML 404 page included.
+		mux.Handle("/", a.Pages)
 		return app.HTTPServer(mux), nil
 	}))
 }

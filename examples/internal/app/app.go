@@ -32,7 +32,7 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/examples/internal/pages"
+	"github.com/authkit-go/authkit/pages"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -45,7 +45,7 @@ type App struct {
 	Production  bool
 	Service     *auth.Service
 	Users       user.Store
-	Pages       *pages.Handler // the shared HTML pages; Pages.NotFound answers other paths
+	Pages       *pages.Handler // the pages module at the root; it answers every path no route answers (its 404 page)
 	Description string         // stores and mailer, for the first log line
 	Warnings    []string
 
@@ -171,7 +171,10 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	if a.Pages, err = pages.New(pages.Config{AppName: get(env, "APP_NAME", "authkit"), SecureCookies: a.Production}); err != nil {
+	a.Pages, err = pages.New(svc, pages.Config{Theme: pages.Theme{AppName: get(env, "APP_NAME", "authkit")},
+		WarnPlainHTTP: a.Production, Logger: logger})
+	if err != nil {
+		a.Close(context.Background())
 		return nil, err
 	}
 	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, env: %s",

@@ -1,0 +1,126 @@
+package sqlxstore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestUsersTableValidation: a mapping that could inject SQL, or that does
+// not make sense, is refused with ErrInvalidConfig before any query.
+func TestUsersTableValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    Dialect
+		m    UsersTable
+	}{
+		{"fields without a table", Postgres, UsersTable{IDType: IDInt64}},
+		{"quote in table", Postgres, UsersTable{Table: `users"; DROP TABLE users; --`}},
+		{"backquote in table", MySQL, UsersTable{Table: "users`"}},
+		{"space in table", Postgres, UsersTable{Table: "my users"}},
+		{"three-part name", Postgres, UsersTable{Table: "db.app.users"}},
+		{"schema on SQLite", SQLite, UsersTable{Table: "main.users"}},
+		{"empty part", Postgres, UsersTable{Table: "app."}},
+		{"digit first", Postgres, UsersTable{Table: "1users"}},
+		{"64-byte name", Postgres, UsersTable{Table: strings.Repeat("u", 64)}},
+		{"injected column", Postgres, UsersTable{Table: "users", EmailColumn: "email) OR (1=1"}},
+		{"dotted column", Postgres, UsersTable{Table: "users", IDColumn: "u.id"}},
+		{"one column twice", Postgres, UsersTable{Table: "users", PasswordHashColumn: "EMAIL"}},
+		{"a column authkit adds", Postgres, UsersTable{Table: "users", NameColumn: "authkit_session_version"}},
+		{"unknown id type", Postgres, UsersTable{Table: "users", IDType: "int32"}},
+		{"IDDefault with int64", Postgres, UsersTable{Table: "users", IDType: IDInt64, IDDefault: true}},
+		{"IDDefault with text", Postgres, UsersTable{Table: "users", IDDefault: true}},
+		{"unknown layout", Postgres, UsersTable{Table: "users", Layout: "json"}},
+		{"injected id type", Postgres, UsersTable{Table: "users", Layout: LayoutSideTable, IDSQLType: "BIGINT; DROP TABLE users"}},
+		{"quoted id type", Postgres, UsersTable{Table: "users", Layout: LayoutSideTable, IDSQLType: "VARCHAR(10) COLLATE 'x'"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := newSchema(tc.d, "authkit_", tc.m); !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("newSchema(%+v) = %v, want ErrInvalidConfig", tc.m, err)
+			}
+		})
+	}
+	for _, m := range []UsersTable{
+		{},
+		{Table: "users"},
+		{Table: "app.Users", IDColumn: "UserID", IDType: IDUUID, IDDefault: true, Layout: LayoutSideTable, IDSQLType: "CHAR(36) CHARACTER SET ascii"},
+		{Table: "_u", IDType: IDInt64, NameColumn: "name", CreatedAtColumn: "created_at"},
+	} {
+		if _, err := newSchema(Postgres, "authkit_", m); err != nil {
+			t.Errorf("newSchema(%+v) = %v, want nil", m, err)
+		}
+	}
+}
+
+// TestMappedIdentifiersQuoted: the app's names reach the SQL quoted for
+// the dialect, authkit's own names as they are.
+func TestMappedIdentifiersQuoted(t *testing.T) {
+	for d, want := range map[Dialect][]string{
+		Postgres: {`FROM "app"."Users" u LEFT JOIN ak_user_state s ON s.user_id = u."UserID"`, `LOWER(u."Mail") = $1`},
+		MySQL:    {"FROM `app`.`Users` u LEFT JOIN ak_user_state s ON s.user_id = u.`UserID`", "u.`Mail` = ? AND CAST(LOWER(u.`Mail`) AS BINARY) = CAST(? AS BINARY)"},
+	} {
+		db := testDB(t, d, "ak_", UsersTable{Table: "app.Users", IDColumn: "UserID", EmailColumn: "Mail", IDType: IDInt64,
+			Layout: LayoutSideTable, CaseInsensitiveEmails: true})
+		q := db.users.q.byEmail
+		for _, w := range want {
+			if !strings.Contains(q, w) {
+				t.Errorf("%s: byEmail = %s\nwant it to contain %s", d, q, w)
+			}
+		}
+		if strings.Contains(q, "{{") {
+			t.Errorf("%s: a name is not filled in: %s", d, q)
+		}
+	}
+}
+
+// testDB is a DB for dialect d that has no connection: enough to build
+// its queries and migrations.
+func testDB(t *testing.T, d Dialect, prefix string, m UsersTable) *DB {
+	t.Helper()
+	s, err := newSchema(d, prefix, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := &DB{dialect: d, t: newTables(prefix), s: s}
+	db.users = newUserStore(db)
+	return db
+}
+
+// TestMappedMigrations: the migrations of a mapped table keep the
+// rate-limit table, never create or drop the app's table, and give authkit
+// its state as the layout says.
+func TestMappedMigrations(t *testing.T) {
+	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+		for _, layout := range []Layout{LayoutColumns, LayoutSideTable} {
+			db := testDB(t, d, "authkit_", UsersTable{Table: "users", IDType: IDInt64, CreatedAtColumn: "created_at",
+				Layout: layout, CaseInsensitiveEmails: true, ExistingUsersVerified: true})
+			ms, err := db.migrations()
+			if err != nil {
+				t.Fatalf("%s %s: %v", d, layout, err)
+			}
+			if len(ms) != 1 || ms[0].version != 1 {
+				t.Fatalf("%s %s: %d migrations", d, layout, len(ms))
+			}
+			all := strings.Join(ms[0].stmts, ";\n")
+			for _, bad := range []string{"CREATE TABLE IF NOT EXISTS authkit_users", "DROP", "{{", `CREATE TABLE "users"`, "CREATE TABLE `users`"} {
+				if strings.Contains(all, bad) {
+					t.Errorf("%s %s: migration contains %q:\n%s", d, layout, bad, all)
+				}
+			}
+			want := []string{"CREATE TABLE IF NOT EXISTS authkit_rate_limits"}
+			if layout == LayoutColumns {
+				want = append(want, "ALTER TABLE "+quote(d, "users"), "authkit_session_version", "UPDATE "+quote(d, "users")+" SET authkit_email_verified_at")
+			} else {
+				want = append(want, "CREATE TABLE IF NOT EXISTS authkit_user_state", "REFERENCES "+quote(d, "users")+" ("+quote(d, "id")+") ON DELETE CASCADE")
+			}
+			if d != MySQL {
+				want = append(want, "CREATE UNIQUE INDEX IF NOT EXISTS authkit_users_email_lower_key ON "+quote(d, "users")+" (LOWER("+quote(d, "email")+"))")
+			}
+			for _, w := range want {
+				if !strings.Contains(all, w) {
+					t.Errorf("%s %s: migration lacks %q:\n%s", d, layout, w, all)
+				}
+			}
+		}
+	}
+}

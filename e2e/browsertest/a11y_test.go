@@ -1,0 +1,172 @@
+package browsertest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/e2e/servertest"
+)
+
+// TestAccessibility audits every page of the pages module with axe-core,
+// in every state a person meets (signed out and in, errors shown, 2FA off,
+// being set up and on, recovery codes shown, the confirmation before
+// replacing them, the 404 page), each in the light and the dark theme:
+// 0 violations of the rules axe runs by default (WCAG 2.x A and AA and
+// its best practices).
+//
+// With AUTHKIT_DOCS_SCREENSHOTS=1 it also writes the pictures of the
+// default and the dark theme in pages/docs/ that pages/README.md shows.
+func TestAccessibility(t *testing.T) {
+	Chromium(t)
+	AxePath(t)
+	s := servertest.Start(t, "nethttp")
+	b := New(t, "a11y")
+	f := &flow{t: t, s: s, b: b, js: true}
+	audit := func(state string) {
+		t.Helper()
+		b.DarkMode(false)
+		b.Audit(state)
+		b.DarkMode(true)
+		b.Audit(state + ", dark")
+		b.DarkMode(false)
+	}
+	docs := os.Getenv("AUTHKIT_DOCS_SCREENSHOTS") == "1"
+	picture := func(name string) {
+		t.Helper()
+		if !docs {
+			return
+		}
+		dir := filepath.Join(filepath.Dir(ArtifactsDir(t)), "pages", "docs")
+		for _, dark := range []bool{false, true} {
+			b.DarkMode(dark)
+			file := name + ".png"
+			if dark {
+				file = name + "-dark.png"
+			}
+			b.ShotTo(filepath.Join(dir, file))
+		}
+		b.DarkMode(false)
+	}
+
+	for path, page := range map[string]string{"/login": "login", "/register": "register", "/forgot-password": "forgot",
+		"/reset-password/a-token": "reset", "/2fa": "twofactor", "/no/such-page": "notfound"} {
+		b.Open(s.URL + path)
+		b.WaitPage(page, path)
+		audit(path)
+	}
+	b.Viewport(900, 700)
+	b.Open(s.URL + "/login")
+	b.WaitPage("login", "/login")
+	picture("login")
+	b.Viewport(1280, 900)
+	b.Open(s.URL + "/verify-email/not-a-token")
+	f.summary("verify", "Invalid or expired verification link", 400)
+	audit("bad verification link")
+	b.Open(s.URL + "/reset-password/not-a-token")
+	b.Fill("password", password)
+	b.Fill("confirmPassword", password)
+	b.Submit("reset-form")
+	f.summary("reset-form", "Invalid or expired reset link", 400)
+	audit("bad reset link")
+
+	b.Open(s.URL + "/register")
+	b.Fill("name", userName)
+	b.Fill("email", email)
+	b.Fill("password", password)
+	b.Submit("register-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.WaitText("notice", "Welcome")
+	audit("dashboard, unverified")
+	b.Open(s.URL + "/resend-verification")
+	b.WaitPage("resend", "/resend-verification")
+	audit("resend")
+	b.Open(s.URL + "/settings/security")
+	b.WaitText("twofa-state", "is off")
+	audit("security, 2FA off")
+	b.Fill("newEmail", newEmail)
+	b.Fill("email-password", "wrong password")
+	b.Submit("email-form")
+	f.fieldError("email-password", "Invalid password", 401)
+	audit("security, email change error")
+	b.Click("setup-start")
+	b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
+	f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
+	audit("security, 2FA setup")
+	b.Viewport(900, 700)
+	picture("security-setup")
+	b.Viewport(1280, 900)
+	b.Fill("confirm-code", f.wrongCode())
+	b.Submit("confirm-form")
+	f.fieldError("confirm-code", "Invalid code", 400)
+	audit("security, wrong confirm code")
+	b.Fill("confirm-code", f.code(time.Now()))
+	b.Submit("confirm-form")
+	b.WaitText("twofa-state", "is on")
+	f.shownCodes()
+	audit("security, recovery codes shown")
+	b.Open(s.URL + "/settings/security")
+	b.WaitText("twofa-state", "is on")
+	audit("security, 2FA on")
+	b.Open(s.URL + "/settings/recovery-codes")
+	b.WaitText("codes-left", "Recovery codes left: 8.")
+	audit("recovery codes, confirmation")
+	b.Submit("regenerate-form")
+	codes := f.shownCodes()
+	audit("recovery codes, replaced")
+
+	b.Click("logout")
+	b.WaitPage("login", "/login")
+	f.login(email, "wrong password")
+	f.fieldError("password", "Invalid credentials", 401)
+	audit("login error")
+	f.login(email, password)
+	b.WaitPage("twofactor", "/2fa")
+	b.Fill("code", f.wrongCode())
+	b.Submit("totp-form")
+	f.fieldError("code", "Invalid 2FA code", 400)
+	audit("2FA, wrong code")
+	b.Click("use-recovery")
+	b.Fill("recovery-code", "aaaaaaaa-bbbbbbbb")
+	b.Submit("recovery-form")
+	f.fieldError("recovery-code", "Invalid recovery code", 400)
+	audit("2FA, wrong recovery code")
+	b.Fill("recovery-code", codes[0])
+	b.Submit("recovery-form")
+	b.WaitText("notice", "Recovery codes left: 7.")
+	audit("dashboard, recovery code used")
+
+	b.Open(s.URL + "/register")
+	b.Fill("name", userName)
+	b.Fill("email", email)
+	b.Fill("password", password)
+	b.Submit("register-form")
+	f.fieldError("email", "Email already registered", 400)
+	audit("register error")
+	b.Open(s.URL + "/forgot-password")
+	b.Fill("email", email)
+	b.Submit("forgot-form")
+	b.WaitText("notice", "If an account exists")
+	audit("forgot, sent")
+	b.Open(f.mailedLink("reset-password", 1))
+	b.Fill("password", password2)
+	b.Fill("confirmPassword", password2+"x")
+	b.Submit("reset-form")
+	f.fieldError("confirmPassword", "Passwords do not match", 400)
+	audit("reset, passwords differ")
+
+	// The audit can fail: an input without a label and an image without
+	// a text are reported.
+	Eval[bool](b, `(() => { const i = document.createElement("input"); const m = document.createElement("img");
+		m.src = "data:image/gif;base64,R0lGODlhAQABAAAAACw="; document.querySelector("main").append(i, m); return true })()`)
+	var ids []string
+	for _, v := range b.Violations() {
+		ids = append(ids, v.ID)
+	}
+	if !slices.Contains(ids, "label") || !slices.Contains(ids, "image-alt") {
+		t.Errorf("axe found %q on a page with an unlabelled input and an image without alt, want label and image-alt", ids)
+	}
+}

@@ -1,0 +1,132 @@
+// authkit pages: the script only enhances pages that work without it.
+// Every form posts to its page route and the server answers with a page
+// (an error beside its field) or a redirect (POST/redirect/GET). With this
+// script a form is sent with fetch and the answer replaces the page in
+// place, without a reload: the QR code of the 2FA setup appears inline,
+// errors appear beside their fields and take the focus. It also adds the
+// "show password" toggles, the Copy button of recovery codes and the
+// plain-HTTP warning. No inline script or style: the Content-Security-Policy
+// forbids both.
+"use strict";
+
+// enhance sets up what the page's HTML asks for: toggles, Copy, focus.
+function enhance(focus) {
+  for (const b of document.querySelectorAll("button[data-reveal]")) {
+    b.hidden = false;
+  }
+  const copy = document.getElementById("codes-copy");
+  if (copy) copy.hidden = false;
+  warnPlainHTTP();
+  if (!focus) return;
+  // After an answer replaced the page: the element the server marked
+  // (the error summary or the first invalid field), else the heading's
+  // main region, so a screen reader starts reading the new page.
+  const target = document.querySelector("[autofocus]") || document.getElementById("main");
+  if (target) target.focus();
+}
+
+// warnPlainHTTP shows the layout's HTTPS warning (rendered only when the
+// sign-in cookie is Secure) on a page opened over plain HTTP: the browser
+// drops a Secure cookie there, except on this machine's own addresses.
+function warnPlainHTTP() {
+  const warning = document.getElementById("https-warning");
+  if (!warning || location.protocol !== "http:") return;
+  const host = location.hostname;
+  const loopback = host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
+  if (!loopback) warning.hidden = false;
+}
+
+// replacePage puts the answer's document in place of this one.
+function replacePage(html) {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  document.title = doc.title;
+  document.documentElement.lang = doc.documentElement.lang;
+  document.body.replaceWith(document.adoptNode(doc.body));
+  enhance(true);
+}
+
+// submit sends a form as the browser would, with fetch, and shows the
+// answer in place. A redirect's target page becomes a history entry.
+async function submit(form, submitter) {
+  const body = new URLSearchParams(new FormData(form, submitter));
+  const buttons = form.querySelectorAll("button[type=submit]");
+  for (const b of buttons) b.disabled = true;
+  let res;
+  try {
+    res = await fetch(form.action, {
+      method: "POST", body, credentials: "same-origin", redirect: "follow",
+      headers: { "Accept": "text/html" },
+    });
+  } catch (e) {
+    for (const b of buttons) b.disabled = false;
+    networkError(form);
+    return;
+  }
+  const html = await res.text();
+  if (!(res.headers.get("Content-Type") || "").startsWith("text/html")) {
+    // Not one of the pages (a proxy's error page): say the server could
+    // not answer; posting again could repeat what the form did.
+    for (const b of buttons) b.disabled = false;
+    networkError(form);
+    return;
+  }
+  if (res.redirected) {
+    history.pushState({ authkit: true }, "", res.url);
+    shown = location.pathname + location.search;
+  }
+  replacePage(html);
+}
+
+// networkError says, beside the form, that the server was not reached.
+function networkError(form) {
+  let p = form.querySelector(".network-error");
+  if (!p) {
+    p = document.createElement("p");
+    p.className = "error network-error";
+    p.setAttribute("role", "alert");
+    form.prepend(p);
+  }
+  p.textContent = document.body.dataset.networkError || "The server cannot be reached.";
+}
+
+document.addEventListener("submit", (ev) => {
+  const form = ev.target;
+  if (!(form instanceof HTMLFormElement) || form.method !== "post" || ev.defaultPrevented) return;
+  if (new URL(form.action, location.href).origin !== location.origin) return;
+  ev.preventDefault();
+  submit(form, ev.submitter);
+});
+
+document.addEventListener("click", async (ev) => {
+  const reveal = ev.target.closest && ev.target.closest("button[data-reveal]");
+  if (reveal) {
+    const input = document.getElementById(reveal.dataset.reveal);
+    if (!input) return;
+    const show = input.type === "password";
+    input.type = show ? "text" : "password";
+    reveal.setAttribute("aria-pressed", show ? "true" : "false");
+    return;
+  }
+  if (ev.target.id === "codes-copy") {
+    const codes = [...document.querySelectorAll("#recovery-codes li")].map((li) => li.textContent);
+    const status = document.getElementById("codes-copied");
+    try {
+      await navigator.clipboard.writeText(codes.join("\n") + "\n");
+      status.textContent = status.dataset.done;
+    } catch (e) {
+      status.textContent = status.dataset.failed;
+    }
+  }
+});
+
+// shown is the address of the page the document shows.
+let shown = location.pathname + location.search;
+
+// Back and forward across the entries the script added: load the page of
+// the address, unless only the fragment changed (a link of the error
+// summary to its field).
+window.addEventListener("popstate", () => {
+  if (location.pathname + location.search !== shown) location.reload();
+});
+
+document.addEventListener("DOMContentLoaded", () => enhance(false));

@@ -1,0 +1,74 @@
+// Package pages is authkit's pages as an http.Handler any app mounts: log
+// in with a password and a TOTP or recovery code, register, verify the
+// email from the mailed link, resend it, forgot and reset the password, a
+// dashboard, and the security settings (2FA setup with the QR code and the
+// key by hand, recovery codes with copy and download, regenerating them
+// after a confirmation, 2FA off, email change, password change, sign out,
+// sign out everywhere), a 404 page and the assets. It needs the standard
+// library and core only.
+//
+//	svc, _ := auth.New(cfg) // cfg.VerifyEmailPath, cfg.ResetPasswordPath = pages.MailLinks("/auth")
+//	p, _ := pages.New(svc, pages.Config{Prefix: "/auth"})
+//	mux.Handle("/auth/", p) // net/http
+//	r.Any("/auth/*page", gin.WrapH(p)) // gin
+//	app.All("/auth/*", adaptor.HTTPHandler(p)) // fiber
+//
+// At the root (Prefix ""), mount it as the app's fallback: mux.Handle("/",
+// p), gin's r.NoRoute(gin.WrapH(p)), fiber's app.Use(adaptor.HTTPHandler(p))
+// after the other routes; then every unknown path answers its 404 page.
+//
+// # Without JavaScript
+//
+// Every form posts to a page route of this handler, never to the JSON API.
+// The handler checks the origin as the JSON routes do
+// ([auth.Service.CheckOrigin]), calls the same typed method the JSON route
+// calls (Login, VerifyTwoFactor, ChangeEmail, ...), so rate limits,
+// lock-out, TOTP replay protection and features apply to form posts alike,
+// writes the Visit's cookies, and answers a page with the error beside its
+// field (aria-invalid, aria-describedby, an error summary with role=alert,
+// the focus on the summary or the field) or a 303 redirect to the next page
+// (POST/redirect/GET). No password or code ever goes into a URL. The
+// script (assets/app.js, loaded from the handler's own path under a strict
+// Content-Security-Policy) only enhances: it sends forms with fetch and
+// puts the answer in place without a reload, shows the QR code inline,
+// adds "show password" toggles and the Copy button of recovery codes.
+//
+// # Routes
+//
+// Under the prefix: GET and POST /login, /register, /2fa, /forgot-password,
+// /reset-password/{token}, /resend-verification; POST /2fa/recover,
+// /logout, /logout-all; GET /verify-email/{token} (verifies, then
+// redirects); GET /dashboard, /settings/security, /settings/recovery-codes
+// (the confirmation; POST replaces the codes); POST /settings/2fa/setup,
+// /settings/2fa/confirm, /settings/2fa/disable, /settings/email,
+// /settings/password; GET and POST /settings/confirm-password (the
+// password confirmation a 2FA change needs after an old sign-in,
+// auth.Config.ReauthWindow); GET /assets/{file}. A switched-off feature
+// (auth.Config.Disable) takes its pages away; they answer the 404 page.
+//
+// # Templates and themes
+//
+// The templates are html/template files: layout.html (the frame: "layout"),
+// parts.html (the "summary", "field" and "codes-box" parts), and one per
+// page defining "content": login, register, twofactor, verify, resend,
+// forgot, reset, dashboard, security, codes, notfound, problem (.html).
+// [Config.Templates] replaces any of them by name; only layout.html gives
+// the pages the app's own frame. Templates see a [View]: .T "key" for a
+// text, .Path "/login" for a path under the prefix, .Field for a labelled
+// input with its error.
+//
+// [Config.Theme] sets the app name, a logo, colours, the font and the corner
+// radius as CSS custom properties (theme.css, made from the Theme and
+// served beside the assets), with no template touched. The default theme has a dark variant that follows the system's
+// prefers-color-scheme.
+//
+// # Languages
+//
+// A page is in the language of its [auth.Visit]: the Service's
+// auth.Config.Catalog match of Accept-Language, the language of the API's
+// errors and of the mails. Without a catalog every page is English. The
+// pages' own texts live in a pages-local catalog in the same i18n format
+// (pages/locales/de.json, German built in), looked up by the Visit's
+// language; the error texts beside the fields are the Service's own
+// ([auth.Service.Text]). [Config.Texts] adds languages.
+package pages

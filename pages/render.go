@@ -1,0 +1,290 @@
+package pages
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/i18n"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// View is what every template gets: the page, the visitor, the form's
+// values and errors, and methods for texts (T), paths (Path) and form
+// fields (Field). An app's own templates use the same.
+type View struct {
+	// Page is the template's name (login, security, ...), also the body's
+	// data-page.
+	Page string
+	// User is the signed-in user, nil when signed out.
+	User *user.Public
+	// Notice is a message after a redirect (?done=...) or a success.
+	Notice string
+	// Form is the id of the form the errors and values belong to.
+	Form string
+	// Errors are the form's errors keyed by input id; "" holds the one
+	// that belongs to no field.
+	Errors map[string]string
+	// Values are the values typed into the form, to show again (never a
+	// password or a code).
+	Values map[string]string
+	// Token is the {token} of a mailed link's page.
+	Token string
+	// BadLink is set on a reset page whose link cannot be used: the page
+	// offers a new one.
+	BadLink bool
+	// Setup is the pending 2FA secret shown on the security page.
+	Setup *Setup
+	// Codes are recovery codes to show this once, with CodesFile their
+	// download (a data: URL of a text file).
+	Codes     []string
+	CodesFile template.URL
+	// RecoveryOpen opens the recovery-code part of the 2FA page.
+	RecoveryOpen bool
+	// Next is the key of the page a password confirmation returns to.
+	Next string
+	// RecoveryLeft is set on the dashboard after a recovery-code login.
+	RecoveryLeft *int
+
+	h     *Handler
+	lang  *i18n.Language
+	focus string // the input that takes the focus
+}
+
+// Setup is a pending TOTP secret as the security page shows it.
+type Setup struct {
+	QRImage template.URL // PNG data: URL
+	Key     string       // the secret in groups of four
+	URI     string       // the otpauth:// URI, posted back to show the QR again after a wrong code
+}
+
+// Theme returns the configured theme.
+func (v *View) Theme() Theme { return v.h.cfg.Theme }
+
+// WarnPlainHTTP reports whether the pages carry the plain-HTTP warning.
+func (v *View) WarnPlainHTTP() bool { return v.h.cfg.WarnPlainHTTP }
+
+// Lang is the page's language tag: the visit's language when the pages
+// have its texts, else "en" (the texts fall back to English).
+func (v *View) Lang() string {
+	if v.lang == nil {
+		return "en"
+	}
+	for _, c := range v.h.texts {
+		if c.Lookup(v.lang.Tag()) != nil {
+			return v.lang.Tag().String()
+		}
+	}
+	return "en"
+}
+
+// T returns the text of key in the page's language, English when the
+// language has none; vars alternate names and values ({n} → "3").
+func (v *View) T(key string, vars ...any) string {
+	return v.h.text(v.lang, key, vars...)
+}
+
+// Path returns the path of a page under the prefix: Path "/login".
+func (v *View) Path(page string) string { return v.h.prefix + page }
+
+// Asset returns the path of an asset: Asset "app.css".
+func (v *View) Asset(name string) string { return v.h.prefix + "/assets/" + name }
+
+// AfterLogin is where a login goes.
+func (v *View) AfterLogin() string { return v.h.afterLogin }
+
+// Enabled reports whether a feature of the Service is on ("registration",
+// "two-factor", "email-change", "password-reset", "password-change").
+func (v *View) Enabled(feature string) bool { return v.h.svc.Enabled(auth.Feature(feature)) }
+
+// Title is the page's title.
+func (v *View) Title() string { return v.T("title." + v.Page) }
+
+// FocusSummary reports whether the error summary takes the focus: when
+// an error belongs to no field.
+func (v *View) FocusSummary() bool { return v.firstInvalid() == "" }
+
+// Invalid reports whether the form has any error.
+func (v *View) Invalid() bool { return len(v.Errors) > 0 }
+
+// Summary lists the form's errors for the error summary, the form-level
+// one first, each with the id of its input ("" for none).
+func (v *View) Summary() []Problem {
+	var out []Problem
+	if msg, ok := v.Errors[""]; ok {
+		out = append(out, Problem{Message: msg})
+	}
+	for _, id := range slices.Sorted(maps.Keys(v.Errors)) {
+		if id != "" {
+			out = append(out, Problem{Input: id, Message: v.Errors[id]})
+		}
+	}
+	return out
+}
+
+// Problem is one error of the summary.
+type Problem struct {
+	Input   string // the input's id, "" for the form as a whole
+	Message string
+}
+
+// Posted reports whether the form with the given id is the one posted and
+// answered with errors: its error summary shows.
+func (v *View) Posted(form string) bool { return v.Form == form && len(v.Errors) > 0 }
+
+// Field describes one input for the "field" template: Field id name type
+// autocomplete labelKey. The label is T labelKey; an error of the posted
+// form for id shows beside it, marks it aria-invalid and focuses it.
+func (v *View) Field(id, name, typ, autocomplete, labelKey string) Field {
+	f := Field{ID: id, Name: name, Type: typ, Autocomplete: autocomplete, Label: v.T(labelKey),
+		Value: v.Values[id], Error: v.Errors[id]}
+	if hint := v.h.text(v.lang, labelKey+".hint"); hint != labelKey+".hint" {
+		f.Hint = hint
+	}
+	if f.Type == "password" {
+		f.Value = ""
+		f.Show, f.Hide = v.T("password.show"), v.T("password.hide")
+		if autocomplete == "new-password" {
+			f.MinLength = 8
+		}
+	}
+	if f.Error != "" {
+		// The first invalid field of the form takes the focus.
+		f.Autofocus = v.firstInvalid() == id
+	}
+	return f
+}
+
+// firstInvalid is the id of the input that takes the focus: "" (the
+// summary) when an error belongs to no field, else the first field with an
+// error in the summary's order. A flow returns one error, so there is one.
+func (v *View) firstInvalid() string {
+	if _, ok := v.Errors[""]; ok {
+		return "" // the summary takes the focus
+	}
+	if v.focus == "" && len(v.Errors) > 0 {
+		v.focus = slices.Sorted(maps.Keys(v.Errors))[0]
+	}
+	return v.focus
+}
+
+// Field is one labelled input.
+type Field struct {
+	ID, Name, Type, Autocomplete, Label, Value, Error, Hint string
+	Show, Hide                                              string // the show-password toggle's texts
+	MinLength                                               int
+	Autofocus                                               bool
+}
+
+// text looks key up in the language (the app's catalog first, then the
+// built-in), then in English; vars alternate names and values.
+func (h *Handler) text(l *i18n.Language, key string, vars ...any) string {
+	var m map[string]string
+	if len(vars) > 1 {
+		m = map[string]string{}
+		for i := 0; i+1 < len(vars); i += 2 {
+			name, _ := vars[i].(string)
+			m[name] = toString(vars[i+1])
+		}
+	}
+	if l != nil {
+		for _, c := range h.texts {
+			if tl := c.Lookup(l.Tag()); tl != nil {
+				if t := tl.Text(key, m); t != "" {
+					return t
+				}
+			}
+		}
+	}
+	t, ok := english[key]
+	if !ok {
+		return key
+	}
+	for k, val := range m {
+		t = strings.ReplaceAll(t, "{"+k+"}", val)
+	}
+	return t
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case *int:
+		if x != nil {
+			return strconv.Itoa(*x)
+		}
+	}
+	return ""
+}
+
+// render writes page with status, with the visit's cookies and headers.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *View, visit *auth.Visit) {
+	v.h = h
+	if visit != nil {
+		v.lang = visit.Language()
+	}
+	var buf bytes.Buffer
+	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
+		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", v.Page, "err", err)
+		http.Error(w, "Internal server error", http.StatusInternalServerError)
+		return
+	}
+	if visit != nil {
+		visit.WriteHeaders(w)
+	}
+	hd := w.Header()
+	secure(hd)
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Language", v.Lang())
+	hd.Add("Vary", "Accept-Language")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// redirect answers 303 See Other to target with the visit's cookies: the
+// GET after a POST that succeeded.
+func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, target string, visit *auth.Visit) {
+	if visit != nil {
+		visit.WriteHeaders(w)
+	}
+	secure(w.Header())
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// notFound answers the 404 page.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	visit := h.svc.Visit(auth.HTTPRequest(r, nil))
+	h.render(w, r, http.StatusNotFound, &View{Page: "notfound"}, visit)
+}
+
+// problem answers a page that only says what went wrong (a cross-origin
+// post, an unreadable form, a backend down), with err's status.
+func (h *Handler) problem(w http.ResponseWriter, r *http.Request, visit *auth.Visit, err error) {
+	e := auth.AsError(err)
+	if e == nil {
+		e = auth.ErrInternal
+	}
+	var known *auth.Error
+	if !errors.As(err, &known) {
+		h.log.ErrorContext(r.Context(), "authkit pages: unexpected error", "path", r.URL.Path, "err", err)
+	}
+	h.render(w, r, e.Status, &View{Page: "problem", Errors: map[string]string{"": h.svc.Text(visit, err)}}, visit)
+}
+
+// codesFile is a data: URL of a text file of the codes, one a line, for
+// the download link (it works without script).
+func codesFile(codes []string) template.URL {
+	return template.URL("data:text/plain;charset=utf-8," + url.PathEscape(strings.Join(codes, "\n")+"\n"))
+}
