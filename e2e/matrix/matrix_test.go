@@ -92,10 +92,40 @@ type sqlStore struct {
 	once sync.Once
 	db   *sqlxstore.DB
 	err  error
+
+	mu     sync.Mutex
+	tables map[*testing.T]*sqlxstore.DB // each subtest's tables
+	asked  map[*testing.T]bool          // the subtest has its sessions table already
 }
 
 func (s *sqlStore) newUsers(t *testing.T) user.Store {
 	t.Helper()
+	return s.forTest(t).Users()
+}
+
+// newRecords returns a session-record store on the subtest's tables: the
+// first call of a subtest its sessions table, the next its
+// trusted_devices table (the suite asks for sessions first).
+func (s *sqlStore) newRecords(t *testing.T, _ func() time.Time) session.Store {
+	db := s.forTest(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.asked[t] {
+		s.asked[t] = true
+		return db.Sessions()
+	}
+	return db.TrustedDevices()
+}
+
+// forTest returns the subtest's migrated tables, made on its first call.
+func (s *sqlStore) forTest(t *testing.T) *sqlxstore.DB {
+	t.Helper()
+	s.mu.Lock()
+	if db, ok := s.tables[t]; ok {
+		s.mu.Unlock()
+		return db
+	}
+	s.mu.Unlock()
 	s.once.Do(func() {
 		s.db, s.err = sqlxopen.Open(context.Background(), s.url, sqlxstore.Config{CleanupInterval: -1})
 	})
@@ -111,13 +141,19 @@ func (s *sqlStore) newUsers(t *testing.T) user.Store {
 		t.Fatalf("migrate: %v", err)
 	}
 	t.Cleanup(func() {
-		for _, table := range []string{"users", "rate_limits", "schema_migrations"} {
+		for _, table := range []string{"sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
 			if _, err := s.db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 				t.Errorf("drop %s%s: %v", prefix, table, err)
 			}
 		}
 	})
-	return db.Users()
+	s.mu.Lock()
+	if s.tables == nil {
+		s.tables, s.asked = map[*testing.T]*sqlxstore.DB{}, map[*testing.T]bool{}
+	}
+	s.tables[t] = db
+	s.mu.Unlock()
+	return db
 }
 
 func (s *sqlStore) close() {
@@ -142,7 +178,7 @@ func TestMatrix(t *testing.T) {
 			s := &sqlStore{url: st.url(t)}
 			t.Cleanup(s.close)
 			var newLimits func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
-			var newSessions func(t *testing.T, now func() time.Time) session.Store
+			newSessions := s.newRecords // session records in the same database
 			if st.redis {
 				newLimits = redisLimits(t)
 				newSessions = redisSessions(t)
