@@ -50,6 +50,7 @@ if [ "${1:-}" != tables ]; then
     echo "!! Redis comparison SKIPPED:"; grep -A1 -e '--- SKIP' "$OUT/limiter-redis.txt" | sed 's/^/!!   /' | head -4
   fi
   bench peers '^Benchmark(Token|SessionRead|TOTPVerify)$' 200ms
+  bench session-stores '^BenchmarkSessionStoreRead$' 1000x
   bench http '^BenchmarkHTTP$' 200ms
   bench crypto '^Benchmark(Secretbox|RecoveryVerify)$' 200ms
   bench login '^Benchmark(Password|Login)$' 3x
@@ -77,6 +78,7 @@ fi
 # benchstat's view, then the tables.
 {
   for f in limiter-memory limiter-held limiter-redis peers; do echo "### $f"; "$BENCHSTAT" -col /impl "$OUT/$f.txt"; done
+  echo "### session-stores"; "$BENCHSTAT" -col /impl "$OUT/session-stores.txt"
   echo "### http"; "$BENCHSTAT" -col /route "$OUT/http.txt"
   echo "### crypto"; "$BENCHSTAT" "$OUT/crypto.txt"
   echo "### login"; "$BENCHSTAT" -col /path -filter '.name:Login' "$OUT/login.txt"
@@ -105,6 +107,8 @@ table() { # table TITLE COL UNIT FILE [FILTER]
   table "Tokens" impl allocs/op peers Token
   table "Session read" impl sec/op peers SessionRead
   table "Session read" impl allocs/op peers SessionRead
+  table "Session read from a store (Redis, PostgreSQL)" impl sec/op session-stores
+  table "Session read from a store (Redis, PostgreSQL)" impl allocs/op session-stores
   table "TOTP verify" impl sec/op peers TOTPVerify
   table "HTTP in process" route sec/op http
   table "HTTP in process" route allocs/op http

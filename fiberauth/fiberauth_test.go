@@ -19,6 +19,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -71,6 +72,9 @@ func TestFlows(t *testing.T) {
 		},
 		NewUsers: func(t *testing.T) user.Store {
 			return store.NewMemory(store.MemoryConfig{})
+		},
+		NewSessions: func(t *testing.T, now func() time.Time) session.Store {
+			return store.NewMemorySessions(store.MemoryConfig{Now: now})
 		},
 	})
 }

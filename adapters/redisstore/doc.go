@@ -1,5 +1,14 @@
 // Package redisstore is a rate-limit store ([ratelimit.Store]) on Redis, so
-// that every instance of an application shares one set of counters.
+// that every instance of an application shares one set of counters, and a
+// session-record store ([Sessions], a session.Store for
+// auth.Config.Sessions), so that every instance sees every session and
+// ending one ends it everywhere:
+//
+//	sessions := redisstore.NewSessions(rdb, redisstore.SessionsConfig{}) // keys under "authkit:sess:"
+//	svc, err := auth.New(auth.Config{ /* ... */ Sessions: sessions})
+//
+// [Sessions] documents its data layout: a hash per record that expires at
+// the record's end and a set per user.
 //
 // It takes a redis.UniversalClient from github.com/redis/go-redis/v9, so a
 // single node, a Cluster and a Sentinel-managed failover set all work:

@@ -30,6 +30,16 @@ func TestConformance(t *testing.T) {
 					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
 				}, storetest.LimitOptions{})
 			})
+			t.Run("SessionStore", func(t *testing.T) {
+				storetest.RunSessionStore(t, func(t *testing.T) *sqlxstore.SessionStore {
+					return freshDB(t, pool, sqlxstore.Config{CleanupInterval: -1}).Sessions()
+				})
+			})
+			t.Run("TrustedDeviceStore", func(t *testing.T) {
+				storetest.RunSessionStore(t, func(t *testing.T) *sqlxstore.SessionStore {
+					return freshDB(t, pool, sqlxstore.Config{CleanupInterval: -1}).TrustedDevices()
+				})
+			})
 		})
 	}
 }

@@ -8,8 +8,9 @@
 // [New] takes the app's *sqlx.DB ([NewSQL] a *sql.DB and its [Dialect]) and
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
-// other migration tools); [DB.Users] is the [user.Store] and [DB.Limits]
-// the [ratelimit.Store]:
+// other migration tools); [DB.Users] is the [user.Store], [DB.Limits]
+// the [ratelimit.Store], and [DB.Sessions] and [DB.TrustedDevices] the
+// session.Store of auth.Config.Sessions and auth.Config.TrustedDevices:
 //
 //	pool, err := sqlx.Open("pgx", os.Getenv("DATABASE_URL")) // import _ "github.com/jackc/pgx/v5/stdlib"
 //	if err != nil {

@@ -116,7 +116,9 @@ func ExampleNewSQL() {
 	for _, m := range status {
 		fmt.Println(m.Name, m.Applied)
 	}
-	// Output: 0001_init true
+	// Output:
+	// 0001_init true
+	// 0002_sessions true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -137,4 +139,7 @@ func ExampleMigrations() {
 	// 1 0001_init
 	// CREATE TABLE IF NOT EXISTS auth_users (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (1, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 2 0002_sessions
+	// CREATE TABLE IF NOT EXISTS auth_sessions (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (2, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -98,8 +98,13 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 1 || ms[0].version != 1 {
-				t.Fatalf("%s %s: %d migrations", d, layout, len(ms))
+			if len(ms) != 2 || ms[0].version != 1 || ms[1].version != 2 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped and 0002 as it is", d, layout, len(ms))
+			}
+			// 0002 names users by id only: it applies unchanged.
+			if got := strings.Join(ms[1].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_sessions") ||
+				!strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_trusted_devices") || strings.Contains(got, quote(d, "users")) {
+				t.Errorf("%s %s: 0002 is not the sessions and trusted devices tables alone:\n%s", d, layout, got)
 			}
 			all := strings.Join(ms[0].stmts, ";\n")
 			for _, bad := range []string{"CREATE TABLE IF NOT EXISTS authkit_users", "DROP", "{{", `CREATE TABLE "users"`, "CREATE TABLE `users`"} {

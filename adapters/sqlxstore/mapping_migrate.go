@@ -10,10 +10,12 @@ import (
 // users table (Config.Users): the rate-limit table as always, authkit's
 // <prefix>users table never, and instead authkit's state in the app's
 // table (LayoutColumns) or in <prefix>user_state (LayoutSideTable). Only
-// 0001 exists so far; a later migration that touches the users table must
-// get a mapped form here too, which the version check below enforces.
+// 0001 touches the users table; 0002 (sessions and trusted devices, which
+// name users by id only, no foreign key) applies as it is. A later
+// migration that touches the users table must get a mapped form here too,
+// which the version check below enforces.
 func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {
-	if len(embedded) != 1 || embedded[0].version != 1 {
+	if len(embedded) == 0 || embedded[0].version != 1 || len(embedded) > 2 || (len(embedded) == 2 && embedded[1].version != 2) {
 		return nil, fmt.Errorf("migration %s has no form for a mapped users table (Config.Users)", embedded[len(embedded)-1].name)
 	}
 	m := embedded[0]
@@ -28,7 +30,7 @@ func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {
 		return nil, fmt.Errorf("%s: found no CREATE TABLE of %s to replace", m.name, db.t.users)
 	}
 	stmts = append(stmts, db.usersStateSQL()...)
-	return []migration{{version: 1, name: m.name, stmts: stmts}}, nil
+	return append([]migration{{version: 1, name: m.name, stmts: stmts}}, embedded[1:]...), nil
 }
 
 // stateColumn is one of authkit's columns for a mapped table.

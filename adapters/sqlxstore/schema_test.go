@@ -2,6 +2,7 @@ package sqlxstore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -196,11 +197,12 @@ func TestMigrationsSQL(t *testing.T) {
 		}
 		for _, m := range ms {
 			stmts := statements(m.SQL)
-			if strings.Contains(m.SQL, "{{") || !strings.Contains(m.SQL, "CREATE TABLE IF NOT EXISTS app_users") {
+			table := map[int]string{1: "app_users", 2: "app_sessions"}[m.Version]
+			if strings.Contains(m.SQL, "{{") || table == "" || !strings.Contains(m.SQL, "CREATE TABLE IF NOT EXISTS "+table) {
 				t.Errorf("%s %s: prefix not filled in:\n%s", d, m.Name, m.SQL)
 			}
 			if n := len(stmts); n < 3 || !strings.HasPrefix(stmts[n-2], "CREATE TABLE IF NOT EXISTS app_schema_migrations") ||
-				!strings.HasPrefix(stmts[n-1], "INSERT INTO app_schema_migrations (version, applied_at) VALUES (1, ") {
+				!strings.HasPrefix(stmts[n-1], fmt.Sprintf("INSERT INTO app_schema_migrations (version, applied_at) VALUES (%d, ", m.Version)) {
 				t.Errorf("%s %s: does not end by recording version %d: %q", d, m.Name, m.Version, stmts)
 			}
 			if !strings.HasSuffix(m.SQL, ";\n") {

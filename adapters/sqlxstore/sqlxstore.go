@@ -106,6 +106,7 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 // tables holds the full table names for one prefix.
 type tables struct {
 	prefix, users, limits, migrations string
+	sessions, trusted                 string
 }
 
 func newTables(prefix string) tables {
@@ -114,6 +115,8 @@ func newTables(prefix string) tables {
 		users:      prefix + "users",
 		limits:     prefix + "rate_limits",
 		migrations: prefix + "schema_migrations",
+		sessions:   prefix + "sessions",
+		trusted:    prefix + "trusted_devices",
 	}
 }
 

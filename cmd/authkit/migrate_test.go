@@ -20,12 +20,15 @@ import (
 
 // appliedLine matches one line of `authkit migrate status` for an applied
 // migration.
-var appliedLine = regexp.MustCompile(`^0001_init  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+var appliedLine = regexp.MustCompile(`^0001_init      applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0002_sessions  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+
+// appliedAll is what a migrate of an empty database prints.
+const appliedAll = "authkit migrate: applied 0001_init\nauthkit migrate: applied 0002_sessions\n"
 
 func TestMigrate(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "app.db")
 	for i, want := range []string{
-		"authkit migrate: applied 0001_init\n",
+		appliedAll,
 		"authkit migrate: sqlite is up to date\n", // a second run is a no-op
 	} {
 		code, stdout, stderr := runCLI("migrate", "--database-url", url)
@@ -46,7 +49,7 @@ func TestMigrate(t *testing.T) {
 func TestMigrateReadsDATABASE_URL(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "env.db")
 	t.Setenv("DATABASE_URL", url)
-	if code, stdout, stderr := runCLI("migrate", "--table-prefix", "app_auth_"); code != 0 || stdout != "authkit migrate: applied 0001_init\n" {
+	if code, stdout, stderr := runCLI("migrate", "--table-prefix", "app_auth_"); code != 0 || stdout != appliedAll {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	db, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{TablePrefix: "app_auth_", CleanupInterval: -1})
@@ -61,7 +64,7 @@ func TestMigrateReadsDATABASE_URL(t *testing.T) {
 
 func TestMigrateStatus(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "status.db")
-	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init  pending\n" || stderr != "" {
+	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init      pending\n0002_sessions  pending\n" || stderr != "" {
 		t.Fatalf("status before: exit %d, stdout %q, stderr %q; want 0, 0001_init pending", code, stdout, stderr)
 	}
 	if code, _, stderr := runCLI("migrate", "--database-url", url); code != 0 {
@@ -87,7 +90,7 @@ func TestMigrateOnServers(t *testing.T) {
 			}
 			prefix := randomPrefix()
 			t.Cleanup(func() { dropTables(t, url, prefix) })
-			for i, want := range []string{"authkit migrate: applied 0001_init\n", "is up to date\n"} {
+			for i, want := range []string{appliedAll, "is up to date\n"} {
 				code, stdout, stderr := runCLI("migrate", "--database-url", url, "--table-prefix", prefix)
 				if code != 0 || !strings.HasSuffix(stdout, want) {
 					t.Fatalf("run %d: exit %d, stdout %q, stderr %q; want 0 and %q", i+1, code, stdout, stderr, want)
@@ -252,7 +255,7 @@ func dropTables(t *testing.T, url, prefix string) {
 		return
 	}
 	defer db.Close()
-	for _, table := range []string{"users", "rate_limits", "schema_migrations"} {
+	for _, table := range []string{"sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
 		if _, err := db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 			t.Errorf("drop %s%s: %v", prefix, table, err)
 		}
@@ -301,7 +304,7 @@ func TestMigrateMappedTable(t *testing.T) {
 	_ = raw.Close()
 	args := append([]string{"migrate", "--database-url", url}, flags...)
 	code, stdout, stderr = runCLI(args...)
-	if code != 0 || !strings.HasPrefix(stdout, "authkit migrate: applied 0001_init\n") || stderr != "" {
+	if code != 0 || !strings.HasPrefix(stdout, appliedAll) || stderr != "" {
 		t.Fatalf("migrate with the mapping: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI(append([]string{"migrate", "status", "--database-url", url}, flags...)...)

@@ -105,7 +105,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*us
 	if err := s.sendVerification(v, u, u.Email); err != nil {
 		return nil, fmt.Errorf("register: verification token: %w", err)
 	}
-	if err := v.sess.Login(v.ctx, u, false); err != nil {
+	if err := s.startSession(v, u, false); err != nil {
 		return nil, fmt.Errorf("register: session: %w", err)
 	}
 	s.rememberDevice(v, u)
@@ -430,6 +430,11 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 			return ErrResetLinkUsed
 		}
 		return fmt.Errorf("reset password: store: %w", err)
+	}
+	if err := s.endOtherSessions(v, u.ID, false); err != nil {
+		// The sessions are dead already (the version rose); only their
+		// records stay listed until they expire.
+		s.log.WarnContext(v.ctx, "authkit: reset password: session records not deleted", "user", u.ID, "err", err)
 	}
 	s.audit(v, Event{Type: EventPasswordReset, UserID: u.ID})
 	s.send(v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})

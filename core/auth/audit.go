@@ -29,6 +29,9 @@ const (
 	EventEmailVerified            EventType = "email_verified"
 	EventEmailChanged             EventType = "email_changed"
 	EventLoggedOutEverywhere      EventType = "logged_out_everywhere"
+	EventSessionEnded             EventType = "session_ended"
+	EventDeviceTrusted            EventType = "device_trusted"
+	EventDeviceForgotten          EventType = "trusted_device_forgotten"
 	EventRateLimited              EventType = "rate_limited"
 
 	// EventPasswordConfirmed: the signed-in user confirmed the current

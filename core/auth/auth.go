@@ -162,6 +162,35 @@ type Config struct {
 	SessionLifetime  time.Duration
 	RememberLifetime time.Duration
 
+	// Sessions keeps a server-side record of every session (session.Store:
+	// store.NewMemorySessions, sqlxstore's, redisstore's): a user can list
+	// their sessions (GET /api/auth/sessions) and end one (DELETE
+	// /api/auth/sessions/{id}), logout ends the record so that every copy
+	// of the cookie dies, and the changes that end other sessions delete
+	// their records. Each authenticated request then reads the record once
+	// (and writes it at most once a minute). Default: nil, stateless
+	// cookies; the session routes are not registered.
+	Sessions session.Store
+
+	// SessionIdleTimeout ends a session no request used for that long
+	// (to within a minute: last use is written at most once a minute).
+	// Needs Sessions. Default: 0, off.
+	SessionIdleTimeout time.Duration
+
+	// TrustedDevices keeps the browsers a user trusted at the second step
+	// of a login ("trustDevice": true on 2FA verify or recover): a later
+	// password login from such a browser needs no second step. A
+	// session.Store of its own (not the one of Sessions: another instance,
+	// or another key prefix or table), listed at GET
+	// /api/2fa/trusted-devices and ended one by one there; every change
+	// that raises the session version ends them all. Default: nil, no
+	// trusted devices (the flag is ignored, the routes not registered).
+	TrustedDevices session.Store
+
+	// TrustedDeviceLifetime is how long a browser stays trusted.
+	// Default: 30 days.
+	TrustedDeviceLifetime time.Duration
+
 	// ReauthWindow is how recent the last authentication of a session must
 	// be for the changes that need one ("sudo mode", SECURITY.md deviation
 	// 12): 2FA setup, confirm and recovery-code regeneration answer 403
@@ -236,6 +265,7 @@ type Service struct {
 	verify   *token.Verifier
 	reset    *token.Verifier
 	device   *token.Verifier // the device cookie (notices.go)
+	trusted  *token.Verifier // the trusted-device cookie (trusted.go)
 	sender   *mail.Sender
 	tmpl     mail.Templates
 	proxies  *clientip.Resolver
@@ -300,6 +330,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 16 << 10
+	}
+	if cfg.TrustedDeviceLifetime <= 0 {
+		cfg.TrustedDeviceLifetime = DefaultTrustedDeviceLifetime
 	}
 	if cfg.ReauthWindow == 0 {
 		cfg.ReauthWindow = DefaultReauthWindow
@@ -366,7 +399,10 @@ func New(cfg Config) (*Service, error) {
 		Lifetime:         cfg.SessionLifetime,
 		RememberLifetime: cfg.RememberLifetime,
 		Insecure:         cfg.Insecure,
+		Store:            cfg.Sessions,
+		IdleTimeout:      cfg.SessionIdleTimeout,
 		Now:              cfg.Now,
+		Rand:             cfg.Rand,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
@@ -380,6 +416,7 @@ func New(cfg Config) (*Service, error) {
 		{&s.verify, purposeVerify, VerificationLifetime},
 		{&s.reset, purposeReset, ResetLifetime},
 		{&s.device, purposeDevice, DeviceLifetime},
+		{&s.trusted, purposeTrusted, cfg.TrustedDeviceLifetime},
 	} {
 		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
 			return nil, fmt.Errorf("auth: %w", err)

@@ -13,7 +13,9 @@
 // [Service.VerifyEmail], [Service.ResendVerification], [Service.ChangeEmail],
 // [Service.ForgotPassword], [Service.ResetPassword], [Service.ChangePassword],
 // [Service.ConfirmPassword], [Service.Logout], [Service.LogoutEverywhere],
-// [Service.CurrentUser] and [Service.RecentUser].
+// [Service.CurrentUser], [Service.RecentUser], and with a record store
+// [Service.ListSessions], [Service.EndSession], [Service.TrustedDevices] and
+// [Service.ForgetTrustedDevice].
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The
@@ -96,6 +98,17 @@
 //     request bound to fail costs no call to a breach service.
 //   - The remember flag of a 2FA login is the one sent to verify or
 //     recover, else the one sent to login.
+//   - Session records (Config.Sessions): ending another session needs a
+//     recent authentication, ending one's own does not; an id that is not
+//     the user's answers 404 session_not_found whatever it is; the changes
+//     that raise the session version delete the other records (reset and
+//     logout-all: every one). Without a record store the session routes
+//     are not registered and the methods answer ErrFeatureDisabled.
+//   - Trusted devices (Config.TrustedDevices): forgetting one needs no
+//     recent authentication (it only takes a shortcut away); every change
+//     that raises the session version ends every trust; a failure to
+//     record a trust after a successful second step is logged and the
+//     login stands.
 //   - Backend failures (a store or a limiter store down) answer 503
 //     {"error":"Service temporarily unavailable. Try again later."} with
 //     Retry-After: 5 ([RetryAfterUnavailable]), and rate limiting fails

@@ -122,6 +122,8 @@ var (
 	ErrReauthenticationRequired = def(403, "reauthentication_required", "Please confirm your password to continue")
 	ErrCrossOrigin              = def(403, "cross_origin_blocked", "Cross-origin request blocked")
 	ErrNotFound                 = def(404, "not_found", "Not found")
+	ErrSessionNotFound          = def(404, "session_not_found", "Session not found")
+	ErrTrustedDeviceNotFound    = def(404, "trusted_device_not_found", "Trusted device not found")
 	ErrMethodNotAllowed         = def(405, "method_not_allowed", "Method not allowed")
 	ErrEmailChangedMeanwhile    = def(409, "email_changed_concurrently", "Your email address was changed by another request")
 	ErrPasswordChangedMeanwhile = def(409, "password_changed_concurrently", "Your password was changed by another request")

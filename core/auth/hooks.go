@@ -67,9 +67,10 @@ type LoginMethod string
 
 // The factors a login can end with.
 const (
-	LoginPassword     LoginMethod = "password"      // an account without 2FA
-	LoginTOTP         LoginMethod = "totp"          // the second step by TOTP code
-	LoginRecoveryCode LoginMethod = "recovery_code" // the second step by recovery code
+	LoginPassword      LoginMethod = "password"       // an account without 2FA
+	LoginTOTP          LoginMethod = "totp"           // the second step by TOTP code
+	LoginRecoveryCode  LoginMethod = "recovery_code"  // the second step by recovery code
+	LoginTrustedDevice LoginMethod = "trusted_device" // the password from a trusted browser (Config.TrustedDevices): no second step
 )
 
 // PasswordChange is how a password changed.

@@ -115,24 +115,44 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResu
 	}
 	s.upgradeHash(v, u, in.Password)
 
+	how := LoginPassword
 	if u.TwoFactorEnabled {
-		tok, err := s.pending.CreateWith(u.ID, pendingData(in.Remember, u.SessionVersion))
+		// A browser the user trusted at an earlier second step skips it
+		// (Config.TrustedDevices): its cookie, its record, its version.
+		trusted, err := s.trustedRecord(v, u)
 		if err != nil {
-			return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
+			return LoginResult{}, fmt.Errorf("login: %w", err)
 		}
-		v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
-		s.audit(v, Event{Type: EventLoginPending, UserID: u.ID})
-		return LoginResult{User: u, RequiresTwoFactor: true}, nil
+		if trusted == "" {
+			return s.startPending(v, u, in.Remember)
+		}
+		how = LoginTrustedDevice
 	}
-	if err := s.afterLogin(v, u, LoginPassword); err != nil {
+	if err := s.afterLogin(v, u, how); err != nil {
 		return LoginResult{}, err
 	}
-	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
+	if err := s.startSession(v, u, in.Remember); err != nil {
 		return LoginResult{}, fmt.Errorf("login: session: %w", err)
 	}
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID})
+	e := Event{Type: EventLoginSucceeded, UserID: u.ID}
+	if how == LoginTrustedDevice {
+		e.Detail = "trusted device"
+	}
+	s.audit(v, e)
 	s.signedIn(v, u)
 	return LoginResult{User: u}, nil
+}
+
+// startPending ends the password step of an account with 2FA: the
+// 2fa_pending cookie, no session.
+func (s *Service) startPending(v *Visit, u *user.User, remember bool) (LoginResult, error) {
+	tok, err := s.pending.CreateWith(u.ID, pendingData(remember, u.SessionVersion))
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
+	}
+	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
+	s.audit(v, Event{Type: EventLoginPending, UserID: u.ID})
+	return LoginResult{User: u, RequiresTwoFactor: true}, nil
 }
 
 // loginCheck is the outcome of the password step of a login.
@@ -318,7 +338,7 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 	}
 	s.clearPending(v)
 	s.resetLimit(v, s.lim.twoFactor, u.ID)
-	if err := v.sess.Login(v.ctx, u, keep); err != nil {
+	if err := s.startSession(v, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
 	s.signedIn(v, u)
@@ -332,6 +352,10 @@ type TwoFactorInput struct {
 	// Remember, when set, overrides the remember flag of the password
 	// step (spec: "the remember flag of a 2FA login").
 	Remember *bool
+	// TrustDevice marks this browser as trusted: later password logins
+	// from it skip the second step (Config.TrustedDevices; ignored
+	// without it).
+	TrustDevice bool
 }
 
 // TwoFactorResult is what the second step of a login gives: the user, now
@@ -396,6 +420,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	if err := s.finishPending(v, u, claims, LoginTOTP, in.Remember); err != nil {
 		return nil, err
 	}
+	s.maybeTrust(v, u, in.TrustDevice)
 	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
 	return u, nil
 }
@@ -461,6 +486,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	if err := s.finishPending(v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
 		return TwoFactorResult{}, err
 	}
+	s.maybeTrust(v, u, in.TrustDevice)
 	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
 	s.send(v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), CodesLeft: len(remaining)})
 	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
@@ -470,7 +496,11 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 // fails.
 func (s *Service) Logout(ctx context.Context, v *Visit) {
 	v.use(ctx)
-	_ = v.sess.Logout(v.ctx)
+	if err := v.sess.Logout(v.ctx); err != nil {
+		// The cookie is expired all the same; a copy lives until the
+		// record's lifetime ends or the user ends it from the list.
+		s.log.WarnContext(v.ctx, "authkit: logout: session record not deleted", "err", err)
+	}
 	s.clearPending(v)
 }
 
@@ -484,7 +514,10 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
 	if _, err := s.users.versions.BumpSessionVersion(v.ctx, u.ID); err != nil {
 		return fmt.Errorf("logout all: %w", err)
 	}
-	_ = v.sess.Logout(v.ctx)
+	if err := s.endOtherSessions(v, u.ID, false); err != nil {
+		return fmt.Errorf("logout all: %w", err)
+	}
+	_ = v.sess.Logout(v.ctx) // its record is gone with the others
 	s.clearPending(v)
 	s.audit(v, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
 	return nil
@@ -521,11 +554,11 @@ func loginRoute(s *Service, v *Visit) Response {
 
 // secondStep decodes the body of the verify and recover routes.
 func (s *Service) secondStep(v *Visit) (TwoFactorInput, error) {
-	in, err := decode(v.req, s.maxBody, str("code"), boolean("remember"))
+	in, err := decode(v.req, s.maxBody, str("code"), boolean("remember"), boolean("trustDevice"))
 	if err != nil {
 		return TwoFactorInput{}, err
 	}
-	step := TwoFactorInput{Code: in.str("code")}
+	step := TwoFactorInput{Code: in.str("code"), TrustDevice: in.flag("trustDevice")}
 	if r, said := in.bools["remember"]; said {
 		step.Remember = &r
 	}

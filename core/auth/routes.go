@@ -14,7 +14,8 @@ type Route struct {
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
 	handle  func(s *Service, v *Visit) Response
-	feature Feature // the feature the route belongs to; "" for the always-on ones
+	feature Feature   // the feature the route belongs to; "" for the always-on ones
+	needs   needStore // registered only with this store configured
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -34,37 +35,63 @@ func (r Route) ColonPattern() string {
 	}
 }
 
+// needStore names an optional store a route needs.
+type needStore uint8
+
+const (
+	none           needStore = iota
+	sessionRecords           // Config.Sessions
+	trustedDevices           // Config.TrustedDevices
+)
+
+// has reports whether the configuration has store st.
+func (cfg *Config) has(st needStore) bool {
+	switch st {
+	case sessionRecords:
+		return cfg.Sessions != nil
+	case trustedDevices:
+		return cfg.TrustedDevices != nil
+	}
+	return true
+}
+
 var routes = []Route{
 	// The spec's routes (docs/api.md, Routes).
-	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/login", loginRoute, ""},
-	{http.MethodPost, "/api/auth/login", loginRoute, ""},
-	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, ""},
-	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor},
-	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, ""},
-	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration},
-	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, ""},
-	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, ""},
-	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange},
-	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset},
-	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset},
+	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor, none},
+	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor, none},
+	{http.MethodPost, "/api/login", loginRoute, "", none},
+	{http.MethodPost, "/api/auth/login", loginRoute, "", none},
+	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, "", none},
+	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, "", none},
+	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor, none},
+	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, "", none},
+	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration, none},
+	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, "", none},
+	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, "", none},
+	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange, none},
+	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset, none},
+	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset, none},
 	// authkit's own (docs/api.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", logoutRoute, ""},
-	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, ""},
-	{http.MethodGet, "/api/auth/me", meRoute, ""},
-	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange},
-	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, ""},
+	{http.MethodPost, "/api/auth/logout", logoutRoute, "", none},
+	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, "", none},
+	{http.MethodGet, "/api/auth/me", meRoute, "", none},
+	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange, none},
+	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, "", none},
+	{http.MethodGet, "/api/auth/sessions", listSessionsRoute, "", sessionRecords},
+	{http.MethodDelete, "/api/auth/sessions/{id}", endSessionRoute, "", sessionRecords},
+	{http.MethodGet, "/api/2fa/trusted-devices", trustedDevicesRoute, "", trustedDevices},
+	{http.MethodDelete, "/api/2fa/trusted-devices/{id}", forgetTrustedDeviceRoute, "", trustedDevices},
 }
 
 // Routes lists every endpoint of the features the Service has on
 // (Config.Disable): a switched-off route is not listed, so no framework
-// module registers it and it answers 404. The slice is the caller's.
+// module registers it and it answers 404. The session routes are listed
+// only with Config.Sessions, the trusted-device routes only with
+// Config.TrustedDevices. The slice is the caller's.
 func (s *Service) Routes() []Route {
 	var out []Route
 	for _, rt := range routes {
-		if s.enabled(rt.feature) == nil {
+		if s.enabled(rt.feature) == nil && s.cfg.has(rt.needs) {
 			out = append(out, rt)
 		}
 	}

@@ -1,12 +1,17 @@
 package auth
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 func TestPaths(t *testing.T) {
-	s := &Service{}
+	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}}} // every route listed
 	paths := s.Paths()
 	byPattern := map[string]Path{}
 	for _, p := range paths {
@@ -22,6 +27,7 @@ func TestPaths(t *testing.T) {
 		"/api/login":                     "POST",
 		"/api/auth/me":                   "GET, HEAD",
 		"/api/auth/verify-email/{token}": "GET, HEAD",
+		"/api/auth/sessions/{id}":        "DELETE",
 	} {
 		if got := byPattern[pattern].Allow; got != allow {
 			t.Errorf("Allow for %s = %q, want %q", pattern, got, allow)
@@ -55,3 +61,16 @@ func TestError(t *testing.T) {
 		}
 	}
 }
+
+// noRecords is a session.Store that holds nothing, for tests that only
+// need Config.Sessions set.
+type noRecords struct{}
+
+func (noRecords) Create(context.Context, session.Record) error { return nil }
+func (noRecords) Get(context.Context, string) (session.Record, error) {
+	return session.Record{}, user.ErrNotFound
+}
+func (noRecords) Touch(context.Context, string, time.Time, time.Time) error { return user.ErrNotFound }
+func (noRecords) Delete(context.Context, string, string) error              { return user.ErrNotFound }
+func (noRecords) List(context.Context, string) ([]session.Record, error)    { return nil, nil }
+func (noRecords) DeleteAll(context.Context, string, string) error           { return nil }

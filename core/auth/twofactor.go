@@ -238,6 +238,9 @@ func (s *Service) renewSession(v *Visit, id string) error {
 	if err == nil {
 		err = v.sess.Reauthenticate(v.ctx, fresh)
 	}
+	if err == nil {
+		err = s.endOtherSessions(v, id, true)
+	}
 	if err != nil {
 		return fmt.Errorf("renew session: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -27,6 +28,13 @@ type Harness struct {
 	// is the limit's, e.g. "login:ip"). Default: a fresh in-memory store
 	// per limit, on the suite's clock.
 	NewLimitStore func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
+
+	// NewSessions returns a fresh, empty session-record store for one test
+	// (auth.Config.Sessions), now being the suite's clock. The Sessions
+	// topic runs on it; without it that topic is skipped (but its test of
+	// a Service without records). The other topics run on stateless
+	// cookies either way. Default: nil.
+	NewSessions func(t *testing.T, now func() time.Time) session.Store
 
 	// RealTimeLimits marks limit stores that keep their own time (Redis):
 	// the suite then skips the tests that move the clock past a window.

@@ -150,6 +150,35 @@ var topics = []struct {
 		{"a negative ReauthWindow switches it off", suite.reauthOff},
 		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
 	}},
+	// sessions.go: server-side session records (Config.Sessions, Harness.NewSessions): the list
+	// and ending one, logout and the changes that end sessions ending their records, the idle
+	// timeout, and a session ended while in use.
+	{"Sessions", []test{
+		{"without a record store the routes answer 404", suite.sessionsOffWithoutStore},
+		{"the routes need a session", suite.sessionsNeedSession},
+		{"the list shows every session newest first, the current one marked", suite.sessionsList},
+		{"last use is written at most once a minute", suite.sessionsLastSeen},
+		{"ending the current session logs out every copy of its cookie", suite.sessionsEndCurrent},
+		{"logout ends the record: a copy taken before answers 401", suite.sessionsLogoutEndsCopies},
+		{"ending another session needs a recent authentication", suite.sessionsEndOtherNeedsReauth},
+		{"another user's or an unknown id answers 404 and ends nothing", suite.sessionsOthersNotFound},
+		{"password change, email change and 2FA disable keep only the current record", suite.sessionsChangesKeepCurrent},
+		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
+		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
+		{"a session ended while in use never stays alive", suite.sessionsEndRace},
+	}},
+	// trusted.go: trusted devices (Config.TrustedDevices, a second record store from
+	// Harness.NewSessions): trustDevice at the second step, the list, forgetting one, and the
+	// changes that end them all.
+	{"TrustedDevices", []test{
+		{"without a trusted-device store the flag is ignored and the routes answer 404", suite.trustedOffWithoutStore},
+		{"verify with trustDevice spares that browser the second step", suite.trustedVerifySkipsSecondStep},
+		{"recover with trustDevice trusts too", suite.trustedRecover},
+		{"the trust ends after 30 days", suite.trustedLifetime},
+		{"the list, another user's id, forgetting one", suite.trustedListAndForget},
+		{"password reset, logout-all, 2FA disable and password change end every trust", suite.trustedEndedByChanges},
+		{"a trusted cookie is its user's only and must verify", suite.trustedCookieIsTheUsers},
+	}},
 	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
 	// and a sign-in from a browser without its device cookie.
 	{"Notices", []test{

@@ -18,8 +18,9 @@
 //
 // # The cookie
 //
-// The session lives only in the cookie "authkit_session" (no server-side
-// session table). Its value is a [token] made for the purpose "session"
+// By default the session lives only in the cookie "authkit_session" (no
+// server-side session table); with Config.Store it also has a server-side
+// [Record] (see "Records" below). Its value is a [token] made for the purpose "session"
 // (so no other authkit token verifies as a session) holding the user id,
 // the issue time and, as the token's data, a flags byte (bit 0: remember;
 // bit 1: the authentication time follows), the user's SessionVersion as a
@@ -54,9 +55,25 @@
 // middleware (core/auth's Authenticate), which falls back to Session.User
 // to answer a request that fails.
 //
-// Because the token is stateless, Logout expires the cookie on this client
-// only; a stolen copy stays valid until it expires or the version is
+// Without a Store the token is stateless: Logout expires the cookie on this
+// client only; a stolen copy stays valid until it expires or the version is
 // bumped.
+//
+// # Records
+//
+// With Config.Store every Login creates a [Record] (user, created, last
+// seen, client address and User-Agent from [Session.SetClient], remember,
+// end of lifetime) under a random 128-bit id, and the cookie carries that
+// id after the authentication time (flags bit 2, then 16 bytes). Every
+// check then reads the record once: a missing record (logged out, ended
+// from a list, deleted by a version-bumping change), another user's, one
+// past its end, or one idle for Config.IdleTimeout ends the session. Last
+// use is written back at most once per Config.TouchInterval (1 minute), so
+// a busy session costs one read per request and one write a minute. Logout
+// deletes the record, so every copy of the cookie dies. A cookie without a
+// record is refused while a Store is configured; a cookie with one is
+// accepted as a stateless cookie where none is (an app that turns records
+// off keeps its users signed in).
 //
 // # Rotation
 //

@@ -2,9 +2,12 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -29,6 +32,9 @@ var (
 	errPasswordChanged = errors.New("session predates the last password change")
 	errVersion         = errors.New("session version revoked")
 	errData            = errors.New("malformed session data")
+	errRecordGone      = errors.New("session record ended")
+	errNoRecord        = errors.New("session cookie without a record, while records are kept")
+	errIdle            = errors.New("session idle too long")
 )
 
 const (
@@ -113,8 +119,28 @@ type Config struct {
 	// recommended).
 	Domain string
 
+	// Store keeps a server-side record of every session (see [Store]):
+	// the cookie then carries the record's id, a session can be listed and
+	// ended one by one, and Logout ends the record, so a copy of the cookie
+	// dies with it. A cookie without a record (made while no Store was
+	// configured) is then refused. Default: nil, stateless cookies.
+	Store Store
+
+	// IdleTimeout ends a session with a record that no request used for
+	// that long (its LastSeenAt, written at most once per TouchInterval,
+	// so the timeout is exact to within TouchInterval). Needs Store.
+	// Default: 0, off.
+	IdleTimeout time.Duration
+
+	// TouchInterval is how stale a record's LastSeenAt may grow before a
+	// request writes it again. Default: 1 minute.
+	TouchInterval time.Duration
+
 	// Now returns the current time. Default: time.Now.
 	Now func() time.Time
+
+	// Rand makes record ids. Default: crypto/rand.Reader.
+	Rand io.Reader
 }
 
 // A Manager is the spec's createAuth: it holds the configuration, and makes
@@ -127,6 +153,10 @@ type Manager struct {
 	rememberLifetime time.Duration
 	cookie           CookieOptions // MaxAge 0
 	now              func() time.Time
+	store            Store // nil: stateless cookies
+	idle             time.Duration
+	touch            time.Duration
+	rand             io.Reader
 }
 
 // New returns a Manager for cfg.
@@ -140,6 +170,10 @@ func New(cfg Config) (*Manager, error) {
 		lifetime:         cfg.Lifetime,
 		rememberLifetime: cfg.RememberLifetime,
 		now:              cfg.Now,
+		store:            cfg.Store,
+		idle:             cfg.IdleTimeout,
+		touch:            cfg.TouchInterval,
+		rand:             cfg.Rand,
 		cookie: CookieOptions{
 			HTTPOnly: true,
 			Secure:   !cfg.Insecure,
@@ -162,6 +196,15 @@ func New(cfg Config) (*Manager, error) {
 	}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	if m.touch <= 0 {
+		m.touch = time.Minute
+	}
+	if m.rand == nil {
+		m.rand = rand.Reader
+	}
+	if m.idle < 0 || (m.idle > 0 && m.store == nil) {
+		return nil, fmt.Errorf("%w: IdleTimeout needs a Store and must not be negative", ErrInvalidConfig)
 	}
 	if !isToken(m.name) {
 		return nil, fmt.Errorf("%w: CookieName %q is not a valid cookie name", ErrInvalidConfig, m.name)
@@ -194,6 +237,9 @@ func New(cfg Config) (*Manager, error) {
 // CookieName returns the session cookie's name.
 func (m *Manager) CookieName() string { return m.name }
 
+// Store returns Config.Store: nil when sessions are stateless cookies.
+func (m *Manager) Store() Store { return m.store }
+
 // Session returns the session of one request, reading and writing cookies
 // through c. A Session belongs to its request: it caches the user it
 // resolves and is not safe for concurrent use.
@@ -211,6 +257,31 @@ type Session struct {
 	user     *user.User // when state == authenticated
 	remember bool       // when state == authenticated
 	authAt   time.Time  // when state == authenticated: the last authentication; zero when the cookie predates it
+	record   string     // when state == authenticated: the record id; "" without a Store
+
+	ip, userAgent string // what a new record stores (SetClient)
+}
+
+// SetClient sets what a record made by a later Login of this Session
+// stores: the client address and the User-Agent header (cut to 512
+// bytes). Without a Store it does nothing.
+func (s *Session) SetClient(ip, userAgent string) {
+	if len(userAgent) > maxUserAgent {
+		userAgent = userAgent[:maxUserAgent]
+	}
+	s.ip, s.userAgent = ip, userAgent
+}
+
+// maxUserAgent bounds the User-Agent a record keeps.
+const maxUserAgent = 512
+
+// RecordID returns the id of the record of this request's session once
+// [Session.User] or Login has succeeded: "" without a Store or a session.
+func (s *Session) RecordID() string {
+	if s.state != authenticated {
+		return ""
+	}
+	return s.record
 }
 
 type state uint8
@@ -231,17 +302,57 @@ const (
 //
 // A fresh token is issued on every Login, so a session id planted before
 // login (session fixation) is never promoted.
+//
+// With a Store, Login first creates the session's record (its error, which
+// wraps the store's, is returned and no cookie is set).
 func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error {
-	return s.issue(u, remember, s.m.now())
-}
-
-// issue sets a fresh session cookie for u with the given remember choice
-// and authentication time.
-func (s *Session) issue(u *user.User, remember bool, authAt time.Time) error {
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
 	}
-	tok, err := s.m.tokens.CreateWith(u.ID, appendData(nil, remember, u.SessionVersion, authAt))
+	now := s.m.now()
+	record := ""
+	if s.m.store != nil {
+		var err error
+		if record, err = s.m.newRecord(ctx, u.ID, remember, now, s.ip, s.userAgent); err != nil {
+			return err
+		}
+	}
+	return s.issue(u, remember, now, record)
+}
+
+// newRecord stores a new record and returns its id.
+func (m *Manager) newRecord(ctx context.Context, userID string, remember bool, now time.Time, ip, ua string) (string, error) {
+	var b [recordIDLen]byte
+	if _, err := io.ReadFull(m.rand, b[:]); err != nil {
+		return "", fmt.Errorf("session: record id: %w", err)
+	}
+	now = now.Truncate(time.Millisecond)
+	r := Record{ID: hex.EncodeToString(b[:]), UserID: userID, CreatedAt: now, LastSeenAt: now,
+		ExpiresAt: now.Add(m.life(remember)), IP: ip, UserAgent: ua, Remember: remember}
+	if err := m.store.Create(ctx, r); err != nil {
+		return "", fmt.Errorf("session: create record: %w", err)
+	}
+	return r.ID, nil
+}
+
+func (m *Manager) life(remember bool) time.Duration {
+	if remember {
+		return m.rememberLifetime
+	}
+	return m.lifetime
+}
+
+// issue sets a fresh session cookie for u with the given remember choice,
+// authentication time and record id ("" for none).
+func (s *Session) issue(u *user.User, remember bool, authAt time.Time, record string) error {
+	if u == nil || u.ID == "" {
+		return errors.New("session: Login needs a user with an ID")
+	}
+	d, err := appendData(nil, remember, u.SessionVersion, authAt, record)
+	if err != nil {
+		return fmt.Errorf("session: login: %w", err)
+	}
+	tok, err := s.m.tokens.CreateWith(u.ID, d)
 	if err != nil {
 		return fmt.Errorf("session: login: %w", err)
 	}
@@ -250,7 +361,7 @@ func (s *Session) issue(u *user.User, remember bool, authAt time.Time) error {
 		opts.MaxAge = int(s.m.rememberLifetime / time.Second)
 	}
 	s.cookies.Set(s.m.name, tok, opts)
-	s.state, s.user, s.remember, s.authAt = authenticated, u, remember, authAt.Truncate(time.Millisecond)
+	s.state, s.user, s.remember, s.authAt, s.record = authenticated, u, remember, authAt.Truncate(time.Millisecond), record
 	return nil
 }
 
@@ -262,10 +373,10 @@ func (s *Session) issue(u *user.User, remember bool, authAt time.Time) error {
 // ErrNotAuthenticated when this request has no session (User or Login must
 // have succeeded first), and an error when u is not the session's user.
 func (s *Session) Renew(ctx context.Context, u *user.User) error {
-	if err := s.renewable(u); err != nil {
+	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.authAt)
+	return s.issue(u, s.remember, s.authAt, s.record)
 }
 
 // Reauthenticate is Renew after the user proved themselves again in this
@@ -274,18 +385,30 @@ func (s *Session) Renew(ctx context.Context, u *user.User) error {
 // change the password or the factors and check the current password use it,
 // as does a password confirmation ("sudo mode").
 func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
-	if err := s.renewable(u); err != nil {
+	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.m.now())
+	return s.issue(u, s.remember, s.m.now(), s.record)
 }
 
-func (s *Session) renewable(u *user.User) error {
+// renewable checks that the session can be renewed for u and, with a
+// Store, extends its record to the renewed cookie's lifetime: a record
+// ended meanwhile is ErrNotAuthenticated.
+func (s *Session) renewable(ctx context.Context, u *user.User) error {
 	if s.state != authenticated {
 		return ErrNotAuthenticated
 	}
 	if u == nil || u.ID != s.user.ID {
 		return errors.New("session: Renew with another user; use Login")
+	}
+	if s.record != "" && s.m.store != nil {
+		now := s.m.now().Truncate(time.Millisecond)
+		if err := s.m.store.Touch(ctx, s.record, now, now.Add(s.m.life(s.remember))); err != nil {
+			if errors.Is(err, user.ErrNotFound) {
+				return s.end(errRecordGone)
+			}
+			return fmt.Errorf("session: renew record: %w", err)
+		}
 	}
 	return nil
 }
@@ -303,13 +426,53 @@ func (s *Session) AuthenticatedAt() time.Time {
 }
 
 // Logout ends the session: it expires the cookie, and User returns
-// ErrNotAuthenticated for the rest of the request. It is idempotent. A
-// session token is stateless, so a copy of the cookie stays valid until it
-// expires; to end every session of a user, bump the user's SessionVersion
-// in the store. The error is always nil today.
+// ErrNotAuthenticated for the rest of the request. It is idempotent.
+// Without a Store a session token is stateless, so a copy of the cookie
+// stays valid until it expires; to end every session of a user, bump the
+// user's SessionVersion in the store. With a Store, Logout also deletes
+// the record the request's cookie names (when the cookie verifies), so
+// every copy of the cookie dies; the error is then the store's, wrapped
+// (the cookie is expired all the same). Without a Store the error is
+// always nil.
 func (s *Session) Logout(ctx context.Context) error {
+	var err error
+	if s.m.store != nil {
+		err = s.deleteRecord(ctx)
+	}
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember, s.authAt = anonymous, nil, false, time.Time{}
+	s.state, s.user, s.remember, s.authAt, s.record = anonymous, nil, false, time.Time{}, ""
+	return err
+}
+
+// deleteRecord deletes the record of the request's session, known or read
+// from a cookie that verifies (a cookie past its token expiry names a
+// record past its ExpiresAt, which the Manager refuses anyway).
+func (s *Session) deleteRecord(ctx context.Context) error {
+	userID, record := "", ""
+	switch s.state {
+	case authenticated:
+		userID, record = s.user.ID, s.record
+	case unknown:
+		raw, ok := s.cookies.Get(s.m.name)
+		if !ok || raw == "" {
+			return nil
+		}
+		c, err := s.m.tokens.Verify(raw)
+		if err != nil {
+			return nil
+		}
+		d, err := parseData(c.Data)
+		if err != nil {
+			return nil
+		}
+		userID, record = c.UserID, d.record
+	}
+	if record == "" {
+		return nil
+	}
+	if err := s.m.store.Delete(ctx, userID, record); err != nil && !errors.Is(err, user.ErrNotFound) {
+		return fmt.Errorf("session: logout: %w", err)
+	}
 	return nil
 }
 
@@ -346,7 +509,7 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 	if reason != nil {
 		return nil, s.end(reason)
 	}
-	s.state, s.user, s.remember, s.authAt = authenticated, u, d.remember, d.authAt
+	s.state, s.user, s.remember, s.authAt, s.record = authenticated, u, d.remember, d.authAt, d.record
 	return u, nil
 }
 
@@ -386,8 +549,30 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 	if d.remember {
 		life = m.rememberLifetime
 	}
-	if !m.now().Before(c.IssuedAt.Add(life)) {
+	now := m.now()
+	if !now.Before(c.IssuedAt.Add(life)) {
 		return nil, data{}, token.ErrExpired, nil
+	}
+	var rec Record
+	if m.store != nil {
+		if d.record == "" {
+			return nil, data{}, errNoRecord, nil
+		}
+		rec, err = m.store.Get(ctx, d.record)
+		switch {
+		case errors.Is(err, user.ErrNotFound):
+			return nil, data{}, errRecordGone, nil
+		case err != nil:
+			return nil, data{}, nil, fmt.Errorf("session: record: %w", err)
+		case rec.UserID != c.UserID || !now.Before(rec.ExpiresAt):
+			return nil, data{}, errRecordGone, nil
+		case m.idle > 0 && !now.Before(rec.LastSeenAt.Add(m.idle)):
+			// Ended for good, so no copy of the cookie finds it again.
+			if err := m.store.Delete(ctx, rec.UserID, rec.ID); err != nil && !errors.Is(err, user.ErrNotFound) {
+				return nil, data{}, nil, fmt.Errorf("session: end idle record: %w", err)
+			}
+			return nil, data{}, errIdle, nil
+		}
 	}
 	u, err = m.resolveUser(ctx, c.UserID)
 	if err != nil {
@@ -402,13 +587,24 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 	if d.version < u.SessionVersion {
 		return nil, data{}, errVersion, nil
 	}
+	if m.store != nil && !now.Before(rec.LastSeenAt.Add(m.touch)) {
+		// At most one write per TouchInterval: LastSeenAt for the list and
+		// the idle timeout. Touch never revives a record ended meanwhile.
+		now = now.Truncate(time.Millisecond)
+		if err := m.store.Touch(ctx, rec.ID, now, rec.ExpiresAt); err != nil {
+			if errors.Is(err, user.ErrNotFound) {
+				return nil, data{}, errRecordGone, nil
+			}
+			return nil, data{}, nil, fmt.Errorf("session: touch record: %w", err)
+		}
+	}
 	return u, d, nil, nil
 }
 
 // end expires the session cookie of a request whose session is invalid.
 func (s *Session) end(reason error) error {
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember, s.authAt = anonymous, nil, false, time.Time{}
+	s.state, s.user, s.remember, s.authAt, s.record = anonymous, nil, false, time.Time{}, ""
 	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
 }
 
@@ -418,6 +614,8 @@ func (s *Session) end(reason error) error {
 //	version varint: the user's SessionVersion when the cookie was made
 //	authAt  varint: Unix milliseconds of the last authentication; present
 //	        exactly when flagAuthTime is set
+//	record  16 bytes: the id of the session's record (Config.Store);
+//	        present exactly when flagRecord is set
 //
 // Cookies made before authkit recorded the authentication time have no
 // flagAuthTime and end after the version: they parse, with a zero authAt,
@@ -427,30 +625,45 @@ func (s *Session) end(reason error) error {
 const (
 	flagRemember = 1 << 0
 	flagAuthTime = 1 << 1
+	flagRecord   = 1 << 2
 )
+
+// recordIDLen is the length of a record id in bytes (32 hex characters).
+const recordIDLen = 16
 
 // data is a session token's data, parsed.
 type data struct {
 	remember bool
 	version  int64
 	authAt   time.Time // zero: not recorded (an older cookie)
+	record   string    // the record id in hex; "" without one
 }
 
-// appendData appends the data of a session token to dst.
-func appendData(dst []byte, remember bool, version int64, authAt time.Time) []byte {
+// appendData appends the data of a session token to dst. record is ""
+// or a record id made by newRecord.
+func appendData(dst []byte, remember bool, version int64, authAt time.Time, record string) ([]byte, error) {
 	flags := byte(flagAuthTime)
 	if remember {
 		flags |= flagRemember
 	}
+	var id []byte
+	if record != "" {
+		var err error
+		if id, err = hex.DecodeString(record); err != nil || len(id) != recordIDLen {
+			return nil, fmt.Errorf("record id %q is not %d bytes of hex", record, recordIDLen)
+		}
+		flags |= flagRecord
+	}
 	dst = append(dst, flags)
 	dst = binary.AppendVarint(dst, version)
-	return binary.AppendVarint(dst, authAt.UnixMilli())
+	dst = binary.AppendVarint(dst, authAt.UnixMilli())
+	return append(dst, id...), nil
 }
 
 // parseData decodes a session token's data (see appendData), refusing any
 // byte a Login never writes.
 func parseData(d []byte) (data, error) {
-	if len(d) < 2 || d[0]&^(flagRemember|flagAuthTime) != 0 {
+	if len(d) < 2 || d[0]&^(flagRemember|flagAuthTime|flagRecord) != 0 || d[0]&(flagRecord|flagAuthTime) == flagRecord {
 		return data{}, errData
 	}
 	out := data{remember: d[0]&flagRemember != 0}
@@ -466,6 +679,12 @@ func parseData(d []byte) (data, error) {
 			return data{}, errData
 		}
 		out.authAt, rest = time.UnixMilli(ms).UTC(), rest[n:]
+	}
+	if d[0]&flagRecord != 0 {
+		if len(rest) < recordIDLen {
+			return data{}, errData
+		}
+		out.record, rest = hex.EncodeToString(rest[:recordIDLen]), rest[recordIDLen:]
 	}
 	if len(rest) != 0 {
 		return data{}, errData

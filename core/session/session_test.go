@@ -779,14 +779,19 @@ func TestBadAuthTimeData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := appendData(nil, false, 0, t0)
+	good, err := appendData(nil, false, 0, t0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range [][]byte{
 		{flagAuthTime, 0},    // flag without the time
 		{flagAuthTime, 0, 0}, // time zero
 		{flagAuthTime, 0, 1}, // time negative (zigzag 1 = -1)
 		{0, 0, 2},            // a time without the flag
 		append(good, 0),      // trailing byte
-		{4, 0},               // an unknown flag
+		{8, 0},               // an unknown flag
+		{flagRecord, 0},      // a record without the time
+		append(append([]byte{flagAuthTime | flagRecord}, good[1:]...), make([]byte, 15)...), // a record id cut short
 	} {
 		tok, err := forger.CreateWith(f.alice.ID, d)
 		if err != nil {

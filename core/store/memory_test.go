@@ -30,3 +30,9 @@ func TestMemoryLimitRefunderConformance(t *testing.T) {
 		return s
 	}, storetest.LimitOptions{})
 }
+
+func TestMemorySessionsConformance(t *testing.T) {
+	storetest.RunSessionStore(t, func(t *testing.T) *store.MemorySessions {
+		return store.NewMemorySessions(store.MemoryConfig{})
+	})
+}

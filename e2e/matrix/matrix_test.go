@@ -26,6 +26,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -91,10 +92,40 @@ type sqlStore struct {
 	once sync.Once
 	db   *sqlxstore.DB
 	err  error
+
+	mu     sync.Mutex
+	tables map[*testing.T]*sqlxstore.DB // each subtest's tables
+	asked  map[*testing.T]bool          // the subtest has its sessions table already
 }
 
 func (s *sqlStore) newUsers(t *testing.T) user.Store {
 	t.Helper()
+	return s.forTest(t).Users()
+}
+
+// newRecords returns a session-record store on the subtest's tables: the
+// first call of a subtest its sessions table, the next its
+// trusted_devices table (the suite asks for sessions first).
+func (s *sqlStore) newRecords(t *testing.T, _ func() time.Time) session.Store {
+	db := s.forTest(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.asked[t] {
+		s.asked[t] = true
+		return db.Sessions()
+	}
+	return db.TrustedDevices()
+}
+
+// forTest returns the subtest's migrated tables, made on its first call.
+func (s *sqlStore) forTest(t *testing.T) *sqlxstore.DB {
+	t.Helper()
+	s.mu.Lock()
+	if db, ok := s.tables[t]; ok {
+		s.mu.Unlock()
+		return db
+	}
+	s.mu.Unlock()
 	s.once.Do(func() {
 		s.db, s.err = sqlxopen.Open(context.Background(), s.url, sqlxstore.Config{CleanupInterval: -1})
 	})
@@ -110,13 +141,19 @@ func (s *sqlStore) newUsers(t *testing.T) user.Store {
 		t.Fatalf("migrate: %v", err)
 	}
 	t.Cleanup(func() {
-		for _, table := range []string{"users", "rate_limits", "schema_migrations"} {
+		for _, table := range []string{"sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
 			if _, err := s.db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 				t.Errorf("drop %s%s: %v", prefix, table, err)
 			}
 		}
 	})
-	return db.Users()
+	s.mu.Lock()
+	if s.tables == nil {
+		s.tables, s.asked = map[*testing.T]*sqlxstore.DB{}, map[*testing.T]bool{}
+	}
+	s.tables[t] = db
+	s.mu.Unlock()
+	return db
 }
 
 func (s *sqlStore) close() {
@@ -141,8 +178,10 @@ func TestMatrix(t *testing.T) {
 			s := &sqlStore{url: st.url(t)}
 			t.Cleanup(s.close)
 			var newLimits func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
+			newSessions := s.newRecords // session records in the same database
 			if st.redis {
 				newLimits = redisLimits(t)
+				newSessions = redisSessions(t)
 			}
 			for _, fw := range []string{"nethttp", "gin", "fiber"} {
 				t.Run(fw, func(t *testing.T) {
@@ -150,6 +189,7 @@ func TestMatrix(t *testing.T) {
 						Start:          frameworks[fw],
 						NewUsers:       s.newUsers,
 						NewLimitStore:  newLimits,
+						NewSessions:    newSessions,
 						RealTimeLimits: st.redis,
 					})
 				})
@@ -187,5 +227,28 @@ func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name s
 		s := redisstore.New(client, redisstore.Config{Prefix: prefix})
 		stores[t] = s
 		return s
+	}
+}
+
+// redisSessions gives each suite subtest a session-record store of its own
+// key prefix on the test Redis, deleted when the subtest ends.
+func redisSessions(t *testing.T) func(t *testing.T, now func() time.Time) session.Store {
+	opts, err := redis.ParseURL(servertest.Need(t, "AUTHKIT_TEST_REDIS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.PoolSize = 8
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	return func(t *testing.T, _ func() time.Time) session.Store {
+		prefix := "authkit:test:matrix:sess:" + randomPrefix()
+		t.Cleanup(func() {
+			ctx := context.Background()
+			iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
+			for iter.Next(ctx) {
+				client.Del(ctx, iter.Val())
+			}
+		})
+		return redisstore.NewSessions(client, redisstore.SessionsConfig{Prefix: prefix})
 	}
 }

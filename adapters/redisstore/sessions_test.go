@@ -1,0 +1,82 @@
+package redisstore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/store/storetest"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// TestSessionsMiniredis runs the session-record suite on miniredis.
+func TestSessionsMiniredis(t *testing.T) {
+	storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
+		mr := miniredis.RunT(t)
+		return NewSessions(newClient(t, &redis.Options{Addr: mr.Addr()}), SessionsConfig{})
+	})
+}
+
+// TestSessionsRedis runs the session-record suite on the real Redis of
+// AUTHKIT_TEST_REDIS, each subtest under a prefix of its own.
+func TestSessionsRedis(t *testing.T) {
+	opts := realRedisOptions(t)
+	storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
+		c := newClient(t, opts)
+		prefix := randomPrefix()
+		cleanupPrefix(t, c, prefix)
+		return NewSessions(c, SessionsConfig{Prefix: prefix})
+	})
+}
+
+// TestSessionsTTL: a record expires at its ExpiresAt, Touch moves that,
+// and the user's index lives as long as its longest record.
+func TestSessionsTTL(t *testing.T) {
+	mr := miniredis.RunT(t)
+	s := NewSessions(newClient(t, &redis.Options{Addr: mr.Addr()}), SessionsConfig{Prefix: "p:"})
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	s.now = func() time.Time { return now }
+	ctx := t.Context()
+	r := session.Record{ID: strings.Repeat("a", 32), UserID: "u1", CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := s.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	short := r
+	short.ID, short.ExpiresAt = strings.Repeat("b", 32), now.Add(time.Minute)
+	if err := s.Create(ctx, short); err != nil {
+		t.Fatal(err)
+	}
+	idx := s.indexKey("u1")
+	if got := mr.TTL("p:r:" + r.ID); got != time.Hour {
+		t.Errorf("record TTL %v, want 1h", got)
+	}
+	if got := mr.TTL(idx); got != time.Hour {
+		t.Errorf("index TTL %v, want 1h (its longest record's, not the later shorter one's)", got)
+	}
+	if err := s.Touch(ctx, r.ID, now, now.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, got2 := mr.TTL("p:r:"+r.ID), mr.TTL(idx); got != 2*time.Hour || got2 != 2*time.Hour {
+		t.Errorf("after Touch: record TTL %v, index TTL %v; want 2h, 2h", got, got2)
+	}
+	mr.FastForward(time.Hour)
+	list, err := s.List(ctx, "u1")
+	if err != nil || len(list) != 1 || list[0].ID != r.ID {
+		t.Fatalf("List after the short record expired = %+v, %v; want only %s", list, err, r.ID)
+	}
+	if ok, _ := mr.SIsMember(idx, short.ID); ok {
+		t.Errorf("the expired record's id stays in the index after List")
+	}
+	mr.FastForward(time.Hour)
+	if _, err := s.Get(ctx, r.ID); !errors.Is(err, user.ErrNotFound) {
+		t.Errorf("Get after ExpiresAt = %v, want user.ErrNotFound", err)
+	}
+	if mr.Exists(idx) {
+		t.Errorf("the index outlived every record")
+	}
+}

@@ -1,0 +1,172 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Server-side sessions (Config.Sessions): the list of a user's sessions and
+// ending one. Without a record store the routes are not registered (404
+// like any unknown path) and the typed methods fail with
+// [ErrFeatureDisabled].
+
+// SessionInfo is one session of the signed-in user as the list shows it.
+type SessionInfo struct {
+	ID         string
+	Current    bool // the session of the visit
+	CreatedAt  time.Time
+	LastSeenAt time.Time // written at most once a minute
+	IP         string    // the client address at login; "" when unknown
+	UserAgent  string    // its User-Agent header at login
+}
+
+// ListSessions is GET /api/auth/sessions: every live session of the
+// signed-in user, newest first, the visit's own marked Current.
+func (s *Service) ListSessions(ctx context.Context, v *Visit) ([]SessionInfo, error) {
+	st, err := s.recordStore()
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := st.List(v.ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("sessions: %w", err)
+	}
+	now, current := s.now(), v.sess.RecordID()
+	out := make([]SessionInfo, 0, len(recs))
+	for _, r := range recs {
+		if !now.Before(r.ExpiresAt) || s.idle(r, now) {
+			continue
+		}
+		out = append(out, SessionInfo{ID: r.ID, Current: r.ID == current, CreatedAt: r.CreatedAt, LastSeenAt: r.LastSeenAt,
+			IP: r.IP, UserAgent: r.UserAgent})
+	}
+	return out, nil
+}
+
+// idle reports whether r is past Config.SessionIdleTimeout.
+func (s *Service) idle(r session.Record, now time.Time) bool {
+	return s.cfg.SessionIdleTimeout > 0 && !now.Before(r.LastSeenAt.Add(s.cfg.SessionIdleTimeout))
+}
+
+// EndSessionInput is what EndSession takes.
+type EndSessionInput struct {
+	ID string // a session id from ListSessions
+}
+
+// EndSession is DELETE /api/auth/sessions/{id}: it ends one session of the
+// signed-in user. Ending the visit's own session is a logout (its cookie
+// is expired). Ending another needs a recent authentication
+// ([ErrReauthenticationRequired]): whoever holds a stolen session must not
+// be able to sign the owner out everywhere else. An id that is not one of
+// the user's live sessions, another user's included, fails with
+// [ErrSessionNotFound], whichever it is.
+func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) error {
+	st, err := s.recordStore()
+	if err != nil {
+		return err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return err
+	}
+	if in.ID == v.sess.RecordID() {
+		if err := v.sess.Logout(v.ctx); err != nil {
+			return fmt.Errorf("end session: %w", err)
+		}
+		s.clearPending(v)
+		s.audit(v, Event{Type: EventSessionEnded, UserID: u.ID, Detail: "current"})
+		return nil
+	}
+	if !s.recent(v) {
+		return ErrReauthenticationRequired
+	}
+	if len(in.ID) != 32 {
+		return ErrSessionNotFound // no id authkit makes; not worth a store call
+	}
+	if err := st.Delete(v.ctx, u.ID, in.ID); err != nil {
+		if errors.Is(err, user.ErrNotFound) {
+			return ErrSessionNotFound
+		}
+		return fmt.Errorf("end session: %w", err)
+	}
+	s.audit(v, Event{Type: EventSessionEnded, UserID: u.ID})
+	return nil
+}
+
+// recordStore returns Config.Sessions, or ErrFeatureDisabled without one.
+func (s *Service) recordStore() (session.Store, error) {
+	if s.cfg.Sessions == nil {
+		return nil, ErrFeatureDisabled
+	}
+	return s.cfg.Sessions, nil
+}
+
+// startSession signs u in on the visit: the session cookie and, with a
+// record store, its record, which keeps the client's address and
+// User-Agent.
+func (s *Service) startSession(v *Visit, u *user.User, remember bool) error {
+	if s.cfg.Sessions != nil {
+		v.sess.SetClient(s.clientAddr(v.req), cleanUserAgent(v.req.Header("User-Agent")))
+	}
+	return v.sess.Login(v.ctx, u, remember)
+}
+
+// endOtherSessions deletes the records of every session of userID but the
+// visit's (all of them when keepCurrent is false), and every trusted
+// device of userID, after a change that raised the session version: those
+// sessions and trusts are dead already (their cookies carry the old
+// version), and their records must leave the lists.
+func (s *Service) endOtherSessions(v *Visit, userID string, keepCurrent bool) error {
+	if err := s.forgetTrustedDevices(v, userID); err != nil {
+		return err
+	}
+	if s.cfg.Sessions == nil {
+		return nil
+	}
+	except := ""
+	if keepCurrent {
+		except = v.sess.RecordID()
+	}
+	if err := s.cfg.Sessions.DeleteAll(v.ctx, userID, except); err != nil {
+		return fmt.Errorf("end sessions: %w", err)
+	}
+	return nil
+}
+
+// sessionJSON is one session on the wire.
+type sessionJSON struct {
+	ID         string `json:"id"`
+	Current    bool   `json:"current"`
+	CreatedAt  string `json:"createdAt"`
+	LastSeenAt string `json:"lastSeenAt"`
+	IP         string `json:"ip"`
+	UserAgent  string `json:"userAgent"`
+}
+
+func listSessionsRoute(s *Service, v *Visit) Response {
+	list, err := s.ListSessions(v.ctx, v)
+	if err != nil {
+		return s.failure(v, "sessions", err)
+	}
+	out := make([]sessionJSON, len(list))
+	for i, si := range list {
+		out[i] = sessionJSON{ID: si.ID, Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt),
+			IP: si.IP, UserAgent: si.UserAgent}
+	}
+	return s.respond(v, http.StatusOK, map[string][]sessionJSON{"sessions": out})
+}
+
+func endSessionRoute(s *Service, v *Visit) Response {
+	err := s.EndSession(v.ctx, v, EndSessionInput{ID: v.req.PathValue("id")})
+	return s.answer(v, "end session", s.say(v, "session_ended", msgSessionEnded), err)
+}
