@@ -141,10 +141,7 @@ func check(root string, mods []Module) []error {
 	}
 	for _, m := range mods {
 		f := m.File
-		// go 1.25.0, the repository's floor; a module whose dependencies
-		// need a later Go says so (passkeys: go-webauthn needs 1.26.0),
-		// and go.work follows the highest.
-		if f.Go == nil || (f.Go.Version != "1.25.0" && !laterGo[m.Dir]) {
+		if f.Go == nil || f.Go.Version != "1.25.0" {
 			errs = append(errs, fmt.Errorf("%s/go.mod: want go 1.25.0", m.Dir))
 		}
 		if m.Installable() {
@@ -367,8 +364,3 @@ func withoutAuthkit(sum []byte) []byte {
 	}
 	return out
 }
-
-// laterGo are the modules allowed a go line above 1.25.0, because a
-// dependency needs it: passkeys (github.com/go-webauthn/webauthn v0.18.2
-// says go 1.26.0) and e2e, which tests it.
-var laterGo = map[string]bool{"passkeys": true, "e2e": true}

@@ -19,7 +19,7 @@ func TestRepository(t *testing.T) {
 	for _, err := range check(root, mods) {
 		t.Error(err)
 	}
-	for _, want := range append([]string{"core", "store", "nethttpauth", "ginauth", "fiberauth", "pages", "adapters/sqlxstore", "adapters/redisstore"}, installable...) {
+	for _, want := range append([]string{"core", "nethttpauth", "ginauth", "fiberauth", "pages", "passkeys", "adapters/sqlxstore", "adapters/redisstore"}, installable...) {
 		found := false
 		for _, m := range mods {
 			found = found || m.Dir == want
