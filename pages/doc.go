@@ -43,7 +43,10 @@
 // /settings/2fa/confirm, /settings/2fa/disable, /settings/email,
 // /settings/password; GET and POST /settings/confirm-password (the
 // password confirmation a 2FA change needs after an old sign-in,
-// auth.Config.ReauthWindow); GET /assets/{file}. A switched-off feature
+// auth.Config.ReauthWindow); POST /settings/sessions/end and
+// /settings/trusted-devices/forget when the Service keeps session records
+// and trusted devices (the security page then lists them, and the 2FA page
+// offers to trust the browser); GET /assets/{file}. A switched-off feature
 // (auth.Config.Disable) takes its pages away; they answer the 404 page.
 //
 // # Templates and themes

@@ -42,6 +42,12 @@ func (h *Handler) routes() {
 	get("/dashboard", h.dashboard)
 	get("/settings/security", h.signedIn("security"))
 	get("/settings/confirm-password", h.confirmPage)
+	if h.svc.HasSessionRecords() {
+		h.post("/settings/sessions/end", h.endSession)
+	}
+	if h.svc.HasTrustedDevices() {
+		h.post("/settings/trusted-devices/forget", h.forgetDevice)
+	}
 	h.post("/settings/confirm-password", h.confirmPassword)
 	h.post("/settings/2fa/disable", h.disableTwoFactor)
 	if on(auth.FeatureRegistration) {
@@ -244,7 +250,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request, visit *auth.V
 var codeFields = fields{"invalid_two_factor_code": "code", "code_already_used": "code", "invalid_recovery_code": "recovery-code"}
 
 func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
-	_, err := h.svc.VerifyTwoFactor(r.Context(), visit, auth.TwoFactorInput{Code: r.PostFormValue("code")})
+	_, err := h.svc.VerifyTwoFactor(r.Context(), visit, auth.TwoFactorInput{Code: r.PostFormValue("code"), TrustDevice: checked(r, "trustDevice")})
 	if err != nil {
 		h.fail(w, r, visit, &View{Page: "twofactor", Form: "totp-form"}, err, codeFields)
 		return
@@ -253,7 +259,7 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request, visit *auth
 }
 
 func (h *Handler) recoverCode(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
-	_, err := h.svc.RecoverTwoFactor(r.Context(), visit, auth.TwoFactorInput{Code: r.PostFormValue("code")})
+	_, err := h.svc.RecoverTwoFactor(r.Context(), visit, auth.TwoFactorInput{Code: r.PostFormValue("code"), TrustDevice: checked(r, "trustDevice")})
 	if err != nil {
 		h.fail(w, r, visit, &View{Page: "twofactor", Form: "recovery-form", RecoveryOpen: true}, err, codeFields)
 		return
@@ -533,4 +539,37 @@ func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit 
 		return
 	}
 	h.redirect(w, r, h.prefix+confirmNext[next]+"?done=password-confirmed", visit)
+}
+
+// endSession ends one of the user's sessions from the list: the current
+// one is a sign-out; another needs a recent sign-in (the confirmation page
+// comes first).
+func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	id := r.PostFormValue("id")
+	current := false
+	if list, err := h.svc.ListSessions(r.Context(), visit); err == nil {
+		for _, s := range list {
+			current = current || (s.Current && s.ID == id)
+		}
+	}
+	if err := h.svc.EndSession(r.Context(), visit, auth.EndSessionInput{ID: id}); err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "sessions-form"}, err, nil)
+		return
+	}
+	if current {
+		h.redirect(w, r, h.prefix+"/login?done=logged-out", visit)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=session-ended-other", visit)
+}
+
+// forgetDevice takes the trust away from one of the user's browsers: its
+// next sign-in asks for the second step again.
+func (h *Handler) forgetDevice(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	err := h.svc.ForgetTrustedDevice(r.Context(), visit, auth.ForgetTrustedDeviceInput{ID: r.PostFormValue("id")})
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "devices-form"}, err, nil)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=device-forgotten", visit)
 }

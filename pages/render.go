@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/i18n"
@@ -50,6 +51,11 @@ type View struct {
 	RecoveryOpen bool
 	// Next is the key of the page a password confirmation returns to.
 	Next string
+	// Sessions are the signed-in user's sessions, and Devices the
+	// browsers they trusted, on the security page; nil when the Service
+	// keeps no session records or trusted devices.
+	Sessions []auth.SessionInfo
+	Devices  []auth.TrustedDeviceInfo
 	// RecoveryLeft is set on the dashboard after a recovery-code login.
 	RecoveryLeft *int
 
@@ -233,6 +239,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if visit != nil {
 		v.lang = visit.Language()
 	}
+	if v.Page == "security" && v.User != nil && visit != nil {
+		h.fillSecurity(r, visit, v)
+	}
 	var buf bytes.Buffer
 	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
 		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", v.Page, "err", err)
@@ -288,3 +297,40 @@ func (h *Handler) problem(w http.ResponseWriter, r *http.Request, visit *auth.Vi
 func codesFile(codes []string) template.URL {
 	return template.URL("data:text/plain;charset=utf-8," + url.PathEscape(strings.Join(codes, "\n")+"\n"))
 }
+
+// fillSecurity lists the user's sessions and trusted browsers for the
+// security page, when the Service keeps them. A list that cannot be read
+// is left out and logged: the rest of the page still works.
+func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
+	if h.svc.HasSessionRecords() {
+		list, err := h.svc.ListSessions(r.Context(), visit)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "authkit pages: session list", "err", err)
+		}
+		v.Sessions = list
+	}
+	if h.svc.HasTrustedDevices() {
+		list, err := h.svc.TrustedDevices(r.Context(), visit)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "authkit pages: trusted devices", "err", err)
+		}
+		v.Devices = list
+	}
+}
+
+// When formats a time of the session and device lists: UTC, to the minute.
+func (v *View) When(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// TrustOffered reports whether the 2FA page offers to trust the browser.
+func (v *View) TrustOffered() bool { return v.h.svc.HasTrustedDevices() }
+
+// SessionsShown reports whether the security page lists sessions.
+func (v *View) SessionsShown() bool { return v.h.svc.HasSessionRecords() }
+
+// DevicesShown reports whether the security page lists trusted browsers.
+func (v *View) DevicesShown() bool { return v.h.svc.HasTrustedDevices() }

@@ -104,6 +104,16 @@ func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) 
 }
 
 // recordStore returns Config.Sessions, or ErrFeatureDisabled without one.
+// HasSessionRecords reports whether sessions have server-side records
+// (Config.Sessions), so that ListSessions and EndSession work: a page
+// shows the session list only then.
+func (s *Service) HasSessionRecords() bool { return s.cfg.Sessions != nil }
+
+// HasTrustedDevices reports whether a browser can be trusted at the second
+// step (Config.TrustedDevices): a page offers "trust this browser" only
+// then.
+func (s *Service) HasTrustedDevices() bool { return s.cfg.TrustedDevices != nil }
+
 func (s *Service) recordStore() (session.Store, error) {
 	if s.cfg.Sessions == nil {
 		return nil, ErrFeatureDisabled

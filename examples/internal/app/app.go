@@ -30,6 +30,7 @@ import (
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/pages"
@@ -123,7 +124,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 
 	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
-	users, usersDesc, err := a.openUsers(dbURL, dataDir)
+	users, records, usersDesc, err := a.openUsers(dbURL, dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Insecure:        !a.Production,
 		TrustedOrigins:  splitList(get(env, "TRUSTED_ORIGINS", "")),
 		PasswordChecker: checker,
-		Logger:          logger,
+		// Sessions a person can see and end, and browsers trusted at the
+		// second step, kept with the users.
+		Sessions:       records.sessions,
+		TrustedDevices: records.trusted,
+		Logger:         logger,
 	})
 	if err != nil {
 		a.Close(context.Background())
@@ -243,24 +248,26 @@ func splitList(s string) []string {
 // postgres://, mysql:// or sqlite:// URL (migrated on start). The default
 // is an SQLite file in the data folder, so users survive restarts with no
 // setup.
-func (a *App) openUsers(dsn, dataDir string) (user.Store, string, error) {
+func (a *App) openUsers(dsn, dataDir string) (user.Store, records, string, error) {
 	if dsn == "memory" {
-		return store.NewMemory(store.MemoryConfig{}), "memory (lost on restart)", nil
+		return store.NewMemory(store.MemoryConfig{}),
+			records{store.NewMemorySessions(store.MemoryConfig{}), store.NewMemorySessions(store.MemoryConfig{})},
+			"memory (lost on restart)", nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if strings.HasPrefix(dsn, "sqlite://") && !strings.HasPrefix(dsn, "sqlite://:memory:") {
 		if err := os.MkdirAll(filepath.Dir(strings.TrimPrefix(dsn, "sqlite://")), 0o700); err != nil {
-			return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
+			return nil, records{}, "", fmt.Errorf("DATABASE_URL: %w", err)
 		}
 	}
 	db, err := sqlxopen.Open(ctx, dsn, sqlxstore.Config{})
 	if err != nil {
-		return nil, "", fmt.Errorf("DATABASE_URL: %w", err)
+		return nil, records{}, "", fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("DATABASE_URL: migrate: %w", err)
+		return nil, records{}, "", fmt.Errorf("DATABASE_URL: migrate: %w", err)
 	}
 	a.closers = append(a.closers, func(context.Context) error { return db.Close() })
 	desc := string(db.Dialect())
@@ -269,7 +276,13 @@ func (a *App) openUsers(dsn, dataDir string) (user.Store, string, error) {
 	} else if u, err := url.Parse(dsn); err == nil && u.Host != "" {
 		desc += " " + u.Host // never the password
 	}
-	return db.Users(), desc, nil
+	return db.Users(), records{db.Sessions(), db.TrustedDevices()}, desc, nil
+}
+
+// records are the session records and trusted browsers, in the user store's
+// database.
+type records struct {
+	sessions, trusted session.Store
 }
 
 // openLimits returns the rate-limit store of every limit: Redis when

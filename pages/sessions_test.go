@@ -1,0 +1,130 @@
+package pages
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/store"
+)
+
+// withRecords gives the Service session records and trusted devices, in
+// memory on the test's clock.
+func withRecords(a *auth.Config, _ *Config) {
+	a.Sessions = store.NewMemorySessions(store.MemoryConfig{Now: a.Now})
+	a.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{Now: a.Now})
+}
+
+// sessionIDs returns the ids of the session list's sign-out buttons, and
+// the id of the one marked as this browser's.
+func sessionIDs(t *testing.T, p *page) (ids []string, current string) {
+	t.Helper()
+	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>([^<]*)</strong>.*?name="id" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
+		ids = append(ids, li[2])
+		if li[1] == "This browser" {
+			current = li[2]
+		}
+	}
+	return ids, current
+}
+
+func TestSessionList(t *testing.T) {
+	e := setup(t, withRecords)
+	mine := e.browser()
+	mine.register()
+	other := e.browser()
+	other.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	third := e.browser()
+	third.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+
+	p := mine.get("/settings/security")
+	p.wantPage(t, http.StatusOK, "security")
+	ids, current := sessionIDs(t, p)
+	if len(ids) != 3 || current == "" {
+		t.Fatalf("session list: ids %q, current %q; want 3 with this browser's marked\n%s", ids, current, p.Body)
+	}
+	_, otherID := sessionIDs(t, other.get("/settings/security"))
+	_, thirdID := sessionIDs(t, third.get("/settings/security"))
+
+	// Another session, with a recent sign-in: ended; its browser is out.
+	mine.post("/settings/sessions/end", form("id", otherID)).wantRedirect(t, "/settings/security?done=session-ended-other")
+	other.get("/settings/security").wantRedirect(t, "/login")
+	if ids, _ := sessionIDs(t, mine.get("/settings/security")); len(ids) != 2 {
+		t.Fatalf("after ending one: %d sessions listed, want 2", len(ids))
+	}
+
+	// After an old sign-in, ending another asks for the password first.
+	e.clock.Advance(16 * time.Minute)
+	mine.post("/settings/sessions/end", form("id", thirdID)).wantRedirect(t, "/settings/confirm-password?next=security")
+	third.get("/settings/security").wantPage(t, http.StatusOK, "security")
+	mine.post("/settings/confirm-password", form("password", adaPass, "next", "security")).wantRedirect(t, "/settings/security?done=password-confirmed")
+	mine.post("/settings/sessions/end", form("id", thirdID)).wantRedirect(t, "/settings/security?done=session-ended-other")
+
+	// An id that is not one of hers: the page says so, nothing ends.
+	p = mine.post("/settings/sessions/end", form("id", "not-a-session"))
+	p.wantPage(t, http.StatusNotFound, "security")
+	if got := p.summary(t); len(got) != 1 || got[0] != "Session not found" {
+		t.Errorf("ending an unknown session: summary %q", got)
+	}
+
+	// Her own: a sign-out.
+	mine.post("/settings/sessions/end", form("id", current)).wantRedirect(t, "/login?done=logged-out")
+	mine.get("/settings/security").wantRedirect(t, "/login")
+}
+
+func TestTrustedBrowser(t *testing.T) {
+	e := setup(t, withRecords)
+	b := e.browser()
+	b.register()
+	secret, _ := b.enableTwoFactor()
+	b.post("/logout", nil)
+
+	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	p := b.get("/2fa")
+	if !strings.Contains(p.Body, `<input id="trust" name="trustDevice" type="checkbox">`) ||
+		!strings.Contains(p.Body, `<input id="recovery-trust" name="trustDevice" type="checkbox">`) {
+		t.Fatalf("the 2FA page does not offer to trust the browser\n%s", p.Body)
+	}
+	b.post("/2fa", form("code", e.code(secret), "trustDevice", "on")).wantRedirect(t, "/dashboard")
+	p = b.get("/settings/security")
+	if !strings.Contains(p.Body, `id="device-list"`) || !strings.Contains(p.Body, "<strong>This browser</strong>") {
+		t.Fatalf("the trusted browser is not listed\n%s", p.Body)
+	}
+
+	// The next sign-in from it skips the second step.
+	b.post("/logout", nil)
+	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+
+	// Forgotten: the step is back.
+	p = b.get("/settings/security")
+	id := regexp.MustCompile(`(?s)id="device-list">.*?name="id" value="([^"]+)"`).FindStringSubmatch(p.Body)
+	if id == nil {
+		t.Fatalf("no forget button\n%s", p.Body)
+	}
+	b.post("/settings/trusted-devices/forget", form("id", id[1])).wantRedirect(t, "/settings/security?done=device-forgotten")
+	if p := b.get("/settings/security"); !strings.Contains(p.Body, `id="no-devices"`) {
+		t.Errorf("after forgetting: the list is not empty\n%s", p.Body)
+	}
+	b.post("/logout", nil)
+	e.clock.Advance(30 * time.Second)
+	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+}
+
+// TestNoRecordsNoLists: without records the security page lists nothing,
+// the 2FA page offers no trust, and the list routes are not there.
+func TestNoRecordsNoLists(t *testing.T) {
+	e := setup(t, nil)
+	b := e.browser()
+	b.register()
+	p := b.get("/settings/security")
+	if strings.Contains(p.Body, `id="sessions-form"`) || strings.Contains(p.Body, `id="devices-form"`) {
+		t.Error("the security page lists sessions or devices without records")
+	}
+	if p := b.get("/2fa"); strings.Contains(p.Body, `name="trustDevice"`) {
+		t.Error("the 2FA page offers trust without trusted devices")
+	}
+	b.post("/settings/sessions/end", form("id", "x")).wantPage(t, http.StatusNotFound, "notfound")
+}
