@@ -545,7 +545,7 @@ func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit 
 // one is a sign-out; another needs a recent sign-in (the confirmation page
 // comes first).
 func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
-	id := r.PostFormValue("id")
+	id := r.PostFormValue("session") // not "id": a control named id shadows the form's id in the DOM
 	current := false
 	if list, err := h.svc.ListSessions(r.Context(), visit); err == nil {
 		for _, s := range list {
@@ -566,7 +566,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, visit *auth
 // forgetDevice takes the trust away from one of the user's browsers: its
 // next sign-in asks for the second step again.
 func (h *Handler) forgetDevice(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
-	err := h.svc.ForgetTrustedDevice(r.Context(), visit, auth.ForgetTrustedDeviceInput{ID: r.PostFormValue("id")})
+	err := h.svc.ForgetTrustedDevice(r.Context(), visit, auth.ForgetTrustedDeviceInput{ID: r.PostFormValue("device")})
 	if err != nil {
 		h.fail(w, r, visit, &View{Page: "security", Form: "devices-form"}, err, nil)
 		return

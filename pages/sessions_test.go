@@ -22,7 +22,7 @@ func withRecords(a *auth.Config, _ *Config) {
 // the id of the one marked as this browser's.
 func sessionIDs(t *testing.T, p *page) (ids []string, current string) {
 	t.Helper()
-	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>([^<]*)</strong>.*?name="id" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
+	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>([^<]*)</strong>.*?name="session" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
 		ids = append(ids, li[2])
 		if li[1] == "This browser" {
 			current = li[2]
@@ -50,7 +50,7 @@ func TestSessionList(t *testing.T) {
 	_, thirdID := sessionIDs(t, third.get("/settings/security"))
 
 	// Another session, with a recent sign-in: ended; its browser is out.
-	mine.post("/settings/sessions/end", form("id", otherID)).wantRedirect(t, "/settings/security?done=session-ended-other")
+	mine.post("/settings/sessions/end", form("session", otherID)).wantRedirect(t, "/settings/security?done=session-ended-other")
 	other.get("/settings/security").wantRedirect(t, "/login")
 	if ids, _ := sessionIDs(t, mine.get("/settings/security")); len(ids) != 2 {
 		t.Fatalf("after ending one: %d sessions listed, want 2", len(ids))
@@ -58,20 +58,20 @@ func TestSessionList(t *testing.T) {
 
 	// After an old sign-in, ending another asks for the password first.
 	e.clock.Advance(16 * time.Minute)
-	mine.post("/settings/sessions/end", form("id", thirdID)).wantRedirect(t, "/settings/confirm-password?next=security")
+	mine.post("/settings/sessions/end", form("session", thirdID)).wantRedirect(t, "/settings/confirm-password?next=security")
 	third.get("/settings/security").wantPage(t, http.StatusOK, "security")
 	mine.post("/settings/confirm-password", form("password", adaPass, "next", "security")).wantRedirect(t, "/settings/security?done=password-confirmed")
-	mine.post("/settings/sessions/end", form("id", thirdID)).wantRedirect(t, "/settings/security?done=session-ended-other")
+	mine.post("/settings/sessions/end", form("session", thirdID)).wantRedirect(t, "/settings/security?done=session-ended-other")
 
 	// An id that is not one of hers: the page says so, nothing ends.
-	p = mine.post("/settings/sessions/end", form("id", "not-a-session"))
+	p = mine.post("/settings/sessions/end", form("session", "not-a-session"))
 	p.wantPage(t, http.StatusNotFound, "security")
 	if got := p.summary(t); len(got) != 1 || got[0] != "Session not found" {
 		t.Errorf("ending an unknown session: summary %q", got)
 	}
 
 	// Her own: a sign-out.
-	mine.post("/settings/sessions/end", form("id", current)).wantRedirect(t, "/login?done=logged-out")
+	mine.post("/settings/sessions/end", form("session", current)).wantRedirect(t, "/login?done=logged-out")
 	mine.get("/settings/security").wantRedirect(t, "/login")
 }
 
@@ -100,11 +100,11 @@ func TestTrustedBrowser(t *testing.T) {
 
 	// Forgotten: the step is back.
 	p = b.get("/settings/security")
-	id := regexp.MustCompile(`(?s)id="device-list">.*?name="id" value="([^"]+)"`).FindStringSubmatch(p.Body)
+	id := regexp.MustCompile(`(?s)id="device-list">.*?name="device" value="([^"]+)"`).FindStringSubmatch(p.Body)
 	if id == nil {
 		t.Fatalf("no forget button\n%s", p.Body)
 	}
-	b.post("/settings/trusted-devices/forget", form("id", id[1])).wantRedirect(t, "/settings/security?done=device-forgotten")
+	b.post("/settings/trusted-devices/forget", form("device", id[1])).wantRedirect(t, "/settings/security?done=device-forgotten")
 	if p := b.get("/settings/security"); !strings.Contains(p.Body, `id="no-devices"`) {
 		t.Errorf("after forgetting: the list is not empty\n%s", p.Body)
 	}
@@ -126,5 +126,5 @@ func TestNoRecordsNoLists(t *testing.T) {
 	if p := b.get("/2fa"); strings.Contains(p.Body, `name="trustDevice"`) {
 		t.Error("the 2FA page offers trust without trusted devices")
 	}
-	b.post("/settings/sessions/end", form("id", "x")).wantPage(t, http.StatusNotFound, "notfound")
+	b.post("/settings/sessions/end", form("session", "x")).wantPage(t, http.StatusNotFound, "notfound")
 }

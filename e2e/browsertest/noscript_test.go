@@ -71,14 +71,15 @@ func TestNoScriptForms(t *testing.T) {
 	b.Submit("register-form")
 	b.WaitPage("dashboard", "/dashboard")
 	for path, want := range map[string]map[string]string{
-		"/login":                   {"login-form": "/login", "logout-form": "/logout"},
-		"/register":                {"register-form": "/register", "logout-form": "/logout"},
-		"/2fa":                     {"totp-form": "/2fa", "recovery-form": "/2fa/recover", "logout-form": "/logout"},
-		"/resend-verification":     {"resend-form": "/resend-verification", "logout-form": "/logout"},
-		"/forgot-password":         {"forgot-form": "/forgot-password", "logout-form": "/logout"},
-		"/reset-password/a-token":  {"logout-form": "/logout"}, // a bad link: no form, the offer of a new one
-		"/dashboard":               {"logout-form": "/logout"},
-		"/settings/security":       {"setup-form": "/settings/2fa/setup", "email-form": "/settings/email", "password-form": "/settings/password", "logout-all-form": "/logout-all", "logout-form": "/logout"},
+		"/login":                  {"login-form": "/login", "logout-form": "/logout"},
+		"/register":               {"register-form": "/register", "logout-form": "/logout"},
+		"/2fa":                    {"totp-form": "/2fa", "recovery-form": "/2fa/recover", "logout-form": "/logout"},
+		"/resend-verification":    {"resend-form": "/resend-verification", "logout-form": "/logout"},
+		"/forgot-password":        {"forgot-form": "/forgot-password", "logout-form": "/logout"},
+		"/reset-password/a-token": {"logout-form": "/logout"}, // a bad link: no form, the offer of a new one
+		"/dashboard":              {"logout-form": "/logout"},
+		"/settings/security": {"setup-form": "/settings/2fa/setup", "email-form": "/settings/email", "password-form": "/settings/password",
+			"sessions-form": "/settings/sessions/end", "devices-form": "/settings/trusted-devices/forget", "logout-all-form": "/logout-all", "logout-form": "/logout"},
 		"/settings/recovery-codes": {"logout-form": "/logout"}, // 2FA is off: nothing to replace
 	} {
 		b.Open(s.URL + path)

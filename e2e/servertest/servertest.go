@@ -163,11 +163,12 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // CheckPages fetches every page from s and checks it is served as HTML
 // with the pages' security headers, through whichever framework s runs.
 // The account pages send a visitor without a session on to /login, which
-// the client follows; a mailed link that is not a token answers 400.
+// the client follows; a mailed link that is not a token (verification or
+// reset) answers 400.
 func (s *Server) CheckPages(t *testing.T) {
 	t.Helper()
 	for p, status := range map[string]int{"/login": 200, "/register": 200, "/2fa": 200, "/verify-email/x": 400,
-		"/resend-verification": 200, "/forgot-password": 200, "/reset-password/x": 200, "/dashboard": 200,
+		"/resend-verification": 200, "/forgot-password": 200, "/reset-password/x": 400, "/dashboard": 200,
 		"/settings/security": 200, "/assets/app.js": 200} {
 		resp, err := http.Get(s.URL + p)
 		if err != nil {
