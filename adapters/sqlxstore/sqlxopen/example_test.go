@@ -30,6 +30,7 @@ func Example() {
 	fmt.Println(db.Dialect(), db.SQLX().Stats().MaxOpenConnections)
 	// Output:
 	// applied 0001_init
+	// applied 0002_sessions
 	// sqlite 1
 }
 
