@@ -136,7 +136,8 @@ release-check: ## go.mod rules for release, and the quick-start test
 # Every module's tests with GOWORK=off: each go.mod stands on its own (the
 # race detector already ran in make test). cmd/authkit, which carries
 # no replace directive, gets its siblings from a module proxy made from the
-# repository.
+# repository. The e2e module only builds its test binaries here: its tests
+# ran in make test, and are most of CI's time.
 test-standalone: ## go test in every module with GOWORK=off
 	cd .ci/release && GOWORK=off go run . standalone
 
