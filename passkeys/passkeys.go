@@ -482,6 +482,11 @@ func (h *Handler) registerFinish(c *call) (any, error) {
 	if err != nil {
 		return nil, auth.ErrPasskeyInvalid
 	}
+	// The credential id the client names must be the one the authenticator
+	// attested (go-webauthn checks it from v0.18, which needs Go 1.26).
+	if !bytes.Equal(parsed.RawID, parsed.Response.AttestationObject.AuthData.AttData.CredentialID) {
+		return nil, auth.ErrPasskeyInvalid
+	}
 	acct, err := h.account(c.r.Context(), u)
 	if err != nil {
 		return nil, err
