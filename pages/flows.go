@@ -136,18 +136,29 @@ func (h *Handler) simple(page string) http.HandlerFunc {
 	}
 }
 
+// signedInUser returns the signed-in user of visit. Without one it has
+// answered already (the login page, or the problem page when the store
+// fails) and reports false.
+func (h *Handler) signedInUser(w http.ResponseWriter, r *http.Request, visit *auth.Visit) (*user.Public, bool) {
+	u, err := h.viewer(r, visit)
+	if err != nil {
+		h.problem(w, r, visit, err)
+		return nil, false
+	}
+	if u == nil {
+		h.redirect(w, r, h.prefix+"/login", visit)
+		return nil, false
+	}
+	return u, true
+}
+
 // signedIn serves a page that needs a signed-in user: without one it
 // sends the person to the login page.
 func (h *Handler) signedIn(page string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		visit := h.visit(r)
-		u, err := h.viewer(r, visit)
-		if err != nil {
-			h.problem(w, r, visit, err)
-			return
-		}
-		if u == nil {
-			h.redirect(w, r, h.prefix+"/login", visit)
+		u, ok := h.signedInUser(w, r, visit)
+		if !ok {
 			return
 		}
 		v := &View{Page: page, User: u}
@@ -367,13 +378,8 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 
 func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
-	u, err := h.viewer(r, visit)
-	if err != nil {
-		h.problem(w, r, visit, err)
-		return
-	}
-	if u == nil {
-		h.redirect(w, r, h.prefix+"/login", visit)
+	u, ok := h.signedInUser(w, r, visit)
+	if !ok {
 		return
 	}
 	v := &View{Page: "dashboard", User: u}
@@ -516,13 +522,8 @@ func nextKey(key string) string {
 // sign-in (2FA setup, new recovery codes).
 func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
-	u, err := h.viewer(r, visit)
-	if err != nil {
-		h.problem(w, r, visit, err)
-		return
-	}
-	if u == nil {
-		h.redirect(w, r, h.prefix+"/login", visit)
+	u, ok := h.signedInUser(w, r, visit)
+	if !ok {
 		return
 	}
 	h.render(w, r, http.StatusOK, &View{Page: "confirm", User: u, Next: nextKey(r.URL.Query().Get("next"))}, visit)
