@@ -727,18 +727,28 @@ type change struct {
 	Name string `json:"name"`
 }
 
+// readChange reads the body of rename and delete, and the credential id it
+// names; an id that is not base64url names no passkey.
+func readChange(c *call) (change, []byte, error) {
+	var body change
+	if err := readJSON(c.r, &body); err != nil {
+		return body, nil, err
+	}
+	id, err := base64.RawURLEncoding.DecodeString(body.ID)
+	if err != nil || len(id) == 0 {
+		return body, nil, auth.ErrPasskeyNotFound
+	}
+	return body, id, nil
+}
+
 func (h *Handler) rename(c *call) (any, error) {
 	u, err := h.svc.CurrentUser(c.r.Context(), c.v)
 	if err != nil {
 		return nil, err
 	}
-	var body change
-	if err := readJSON(c.r, &body); err != nil {
+	body, id, err := readChange(c)
+	if err != nil {
 		return nil, err
-	}
-	id, err := base64.RawURLEncoding.DecodeString(body.ID)
-	if err != nil || len(id) == 0 {
-		return nil, auth.ErrPasskeyNotFound
 	}
 	name, err := cleanName(body.Name, false)
 	if err != nil {
@@ -767,13 +777,9 @@ func (h *Handler) remove(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var body change
-	if err := readJSON(c.r, &body); err != nil {
+	_, id, err := readChange(c)
+	if err != nil {
 		return nil, err
-	}
-	id, err := base64.RawURLEncoding.DecodeString(body.ID)
-	if err != nil || len(id) == 0 {
-		return nil, auth.ErrPasskeyNotFound
 	}
 	p, err := h.store.PasskeyByID(c.r.Context(), id)
 	if err != nil || p.UserID != u.ID {
