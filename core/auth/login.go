@@ -405,6 +405,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	switch {
 	case errors.Is(err, totp.ErrCodeUsed):
 		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+		s.codeReused(v, u)
 		return nil, ErrCodeUsed
 	case err != nil:
 		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID})
@@ -413,6 +414,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	if err := s.users.twoFactor.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+			s.codeReused(v, u)
 			return nil, ErrCodeUsed
 		}
 		return nil, fmt.Errorf("2fa verify: accept step: %w", err)

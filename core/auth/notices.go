@@ -12,8 +12,9 @@ import (
 )
 
 // Notices: mails to the account's address when its security changes
-// (2FA turned on, recovery codes replaced, a recovery code used) and on a
-// sign-in from a browser that had not signed in to it before.
+// (2FA turned on, recovery codes replaced, a recovery code used), on a
+// sign-in from a browser that had not signed in to it before, and when a
+// TOTP code that signed in already is entered again from such a browser.
 //
 // A browser is recognised without a store: every registration and every
 // completed sign-in sets the device cookie, a signed token (HMAC-SHA256
@@ -83,6 +84,23 @@ func (s *Service) signedIn(v *Visit, u *user.User) {
 		s.send(v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
 	}
 	s.rememberDevice(v, u)
+}
+
+// codeReused follows a TOTP code refused at the 2FA step of a login
+// because it had signed in already (ASVS 2.8.5): the code was seen by
+// someone who also knows the password, unless the owner pressed twice. A
+// browser that holds the account's device cookie is taken for the owner's
+// (a double submit mails nothing); from any other browser the owner is
+// mailed, with the time, the address and the User-Agent. With
+// FeatureNewDeviceNotice off no browser holds the cookie, so every reuse
+// mails. The per-user 2FA limit bounds how many a password holder can
+// cause.
+func (s *Service) codeReused(v *Visit, u *user.User) {
+	if s.knownDevice(v, u) {
+		return
+	}
+	ua := cleanUserAgent(v.req.Header("User-Agent"))
+	s.send(v, mail.KindTwoFactorCodeReused, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
 }
 
 // clientAddr is the client's address as the notices show it: the whole

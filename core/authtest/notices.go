@@ -11,8 +11,9 @@ import (
 )
 
 // Notices (docs/api.md, Mails): the account hears of 2FA turned on,
-// recovery codes replaced or used, and of a sign-in from a browser that
-// had not signed in to it before (the device cookie, not every login).
+// recovery codes replaced or used, of a sign-in from a browser that had
+// not signed in to it before (the device cookie, not every login), and of
+// a spent TOTP code entered again from such a browser.
 
 const testUserAgent = "AuthTest/1.0 (suite browser)"
 
@@ -212,4 +213,42 @@ func (s suite) noticesInGerman(t *testing.T) {
 	if m := e.lastMail(t, "ada@example.com", mail.KindTwoFactorEnabled); m.Subject != "authkit: Die Zwei-Faktor-Anmeldung wurde eingeschaltet" {
 		t.Errorf("2FA notice subject %q, want German", m.Subject)
 	}
+}
+
+// noticeCodeReused (ASVS 2.8.5): a TOTP code that signed in already,
+// entered again at the 2FA step from a browser that never signed in to
+// the account, is refused and mailed to the holder with the address and
+// the browser; the holder's own browser entering it twice mails nothing.
+func (s suite) noticeCodeReused(t *testing.T) {
+	e := s.env(t)
+	_, u, secret, _ := e.twoFactorUser(t)
+	e.nextStep()
+	code := e.now(t, secret)
+	owner := e.pending(t)
+	mustBody(t, owner.verify(code), obj{"success": true})
+	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorCodeReused, 0)
+
+	// The owner's browser (it holds the device cookie now) enters the
+	// spent code again: refused, and no mail.
+	mustMessage(t, owner.post("/api/auth/logout", nil), msgLoggedOut)
+	pendingLogin(t, owner, "ada@example.com")
+	mustRefuseUsed(t, owner, code)
+	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorCodeReused, 0)
+
+	// Another browser with the password and the seen code: refused, the
+	// holder told.
+	thief := e.client()
+	thief.header.Set("User-Agent", testUserAgent)
+	pendingLogin(t, thief, "ada@example.com")
+	mustRefuseUsed(t, thief, code)
+	e.mustNotice(t, "ada@example.com", mail.KindTwoFactorCodeReused, "Your two-factor code was entered twice",
+		"that had already signed in was entered again", "It was refused.", "Address: 127.0.0.1", "Browser: "+testUserAgent)
+	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorCodeReused, 1)
+	if ev, ok := e.audit.last(auth.EventTwoFactorFailed); !ok || ev.UserID != u.ID || ev.Detail != "code already used" {
+		t.Errorf("audit: %+v, want %s for %s, code already used", ev, auth.EventTwoFactorFailed, u.ID)
+	}
+	mustBeSignedOut(t, thief)
+	// A wrong code is no reuse: no mail.
+	mustStatus(t, thief.verify("000000"), http.StatusBadRequest, errInvalid2FACode)
+	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorCodeReused, 1)
 }

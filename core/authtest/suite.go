@@ -187,6 +187,7 @@ var topics = []struct {
 		{"a used recovery code mails how many are left", suite.noticeRecoveryCodeUsed},
 		{"a sign-in from a new browser mails once, a known one never", suite.noticeNewDevice},
 		{"with 2FA the new-device notice follows the second step", suite.noticeNewDeviceTwoFactor},
+		{"a spent code from an unknown browser mails the holder, a double submit does not", suite.noticeCodeReused},
 		{"a device cookie counts only for its user, while it verifies", suite.noticeDeviceCookieBound},
 		{"notices are mailed in the visit's language", suite.noticesInGerman},
 	}},

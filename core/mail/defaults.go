@@ -17,6 +17,7 @@ func DefaultTemplates() Templates {
 		TwoFactorEnabled:         defaultTwoFactorEnabled,
 		RecoveryCodesRegenerated: defaultRecoveryCodesRegenerated,
 		RecoveryCodeUsed:         defaultRecoveryCodeUsed,
+		TwoFactorCodeReused:      defaultTwoFactorCodeReused,
 		NewSignIn:                defaultNewSignIn,
 		PasskeyAdded:             defaultPasskeyAdded,
 		PasskeyDeleted:           defaultPasskeyDeleted,
@@ -189,6 +190,27 @@ If you did not, someone has your password and one of your recovery codes: reset 
 <p>A recovery code was used to sign in to your account` + atApp + onTime + fromIP + `. You have ` + codesLeft + ` left; each works once.{{if lt .CodesLeft 3}} Make new ones soon in your security settings.{{end}}</p>
 <p>If you did this, there is nothing more to do.</p>
 <p>If you did not, someone has your password and one of your recovery codes: reset your password now` + resetLinkHTML + `, then make new recovery codes.</p>
+` + htmlTail,
+}
+
+var defaultTwoFactorCodeReused = Template{
+	Subject: subjectPrefix + `Your two-factor code was entered twice`,
+	Text: greeting + `
+
+A two-factor code of your account` + atApp + ` that had already signed in was entered again` + onTime + `, from a device or browser that had not signed in to your account before. It was refused.
+{{if or .IP .UserAgent}}
+{{with .IP}}Address: {{.}}
+{{end}}{{with .UserAgent}}Browser: {{.}}
+{{end}}{{end}}
+If you just signed in there and entered the code twice, there is nothing more to do.
+
+If not, someone knows your password and saw one of your codes: reset your password now` + resetLink + ` and check where your account is signed in.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>A two-factor code of your account` + atApp + ` that had already signed in was entered again` + onTime + `, from a device or browser that had not signed in to your account before. It was refused.</p>
+{{if or .IP .UserAgent}}<p>{{with .IP}}Address: {{.}}{{end}}{{if and .IP .UserAgent}}<br>{{end}}{{with .UserAgent}}Browser: {{.}}{{end}}</p>
+{{end}}<p>If you just signed in there and entered the code twice, there is nothing more to do.</p>
+<p>If not, someone knows your password and saw one of your codes: reset your password now` + resetLinkHTML + ` and check where your account is signed in.</p>
 ` + htmlTail,
 }
 

@@ -57,6 +57,12 @@ const (
 	// (Data.IP, Data.UserAgent).
 	KindNewSignIn Kind = "new_sign_in"
 
+	// KindTwoFactorCodeReused tells the owner that a two-factor code that
+	// had signed in already was entered again, from a browser that had not
+	// signed in to the account before, and refused (Data.IP,
+	// Data.UserAgent): someone who knows the password saw the code.
+	KindTwoFactorCodeReused Kind = "two_factor_code_reused"
+
 	// KindPasskeyAdded tells the owner that a passkey was added to the
 	// account (Data.PasskeyName, Data.IP).
 	KindPasskeyAdded Kind = "passkey_added"
@@ -72,7 +78,7 @@ func Kinds() []Kind {
 		KindVerifyEmail, KindResetPassword, KindPasswordChanged,
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
-		KindPasskeyAdded, KindPasskeyDeleted,
+		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
 	}
 }
 

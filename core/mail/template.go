@@ -42,6 +42,7 @@ type Templates struct {
 	RecoveryCodesRegenerated Template
 	RecoveryCodeUsed         Template
 	NewSignIn                Template
+	TwoFactorCodeReused      Template
 	PasskeyAdded             Template
 	PasskeyDeleted           Template
 }
@@ -76,7 +77,8 @@ type Data struct {
 	Time time.Time
 
 	// IP and UserAgent are the client address and the browser's
-	// User-Agent of a sign-in, for KindNewSignIn and KindRecoveryCodeUsed;
+	// User-Agent of a sign-in, for KindNewSignIn, KindRecoveryCodeUsed and
+	// KindTwoFactorCodeReused;
 	// empty for none. The User-Agent is the client's own text: the HTML
 	// part escapes it, and authkit strips control characters and shortens
 	// it first.
@@ -266,6 +268,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.RecoveryCodeUsed
 	case KindNewSignIn:
 		return &t.NewSignIn
+	case KindTwoFactorCodeReused:
+		return &t.TwoFactorCodeReused
 	case KindPasskeyAdded:
 		return &t.PasskeyAdded
 	case KindPasskeyDeleted:
