@@ -17,8 +17,9 @@ BENCHSTAT_VERSION := v0.0.0-20260709024250-82a0b07e230d
 BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 
-# -timeout: the store matrix runs the whole flow suite on every framework and
-# store; on a loaded machine it can pass go test's default 10 minutes.
+# -timeout: the store matrix runs the whole flow suite on every store (and,
+# with AUTHKIT_FULL_MATRIX=1, on every framework); on a loaded machine it can
+# pass go test's default 10 minutes.
 GOTEST_FLAGS ?= -race -count=1 -timeout 25m
 BENCH ?= .
 BENCHTIME ?= 1s
