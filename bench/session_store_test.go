@@ -58,43 +58,10 @@ func BenchmarkSessionStoreRead(b *testing.B) {
 			}
 			authkitReq := requestWithCookie(m.CookieName(), set.value)
 
-			sm := scs.New()
-			sm.Store = scsStore
-			sctx, err := sm.Load(ctx, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			sm.Put(sctx, "uid", claimUser)
-			sm.Put(sctx, "ver", claimVersion)
-			sm.Put(sctx, "rem", claimRemember)
-			stok, _, err := sm.Commit(sctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			scsReq := requestWithCookie(sm.Cookie.Name, stok)
+			sm, scsReq := scsSession(b, scsStore)
 
-			b.Run("impl=authkit", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					got, err := m.Session(requestBridge{authkitReq}).User(ctx)
-					if err != nil || got.ID != claimUser {
-						b.Fatalf("User = %v, %v", got, err)
-					}
-				}
-			})
-			b.Run("impl=scs", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					c, err := scsReq.Cookie(sm.Cookie.Name)
-					if err != nil {
-						b.Fatal(err)
-					}
-					sctx, err := sm.Load(scsReq.Context(), c.Value)
-					if err != nil || sm.GetString(sctx, "uid") != claimUser {
-						b.Fatalf("Load = %v", err)
-					}
-				}
-			})
+			b.Run("impl=authkit", func(b *testing.B) { benchAuthkitRead(b, m, authkitReq) })
+			b.Run("impl=scs", func(b *testing.B) { benchScsRead(b, sm, scsReq) })
 		})
 	}
 }
