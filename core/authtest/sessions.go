@@ -139,19 +139,7 @@ func (s suite) sessionsOffWithoutStore(t *testing.T) {
 	c := e.loggedIn(t, "ada@example.com")
 	// Not registered: 404 like any unknown path (a JSON body only where
 	// the framework module owns the not-found answer).
-	for _, m := range []string{http.MethodGet, http.MethodDelete} {
-		path := "/api/auth/sessions"
-		if m == http.MethodDelete {
-			path += "/" + fmt.Sprintf("%032x", 1)
-		}
-		r, err := c.try(m, path, "", nil)
-		if err != nil {
-			t.Fatalf("%s %s: %v", m, path, err)
-		}
-		if r.Status != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404 (no record store)", r, r.Status)
-		}
-	}
+	mustListRoutesAbsent(t, c, "/api/auth/sessions", "no record store")
 	mustBeSignedIn(t, c, "ada@example.com")
 }
 
@@ -407,6 +395,26 @@ func (s suite) sessionsEndRace(t *testing.T) {
 			if l.ID == id {
 				t.Fatalf("round %d: the ended session %s is listed again", round, id)
 			}
+		}
+	}
+}
+
+// mustListRoutesAbsent checks that the list route at path (GET) and its
+// end-one route (DELETE path/{id}) answer 404: not registered, because the
+// store they need is not configured (why).
+func mustListRoutesAbsent(t *testing.T, c *client, path, why string) {
+	t.Helper()
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		p := path
+		if m == http.MethodDelete {
+			p += "/" + fmt.Sprintf("%032x", 1)
+		}
+		r, err := c.try(m, p, "", nil)
+		if err != nil {
+			t.Fatalf("%s %s: %v", m, p, err)
+		}
+		if r.Status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404 (%s)", r, r.Status, why)
 		}
 	}
 }

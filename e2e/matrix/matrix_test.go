@@ -217,13 +217,7 @@ func TestMatrix(t *testing.T) {
 // redisLimits gives each suite subtest its own key prefix on the test
 // Redis, deleted when the subtest ends.
 func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name string) ratelimit.Store {
-	opts, err := redis.ParseURL(servertest.Need(t, "AUTHKIT_TEST_REDIS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.PoolSize = 8
-	client := redis.NewClient(opts)
-	t.Cleanup(func() { client.Close() })
+	client := redisClient(t)
 	var mu sync.Mutex
 	stores := map[*testing.T]ratelimit.Store{}
 	return func(t *testing.T, _ func() time.Time, _ string) ratelimit.Store {
@@ -232,15 +226,7 @@ func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name s
 		if s, ok := stores[t]; ok {
 			return s
 		}
-		prefix := "authkit:test:matrix:" + randomPrefix()
-		t.Cleanup(func() {
-			ctx := context.Background()
-			iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
-			for iter.Next(ctx) {
-				client.Del(ctx, iter.Val())
-			}
-		})
-		s := redisstore.New(client, redisstore.Config{Prefix: prefix})
+		s := redisstore.New(client, redisstore.Config{Prefix: redisPrefix(t, client, "authkit:test:matrix:")})
 		stores[t] = s
 		return s
 	}
@@ -249,6 +235,14 @@ func redisLimits(t *testing.T) func(t *testing.T, clock func() time.Time, name s
 // redisSessions gives each suite subtest a session-record store of its own
 // key prefix on the test Redis, deleted when the subtest ends.
 func redisSessions(t *testing.T) func(t *testing.T, now func() time.Time) session.Store {
+	client := redisClient(t)
+	return func(t *testing.T, _ func() time.Time) session.Store {
+		return redisstore.NewSessions(client, redisstore.SessionsConfig{Prefix: redisPrefix(t, client, "authkit:test:matrix:sess:")})
+	}
+}
+
+// redisClient connects to the test Redis for the test's lifetime.
+func redisClient(t *testing.T) *redis.Client {
 	opts, err := redis.ParseURL(servertest.Need(t, "AUTHKIT_TEST_REDIS"))
 	if err != nil {
 		t.Fatal(err)
@@ -256,15 +250,19 @@ func redisSessions(t *testing.T) func(t *testing.T, now func() time.Time) sessio
 	opts.PoolSize = 8
 	client := redis.NewClient(opts)
 	t.Cleanup(func() { client.Close() })
-	return func(t *testing.T, _ func() time.Time) session.Store {
-		prefix := "authkit:test:matrix:sess:" + randomPrefix()
-		t.Cleanup(func() {
-			ctx := context.Background()
-			iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
-			for iter.Next(ctx) {
-				client.Del(ctx, iter.Val())
-			}
-		})
-		return redisstore.NewSessions(client, redisstore.SessionsConfig{Prefix: prefix})
-	}
+	return client
+}
+
+// redisPrefix returns a new random key prefix under base whose keys are
+// deleted when t ends.
+func redisPrefix(t *testing.T, client *redis.Client, base string) string {
+	prefix := base + randomPrefix()
+	t.Cleanup(func() {
+		ctx := context.Background()
+		iter := client.Scan(ctx, 0, prefix+"*", 200).Iterator()
+		for iter.Next(ctx) {
+			client.Del(ctx, iter.Val())
+		}
+	})
+	return prefix
 }
