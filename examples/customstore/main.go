@@ -146,19 +146,8 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("listen: %w", err))
 	}
 	fmt.Fprintf(stderr, "authkit example (customstore) listening on http://%s (users: accounts table in %s, mail: console)\n", ln.Addr(), path)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
+	if err := app.ServeUntil(ctx, logger, srv, ln); err != nil {
 		logger.Error("server stopped", "err", err)
-		return 1
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		logger.Error("shutdown", "err", err)
 		return 1
 	}
 	return 0

@@ -61,25 +61,36 @@ func Main(framework string, mount func(a *App) (Server, error)) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		logger.Error("server stopped", "err", err)
-		return 1
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	code := 0
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Error("shutdown", "err", err)
+	if err := ServeUntil(ctx, logger, srv, ln); err != nil {
+		logger.Error("server stopped", "err", err)
 		code = 1
 	}
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
 	if err := a.Close(sctx); err != nil {
 		logger.Error("close", "err", err)
 		code = 1
 	}
 	return code
+}
+
+// ServeUntil serves srv on ln until ctx is done, then shuts it down
+// gracefully (in-flight requests get 15 seconds to finish). It returns
+// the error that stopped the server early, or the shutdown's.
+func ServeUntil(ctx context.Context, logger *slog.Logger, srv Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
 }
