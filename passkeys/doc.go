@@ -31,6 +31,22 @@
 //	mux.Handle(passkeys.Prefix, pk)
 //	mux.Handle(passkeys.Prefix+"/", pk)
 //
+// Every route is a thin layer over a typed method, as core's are: the
+// ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],
+// [Handler.BeginTwoFactor], [Handler.FinishTwoFactor], [Handler.BeginLogin]
+// and [Handler.FinishLogin]; list, rename and delete are core's
+// auth.Service.ListPasskeys, RenamePasskey and DeletePasskey (they need no
+// WebAuthn). Each takes the request's auth.Visit, which carries the
+// challenge cookie both ways, so an app can call them from its own
+// handlers on any framework and write the visit's cookies and headers on
+// its answer (see ExampleHandler_BeginLogin; set Config.CookiePath when
+// those handlers are not under Prefix):
+//
+//	v := svc.Visit(auth.HTTPRequest(r, nil)) // ginauth.Request(c), fiberauth.Request(c)
+//	opts, err := pk.BeginLogin(r.Context(), v)
+//	v.WriteHeaders(w)
+//	// answer opts as JSON: {"publicKey": ...} for navigator.credentials.get
+//
 // Every ceremony's challenge is random (go-webauthn's, 32 bytes), stored
 // in Config.Challenges under the hash of a random key that the browser
 // holds in the HttpOnly, SameSite=Strict challenge cookie, lives
