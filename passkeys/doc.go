@@ -22,14 +22,33 @@
 //	POST /api/passkeys/delete           {"id"}, recent authentication
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
-// Mount it beside the framework module's routes:
+// The Handler is an http.Handler. Mount it beside the framework module's
+// routes, on Prefix and every path under it. net/http:
 //
 //	pk, err := passkeys.New(svc, passkeys.Config{
 //		RPID:    "example.com",
 //		Origins: []string{"https://example.com"},
 //	})
+//	mux := http.NewServeMux()
+//	nethttpauth.Mount(mux, svc, "")
 //	mux.Handle(passkeys.Prefix, pk)
 //	mux.Handle(passkeys.Prefix+"/", pk)
+//
+// gin, with gin.WrapH:
+//
+//	r := ginauth.New(svc)
+//	r.Any(passkeys.Prefix, gin.WrapH(pk))
+//	r.Any(passkeys.Prefix+"/*path", gin.WrapH(pk))
+//
+// fiber, with github.com/gofiber/fiber/v2/middleware/adaptor:
+//
+//	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+//	fiberauth.Register(app, svc)
+//	app.All(passkeys.Prefix, adaptor.HTTPHandler(pk))
+//	app.All(passkeys.Prefix+"/*", adaptor.HTTPHandler(pk))
+//
+// e2e/passkeysflow runs the flow suite of package passkeystest on these
+// three mounts.
 //
 // Every route is a thin layer over a typed method, as core's are: the
 // ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],

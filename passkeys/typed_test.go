@@ -10,6 +10,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 // visit is the auth.Visit of one request of c, as an app's own handler
@@ -53,7 +54,7 @@ func marshal(t *testing.T, v any) []byte {
 // and the errors the routes would answer with.
 func TestTypedCeremonies(t *testing.T) {
 	e := newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	ctx := context.Background()
 	home, u := e.signUp("ada@example.com")
 
@@ -69,7 +70,7 @@ func TestTypedCeremonies(t *testing.T) {
 		t.Errorf("BeginRegistration headers %v, want the begin limit's", v.Header())
 	}
 	home.keep(v)
-	cred, _ := a.create(marshal(t, opts), origin, "")
+	cred, _ := a.Create(marshal(t, opts), origin)
 
 	v = home.visit()
 	info, err := e.h.FinishRegistration(ctx, v, passkeys.RegistrationInput{Credential: marshal(t, cred), Name: " Laptop "})
@@ -98,7 +99,7 @@ func TestTypedCeremonies(t *testing.T) {
 	}
 	away.keep(v)
 	v = away.visit()
-	got, err := e.h.FinishLogin(ctx, v, passkeys.LoginInput{Assertion: marshal(t, a.get(marshal(t, req), origin, nil))})
+	got, err := e.h.FinishLogin(ctx, v, passkeys.LoginInput{Assertion: marshal(t, a.Get(marshal(t, req), origin, nil))})
 	if err != nil || got.ID != u.ID {
 		t.Fatalf("FinishLogin = %v, %v; want %s", got, err, u.ID)
 	}
