@@ -6,9 +6,12 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
 	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
@@ -140,5 +143,30 @@ func TestCookiePathDefault(t *testing.T) {
 	if len(r.cookies) != 1 || r.cookies[0].Name != passkeys.ChallengeCookie || r.cookies[0].Path != passkeys.Prefix ||
 		!r.cookies[0].HttpOnly || r.cookies[0].SameSite != http.SameSiteStrictMode || r.cookies[0].MaxAge != 300 {
 		t.Fatalf("cookies %v, want the challenge cookie on %s, HttpOnly, SameSite=Strict, 300s", r.cookies, passkeys.Prefix)
+	}
+}
+
+// panickyStore is the memory store with a ListPasskeys that panics, as a
+// store (or go-webauthn) with a bug nobody foresaw might.
+type panickyStore struct{ *store.Memory }
+
+func (panickyStore) ListPasskeys(context.Context, string) ([]*user.Passkey, error) {
+	panic("list passkeys: boom")
+}
+
+// TestCeremonyPanic: a panic inside a ceremony comes back from the typed
+// method as an error (500 internal_error), never up the caller's stack, and
+// the route answers 500 without the panic's text.
+func TestCeremonyPanic(t *testing.T) {
+	e := newEnv(t, nil, func(c *auth.Config) { c.Users = panickyStore{c.Users.(*store.Memory)} })
+	home, _ := e.signUp("ada@example.com")
+	_, err := e.h.BeginRegistration(context.Background(), home.visit())
+	if err == nil || auth.AsError(err) != auth.ErrInternal || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("BeginRegistration with a panicking store: %v, want an error AsError maps to ErrInternal", err)
+	}
+	r := home.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
+	want(t, "register/begin with a panicking store", r, http.StatusInternalServerError, "internal_error")
+	if strings.Contains(string(r.body), "boom") {
+		t.Fatalf("the answer tells the panic: %s", r.body)
 	}
 }
