@@ -73,4 +73,18 @@
 // signed-in user, the pending login, or passwordless) and is taken
 // atomically by the first finish, whatever that finish then decides: a
 // replayed or racing finish gets passkey_challenge_invalid.
+//
+// # Several instances
+//
+// Config.Challenges is a [ChallengeStore], core's onetime.Store. The
+// default keeps challenges in the process, so a ceremony begun on one
+// instance of an app fails on another (passkey_challenge_invalid). Apps
+// behind a load balancer give every instance one shared store:
+//
+//	challenges := redisstore.NewOneTime(rdb, redisstore.OneTimeConfig{}) // keys under "authkit:once:"
+//	// or, on the app's SQL database (migration 0004): challenges := db.OneTime()
+//	pk, err := passkeys.New(svc, passkeys.Config{ /* ... */ Challenges: challenges})
+//
+// Both take a challenge with one atomic operation, so a finish replayed
+// on another instance is refused as it is on the same one.
 package passkeys

@@ -62,7 +62,7 @@ type Config struct {
 	RefuseCounterRegression bool
 
 	// Challenges keeps ceremonies between begin and finish. Default: an
-	// in-process MemoryChallenges (one instance).
+	// in-process onetime.MemoryStore (one instance; see ChallengeStore).
 	Challenges ChallengeStore
 	// ChallengeLifetime is how long a begun ceremony lasts. Default:
 	// DefaultChallengeLifetime.
@@ -133,7 +133,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		h.cfg.RPDisplayName = cfg.RPID
 	}
 	if h.cfg.Challenges == nil {
-		h.cfg.Challenges = NewMemoryChallenges(MemoryConfig{Now: cfg.Now})
+		h.cfg.Challenges = memoryChallenges(cfg.Now)
 	}
 	if h.cfg.ChallengeLifetime <= 0 {
 		h.cfg.ChallengeLifetime = DefaultChallengeLifetime

@@ -10,6 +10,13 @@
 // [Sessions] documents its data layout: a hash per record that expires at
 // the record's end and a set per user.
 //
+// [OneTime] is an onetime.Store, values taken once: the passkeys module's
+// challenges, so that a ceremony begun on one instance finishes on
+// another. Take is one GETDEL (Redis 6.2 or later):
+//
+//	challenges := redisstore.NewOneTime(rdb, redisstore.OneTimeConfig{}) // keys under "authkit:once:"
+//	pk, err := passkeys.New(svc, passkeys.Config{ /* ... */ Challenges: challenges})
+//
 // It takes a redis.UniversalClient from github.com/redis/go-redis/v9, so a
 // single node, a Cluster and a Sentinel-managed failover set all work:
 //
@@ -47,7 +54,7 @@
 // it. The script touches one key, so Cluster routes it like any single-key
 // command. [Store.Reset] is one DEL, and [Store.Refund] (the optional
 // [ratelimit.Refunder]) one EVALSHA that recognises the window by its TTL,
-// within [RefundTolerance]. Redis 5 or later is required.
+// within [RefundTolerance]. Redis 5 or later is required ([OneTime]: 6.2).
 //
 // # Clock
 //

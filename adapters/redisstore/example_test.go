@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/ratelimit"
 )
 
@@ -75,4 +77,32 @@ func ExampleNew() {
 	}
 	res, err := limiter.Attempt(context.Background(), "login:ip:192.0.2.1")
 	fmt.Println(res.Allowed, err)
+}
+
+// Values taken once, shared by every instance of an app: what one
+// instance puts, the first Take on any instance gets, and no other.
+func ExampleNewOneTime() {
+	srv, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+
+	st := redisstore.NewOneTime(rdb, redisstore.OneTimeConfig{}) // passkeys.Config{Challenges: st}
+	ctx := context.Background()
+	now := time.Now()
+	if err := st.Put(ctx, "key", []byte("ceremony state"), now.Add(5*time.Minute)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	data, err := st.Take(ctx, "key", now)
+	fmt.Printf("%s %v\n", data, err)
+	_, err = st.Take(ctx, "key", now)
+	fmt.Println(errors.Is(err, onetime.ErrNotFound))
+	// Output:
+	// ceremony state <nil>
+	// true
 }

@@ -238,10 +238,15 @@ func (s *Store) Ping(ctx context.Context) error {
 // redisKey returns the Redis key of limiter key: the prefix and the key as
 // it is, or the prefix, "sha256:" and the hex SHA-256 of the key when it is
 // longer than MaxKeyLen or begins with "sha256:".
-func (s *Store) redisKey(key string) string {
+func (s *Store) redisKey(key string) string { return prefixedKey(s.prefix, key) }
+
+// prefixedKey is the Redis key of key under prefix: the two joined, or,
+// for a key longer than MaxKeyLen or beginning with "sha256:", prefix,
+// "sha256:" and the key's hex SHA-256. The stores of this package share it.
+func prefixedKey(prefix, key string) string {
 	if len(key) <= MaxKeyLen && !strings.HasPrefix(key, hashedMark) {
-		return s.prefix + key
+		return prefix + key
 	}
 	sum := sha256.Sum256([]byte(key))
-	return s.prefix + hashedMark + hex.EncodeToString(sum[:])
+	return prefix + hashedMark + hex.EncodeToString(sum[:])
 }

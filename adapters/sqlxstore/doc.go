@@ -9,8 +9,10 @@
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
 // other migration tools); [DB.Users] is the [user.Store], [DB.Limits]
-// the [ratelimit.Store], and [DB.Sessions] and [DB.TrustedDevices] the
-// session.Store of auth.Config.Sessions and auth.Config.TrustedDevices:
+// the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
+// session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
+// and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys
+// module's Config.Challenges, shared by every instance):
 //
 //	pool, err := sqlx.Open("pgx", os.Getenv("DATABASE_URL")) // import _ "github.com/jackc/pgx/v5/stdlib"
 //	if err != nil {
@@ -31,8 +33,10 @@
 //
 // # Schema
 //
-// Three tables, named with Config.TablePrefix (default "authkit_"; empty
-// means the default): users, rate_limits and schema_migrations. Timestamps are BIGINT Unix
+// The tables are named with Config.TablePrefix (default "authkit_"; empty
+// means the default): users, rate_limits and schema_migrations (0001),
+// sessions and trusted_devices (0002), challenges (0004, the one-time
+// values, keyed by the SHA-256 of their key). Timestamps are BIGINT Unix
 // milliseconds on every database (NULL for "never"), so they keep the
 // millisecond precision the contract asks for and compare the same
 // everywhere. Recovery-code hashes are a JSON array stored as text. Ids and

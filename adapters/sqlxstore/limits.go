@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -49,9 +48,7 @@ type LimitStore struct {
 	incr, sel, del, refund string
 	sweep                  string
 
-	stop      context.CancelFunc // nil without background cleanup
-	done      chan struct{}      // closed when the cleanup goroutine returns
-	closeOnce sync.Once
+	cleaner *cleaner // the background cleanup (one that never runs without)
 }
 
 var (
@@ -81,12 +78,9 @@ func newLimitStore(db *DB, background bool) *LimitStore {
 	s.refund = db.query(`UPDATE {{prefix}}rate_limits SET hits = hits - 1
 		WHERE limit_key = ? AND reset_at = ? AND reset_at > ? AND hits > 0`)
 	s.sweep = db.query(`DELETE FROM {{prefix}}rate_limits WHERE reset_at <= ?`)
-	if background && db.cleanup > 0 {
-		ctx, stop := context.WithCancel(context.Background())
-		s.stop = stop
-		s.done = make(chan struct{})
-		tick, stopTicker := db.newTicker(db.cleanup)
-		go s.cleanupLoop(ctx, tick, stopTicker)
+	s.cleaner = &cleaner{}
+	if background {
+		s.cleaner = db.startCleaner("rate-limit", s.Cleanup)
 	}
 	return s
 }
@@ -193,28 +187,6 @@ func (s *LimitStore) Cleanup(ctx context.Context) (int64, error) {
 // and waits for it to return. It is idempotent and returns nil. The store
 // keeps working after Close; [DB.Close] calls it.
 func (s *LimitStore) Close() error {
-	s.closeOnce.Do(func() {
-		if s.stop != nil {
-			s.stop()
-			<-s.done
-		}
-	})
+	s.cleaner.close()
 	return nil
-}
-
-func (s *LimitStore) cleanupLoop(ctx context.Context, tick <-chan time.Time, stopTicker func()) {
-	defer close(s.done)
-	defer stopTicker()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick:
-			cctx, cancel := context.WithTimeout(ctx, s.db.cleanup)
-			if _, err := s.Cleanup(cctx); err != nil && ctx.Err() == nil {
-				s.db.log.Warn("authkit: rate-limit cleanup failed", "err", err)
-			}
-			cancel()
-		}
-	}
 }

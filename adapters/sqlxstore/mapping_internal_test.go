@@ -98,8 +98,12 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 2 || ms[0].version != 1 || ms[1].version != 2 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped and 0002 as it is", d, layout, len(ms))
+			if len(ms) != 3 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 4 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 and 0004 as they are", d, layout, len(ms))
+			}
+			// 0004 (one-time values) does not name the users table either.
+			if got := strings.Join(ms[2].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_challenges") || strings.Contains(got, quote(d, "users")) {
+				t.Errorf("%s %s: 0004 is not the challenges table alone:\n%s", d, layout, got)
 			}
 			// 0002 names users by id only: it applies unchanged.
 			if got := strings.Join(ms[1].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_sessions") ||

@@ -84,9 +84,10 @@ type Config struct {
 	Now func() time.Time
 
 	// CleanupInterval is how often the rate-limit store deletes expired
-	// counters in the background, once [DB.Limits] has been called.
-	// Negative: never (call [LimitStore.Cleanup] yourself). Default: 60
-	// seconds.
+	// counters in the background, once [DB.Limits] has been called, and
+	// the one-time store expired values, once [DB.OneTime] has been.
+	// Negative: never (call [LimitStore.Cleanup] and
+	// [OneTimeStore.Cleanup] yourself). Default: 60 seconds.
 	CleanupInterval time.Duration
 
 	// Logger receives the errors of the background cleanup.
@@ -107,6 +108,7 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 type tables struct {
 	prefix, users, limits, migrations string
 	sessions, trusted                 string
+	challenges                        string
 }
 
 func newTables(prefix string) tables {
@@ -117,6 +119,7 @@ func newTables(prefix string) tables {
 		migrations: prefix + "schema_migrations",
 		sessions:   prefix + "sessions",
 		trusted:    prefix + "trusted_devices",
+		challenges: prefix + "challenges",
 	}
 }
 
@@ -141,9 +144,10 @@ type DB struct {
 	// backoff is the wait between retries; nil (in unit tests) for none.
 	backoff func(attempt int) time.Duration
 
-	mu     sync.Mutex
-	limits *LimitStore // made by the first Limits call
-	closed bool
+	mu      sync.Mutex
+	limits  *LimitStore   // made by the first Limits call
+	onetime *OneTimeStore // made by the first OneTime call
+	closed  bool
 }
 
 // New returns a DB over a pool the app opened itself, with the driver of
@@ -268,16 +272,20 @@ func (db *DB) Limits() *LimitStore {
 	return db.limits
 }
 
-// Close stops the rate-limit store's background cleanup and, when
-// sqlxopen.Open made the pool, closes it. It is safe to call more than once.
+// Close stops the background cleanup of the rate-limit and one-time
+// stores and, when sqlxopen.Open made the pool, closes it. It is safe to
+// call more than once.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	wasClosed := db.closed
 	db.closed = true
-	limits := db.limits
+	limits, once := db.limits, db.onetime
 	db.mu.Unlock()
 	if limits != nil {
 		_ = limits.Close()
+	}
+	if once != nil {
+		_ = once.Close()
 	}
 	if db.owned && !wasClosed {
 		return db.x.Close()

@@ -20,6 +20,9 @@
 // it elapses, and concurrent increments each see a distinct count.
 // [RunLimitRefunder] proves the optional ratelimit.Refunder of a store that
 // has one: a refund gives back exactly one attempt of the window it names.
+// [RunOneTimeStore] proves an onetime.Store (values taken once): a Take
+// returns the data once, never at or after its expiry, racing Takes of one
+// key have exactly one winner, and keys of any bytes are distinct.
 //
 // The constructor is called once per subtest and must return an empty store;
 // tests that share a database should give each call its own schema or table
