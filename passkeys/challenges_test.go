@@ -7,6 +7,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 // secondInstance returns the mux of another instance of e's app: the same
@@ -39,13 +40,13 @@ func TestChallengesSharedBetweenInstances(t *testing.T) {
 	shared := onetime.NewMemoryStore(onetime.MemoryConfig{}) // stands in for Redis or SQL
 	e := newEnv(t, func(c *passkeys.Config) { c.Challenges = shared }, nil)
 	home, u := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	e.addPasskey(home, a, "Laptop")
 	first, second := e.mux, secondInstance(t, e, shared)
 
 	c := e.client()
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
-	body := a.get(begin.body, origin, nil)
+	body := a.Get(begin.body, origin, nil)
 	if n := shared.Len(); n != 1 {
 		t.Fatalf("the shared store holds %d challenges after begin, want 1", n)
 	}
@@ -67,6 +68,6 @@ func TestChallengesSharedBetweenInstances(t *testing.T) {
 	c = e.client()
 	begin = c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
 	e.mux = secondInstance(t, e, nil)
-	want(t, "finish on an instance with a store of its own", c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.get(begin.body, origin, nil)),
+	want(t, "finish on an instance with a store of its own", c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.Get(begin.body, origin, nil)),
 		http.StatusBadRequest, "passkey_challenge_invalid")
 }
