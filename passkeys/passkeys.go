@@ -17,8 +17,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/user"
@@ -40,9 +38,6 @@ const DefaultChallengeLifetime = 5 * time.Minute
 // maxBody caps the finish bodies: a credential with its attestation is a
 // few kilobytes.
 const maxBody = 64 << 10
-
-// maxName is the most characters a passkey's name may have.
-const maxName = 64
 
 // Config configures the handler. RPID and Origins are required.
 type Config struct {
@@ -474,7 +469,7 @@ func (h *Handler) registerFinish(c *call) (any, error) {
 	if err := readJSON(c.r, &body); err != nil {
 		return nil, err
 	}
-	name, err := cleanName(body.Name, true)
+	name, err := cleanName(body.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -513,7 +508,7 @@ func (h *Handler) registerFinish(c *call) (any, error) {
 	}
 	h.svc.Audit(c.v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
 	h.svc.Notify(c.v, mailPasskeyAdded, u, mailData(name))
-	return view(p), nil
+	return view(auth.NewPasskeyInfo(p)), nil
 }
 
 // Signing in.
@@ -695,9 +690,9 @@ type View struct {
 	BackedUp       bool       `json:"backedUp"`
 }
 
-func view(p *user.Passkey) View {
-	v := View{ID: base64.RawURLEncoding.EncodeToString(p.ID), Name: p.Name, CreatedAt: p.CreatedAt.UTC(),
-		BackupEligible: p.BackupEligible, BackedUp: p.BackupState}
+// view is a passkey in the JSON of the routes.
+func view(p auth.PasskeyInfo) View {
+	v := View{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt.UTC(), BackupEligible: p.BackupEligible, BackedUp: p.BackedUp}
 	if !p.LastUsedAt.IsZero() {
 		t := p.LastUsedAt.UTC()
 		v.LastUsedAt = &t
@@ -705,14 +700,13 @@ func view(p *user.Passkey) View {
 	return v
 }
 
+// list, rename and remove are the routes of auth.Service's ListPasskeys,
+// RenamePasskey and DeletePasskey, where their rules are.
+
 func (h *Handler) list(c *call) (any, error) {
-	u, err := h.svc.CurrentUser(c.r.Context(), c.v)
+	keys, err := h.svc.ListPasskeys(c.r.Context(), c.v)
 	if err != nil {
 		return nil, err
-	}
-	keys, err := h.store.ListPasskeys(c.r.Context(), u.ID)
-	if err != nil {
-		return nil, fmt.Errorf("passkeys: list: %w", err)
 	}
 	out := make([]View, len(keys))
 	for i, p := range keys {
@@ -727,75 +721,32 @@ type change struct {
 	Name string `json:"name"`
 }
 
-// readChange reads the body of rename and delete, and the credential id it
-// names; an id that is not base64url names no passkey.
-func readChange(c *call) (change, []byte, error) {
+func (h *Handler) rename(c *call) (any, error) {
+	if _, err := h.svc.CurrentUser(c.r.Context(), c.v); err != nil {
+		return nil, err // not signed in: 401 before the body is read
+	}
 	var body change
 	if err := readJSON(c.r, &body); err != nil {
-		return body, nil, err
-	}
-	id, err := base64.RawURLEncoding.DecodeString(body.ID)
-	if err != nil || len(id) == 0 {
-		return body, nil, auth.ErrPasskeyNotFound
-	}
-	return body, id, nil
-}
-
-func (h *Handler) rename(c *call) (any, error) {
-	u, err := h.svc.CurrentUser(c.r.Context(), c.v)
-	if err != nil {
 		return nil, err
 	}
-	body, id, err := readChange(c)
+	p, err := h.svc.RenamePasskey(c.r.Context(), c.v, auth.RenamePasskeyInput{ID: body.ID, Name: body.Name})
 	if err != nil {
 		return nil, err
-	}
-	name, err := cleanName(body.Name, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.store.RenamePasskey(c.r.Context(), u.ID, id, name); err != nil {
-		if errors.Is(err, user.ErrNotFound) {
-			return nil, auth.ErrPasskeyNotFound
-		}
-		return nil, fmt.Errorf("passkeys: rename: %w", err)
-	}
-	p, err := h.store.PasskeyByID(c.r.Context(), id)
-	if err != nil {
-		return nil, fmt.Errorf("passkeys: rename: %w", err)
 	}
 	return view(p), nil
 }
 
-// remove deletes a passkey. It needs a recent authentication, like adding
-// one. It never turns 2FA off: a passkey is a second factor only beside
-// TOTP (2FA on means TOTP on), so the last passkey of a 2FA account is
-// never its last second factor; turning 2FA off stays
-// POST /api/2fa/disable, with the current password.
 func (h *Handler) remove(c *call) (any, error) {
-	u, err := h.svc.RecentUser(c.r.Context(), c.v)
-	if err != nil {
+	if _, err := h.svc.RecentUser(c.r.Context(), c.v); err != nil {
+		return nil, err // not signed in or not recently: before the body is read
+	}
+	var body change
+	if err := readJSON(c.r, &body); err != nil {
 		return nil, err
 	}
-	_, id, err := readChange(c)
-	if err != nil {
+	if err := h.svc.DeletePasskey(c.r.Context(), c.v, auth.DeletePasskeyInput{ID: body.ID}); err != nil {
 		return nil, err
 	}
-	p, err := h.store.PasskeyByID(c.r.Context(), id)
-	if err != nil || p.UserID != u.ID {
-		if err == nil || errors.Is(err, user.ErrNotFound) {
-			return nil, auth.ErrPasskeyNotFound
-		}
-		return nil, fmt.Errorf("passkeys: delete: %w", err)
-	}
-	if err := h.store.DeletePasskey(c.r.Context(), u.ID, id); err != nil {
-		if errors.Is(err, user.ErrNotFound) {
-			return nil, auth.ErrPasskeyNotFound
-		}
-		return nil, fmt.Errorf("passkeys: delete: %w", err)
-	}
-	h.svc.Audit(c.v, auth.Event{Type: auth.EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
-	h.svc.Notify(c.v, mailPasskeyDeleted, u, mailData(p.Name))
 	return map[string]bool{"success": true}, nil
 }
 
@@ -819,22 +770,13 @@ func readJSON(r *http.Request, dst any) error {
 	return nil
 }
 
-// cleanName trims a passkey's name and checks it: at most maxName
-// characters, no control characters. An empty name is "Passkey" when
-// emptyOK, else ErrNameRequired.
-func cleanName(name string, emptyOK bool) (string, error) {
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "" && emptyOK:
+// cleanName is the name given at registration: auth.CheckPasskeyName's
+// rule, with an empty name "Passkey".
+func cleanName(name string) (string, error) {
+	if strings.TrimSpace(name) == "" {
 		return "Passkey", nil
-	case name == "":
-		return "", auth.ErrNameRequired
-	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
-		return "", auth.ErrInvalidCharacters
-	case utf8.RuneCountInString(name) > maxName:
-		return "", auth.ErrNameTooLong
 	}
-	return name, nil
+	return auth.CheckPasskeyName(name)
 }
 
 // The script.

@@ -15,7 +15,10 @@
 // [Service.ConfirmPassword], [Service.Logout], [Service.LogoutEverywhere],
 // [Service.CurrentUser], [Service.RecentUser], and with a record store
 // [Service.ListSessions], [Service.EndSession], [Service.TrustedDevices] and
-// [Service.ForgetTrustedDevice].
+// [Service.ForgetTrustedDevice], and with a store that implements
+// user.Passkeys [Service.ListPasskeys], [Service.RenamePasskey] and
+// [Service.DeletePasskey] (the passkeys module registers passkeys and
+// serves these three as its routes).
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The

@@ -21,6 +21,7 @@ type userStore struct {
 	twoFactor    user.TwoFactor
 	lockout      user.Lockout
 	versions     user.SessionVersions
+	passkeys     user.Passkeys // optional: without it, the passkey management methods are off
 }
 
 // errNoTwoFactor fails the second step of a login, and 2FA disable, when
@@ -35,6 +36,7 @@ var errNoTwoFactor = errors.New("auth: Config.Users does not implement user.TwoF
 func bindUsers(cfg *Config) (userStore, error) {
 	s := userStore{Accounts: cfg.Users}
 	s.rehash, _ = cfg.Users.(user.PasswordRehash)
+	s.passkeys, _ = cfg.Users.(user.Passkeys)
 	for _, p := range []struct {
 		bind     func() bool // takes the part from the store; false when it lacks it
 		name     string      // the interface

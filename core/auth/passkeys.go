@@ -1,0 +1,196 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Passkey management: the list of the signed-in user's passkeys, renaming
+// and deleting one. These need only the store's user.Passkeys part, no
+// WebAuthn, so they live in core beside the session list; the passkeys
+// module registers passkeys (a WebAuthn ceremony) and serves these as its
+// JSON routes. Without user.Passkeys in Config.Users the methods fail with
+// [ErrFeatureDisabled].
+
+// MaxPasskeyName is the most characters a passkey's name may have.
+const MaxPasskeyName = 64
+
+// PasskeyInfo is one passkey of the signed-in user as the list shows it.
+type PasskeyInfo struct {
+	// ID is the credential id, base64url without padding: what
+	// RenamePasskeyInput.ID and DeletePasskeyInput.ID take.
+	ID             string
+	Name           string
+	CreatedAt      time.Time
+	LastUsedAt     time.Time // zero until first used
+	BackupEligible bool      // the credential can be synced (the BE flag at registration)
+	BackedUp       bool      // it is synced (the BS flag last seen)
+}
+
+// NewPasskeyInfo is p as the list shows it, for the passkeys module,
+// which returns the passkey it just registered in the same shape.
+func NewPasskeyInfo(p *user.Passkey) PasskeyInfo {
+	return PasskeyInfo{ID: base64.RawURLEncoding.EncodeToString(p.ID), Name: p.Name, CreatedAt: p.CreatedAt,
+		LastUsedAt: p.LastUsedAt, BackupEligible: p.BackupEligible, BackedUp: p.BackupState}
+}
+
+// ListPasskeys is GET /api/passkeys: the signed-in user's passkeys, oldest
+// first. None is an empty slice. Without a session it fails with
+// [ErrNotAuthenticated].
+func (s *Service) ListPasskeys(ctx context.Context, v *Visit) ([]PasskeyInfo, error) {
+	st, err := s.passkeyStore()
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := st.ListPasskeys(v.ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("passkeys: list: %w", err)
+	}
+	out := make([]PasskeyInfo, len(keys))
+	for i, p := range keys {
+		out[i] = NewPasskeyInfo(p)
+	}
+	return out, nil
+}
+
+// RenamePasskeyInput is what RenamePasskey takes.
+type RenamePasskeyInput struct {
+	ID   string // a PasskeyInfo.ID
+	Name string // the new name: see CheckPasskeyName
+}
+
+// RenamePasskey is POST /api/passkeys/rename: it names one passkey of the
+// signed-in user and returns it renamed. A session is enough (a name
+// grants nothing, so no recent authentication is asked for). The name
+// must pass [CheckPasskeyName]; an id that is not one of the user's
+// passkeys, another user's included, fails with [ErrPasskeyNotFound].
+func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyInput) (PasskeyInfo, error) {
+	st, err := s.passkeyStore()
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	id, err := passkeyID(in.ID)
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	name, err := CheckPasskeyName(in.Name)
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	if err := st.RenamePasskey(v.ctx, u.ID, id, name); err != nil {
+		if errors.Is(err, user.ErrNotFound) {
+			return PasskeyInfo{}, ErrPasskeyNotFound
+		}
+		return PasskeyInfo{}, fmt.Errorf("passkeys: rename: %w", err)
+	}
+	p, err := st.PasskeyByID(v.ctx, id)
+	if errors.Is(err, user.ErrNotFound) || (err == nil && p.UserID != u.ID) {
+		return PasskeyInfo{}, ErrPasskeyNotFound // deleted since, by a racing request
+	}
+	if err != nil {
+		return PasskeyInfo{}, fmt.Errorf("passkeys: rename: %w", err)
+	}
+	return NewPasskeyInfo(p), nil
+}
+
+// DeletePasskeyInput is what DeletePasskey takes.
+type DeletePasskeyInput struct {
+	ID string // a PasskeyInfo.ID
+}
+
+// DeletePasskey is POST /api/passkeys/delete: it deletes one passkey of
+// the signed-in user. Like adding one it needs a recent authentication
+// ([ErrReauthenticationRequired]): whoever holds a stolen session must not
+// remove the owner's way in. An id that is not one of the user's passkeys,
+// another user's included, fails with [ErrPasskeyNotFound]. A deletion is
+// audited (EventPasskeyDeleted, Detail: its name) and mails the owner the
+// KindPasskeyDeleted notice.
+//
+// It never turns 2FA off: a passkey is a second factor beside TOTP (2FA on
+// means TOTP on), so the last passkey of a 2FA account is never its last
+// second factor; turning 2FA off stays DisableTwoFactor, with the current
+// password.
+func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyInput) error {
+	st, err := s.passkeyStore()
+	if err != nil {
+		return err
+	}
+	u, err := s.RecentUser(ctx, v)
+	if err != nil {
+		return err
+	}
+	id, err := passkeyID(in.ID)
+	if err != nil {
+		return err
+	}
+	p, err := st.PasskeyByID(v.ctx, id)
+	if errors.Is(err, user.ErrNotFound) || (err == nil && p.UserID != u.ID) {
+		return ErrPasskeyNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("passkeys: delete: %w", err)
+	}
+	if err := st.DeletePasskey(v.ctx, u.ID, id); err != nil {
+		if errors.Is(err, user.ErrNotFound) {
+			return ErrPasskeyNotFound
+		}
+		return fmt.Errorf("passkeys: delete: %w", err)
+	}
+	s.audit(v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
+	s.Notify(v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
+	return nil
+}
+
+// CheckPasskeyName trims a passkey's name and checks it: not empty
+// ([ErrNameRequired]), no invalid UTF-8 or control characters
+// ([ErrInvalidCharacters]), at most MaxPasskeyName characters
+// ([ErrNameTooLong]). RenamePasskey applies it; the passkeys module
+// applies it to the name given at registration.
+func CheckPasskeyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", ErrNameRequired
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+		return "", ErrInvalidCharacters
+	case utf8.RuneCountInString(name) > MaxPasskeyName:
+		return "", ErrNameTooLong
+	}
+	return name, nil
+}
+
+// passkeyID decodes a PasskeyInfo.ID; a value that is not base64url names
+// no passkey.
+func passkeyID(s string) ([]byte, error) {
+	id, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(id) == 0 {
+		return nil, ErrPasskeyNotFound
+	}
+	return id, nil
+}
+
+// passkeyStore returns Config.Users's user.Passkeys part, or
+// ErrFeatureDisabled without one.
+func (s *Service) passkeyStore() (user.Passkeys, error) {
+	if s.users.passkeys == nil {
+		return nil, ErrFeatureDisabled
+	}
+	return s.users.passkeys, nil
+}
