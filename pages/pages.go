@@ -16,6 +16,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/i18n"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 //go:embed templates/*.html
@@ -180,6 +181,11 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	}
 	if h.cfg.Theme.AppName == "" {
 		h.cfg.Theme.AppName = "authkit"
+	}
+	if cfg.Passkeys != nil {
+		if _, ok := svc.Users().(user.Passkeys); !ok {
+			return nil, fmt.Errorf("pages: Config.Passkeys needs a user store that holds passkeys (user.Passkeys); auth.Config.Users (%T) does not", svc.Users())
+		}
 	}
 	h.afterLogin = cfg.AfterLogin
 	if h.afterLogin == "" {
