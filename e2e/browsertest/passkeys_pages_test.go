@@ -211,3 +211,18 @@ func TestPasskeyPages(t *testing.T) {
 		})
 	}
 }
+
+// TestPasskeyWrongOrigin opens the pages at 127.0.0.1 while the relying
+// party is localhost (APP_URL): the browser refuses the ceremony. The
+// autofill gives up without a word or a console error, and the button
+// says the passkey could not be used; the page stays usable.
+func TestPasskeyWrongOrigin(t *testing.T) {
+	Chromium(t)
+	s := passkeyExample(t, "nethttp")
+	b := New(t, "passkeys-wrong-origin")
+	b.Open(strings.Replace(s.URL, "localhost", "127.0.0.1", 1) + "/login")
+	b.WaitText("passkey-signin", "Sign in with a passkey")
+	b.Click("passkey-signin")
+	b.WaitText("passkey-signin-error", "The passkey could not be used. Try again, or sign in another way.")
+	b.Shot("wrong-origin")
+}
