@@ -22,14 +22,49 @@
 //	POST /api/passkeys/delete           {"id"}, recent authentication
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
-// Mount it beside the framework module's routes:
+// The Handler is an http.Handler. Mount it beside the framework module's
+// routes, on Prefix and every path under it. net/http:
 //
 //	pk, err := passkeys.New(svc, passkeys.Config{
 //		RPID:    "example.com",
 //		Origins: []string{"https://example.com"},
 //	})
+//	mux := http.NewServeMux()
+//	nethttpauth.Mount(mux, svc, "")
 //	mux.Handle(passkeys.Prefix, pk)
 //	mux.Handle(passkeys.Prefix+"/", pk)
+//
+// gin, with gin.WrapH:
+//
+//	r := ginauth.New(svc)
+//	r.Any(passkeys.Prefix, gin.WrapH(pk))
+//	r.Any(passkeys.Prefix+"/*path", gin.WrapH(pk))
+//
+// fiber, with github.com/gofiber/fiber/v2/middleware/adaptor:
+//
+//	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+//	fiberauth.Register(app, svc)
+//	app.All(passkeys.Prefix, adaptor.HTTPHandler(pk))
+//	app.All(passkeys.Prefix+"/*", adaptor.HTTPHandler(pk))
+//
+// e2e/passkeysflow runs the flow suite of package passkeystest on these
+// three mounts.
+//
+// Every route is a thin layer over a typed method, as core's are: the
+// ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],
+// [Handler.BeginTwoFactor], [Handler.FinishTwoFactor], [Handler.BeginLogin]
+// and [Handler.FinishLogin]; list, rename and delete are core's
+// auth.Service.ListPasskeys, RenamePasskey and DeletePasskey (they need no
+// WebAuthn). Each takes the request's auth.Visit, which carries the
+// challenge cookie both ways, so an app can call them from its own
+// handlers on any framework and write the visit's cookies and headers on
+// its answer (see ExampleHandler_BeginLogin; set Config.CookiePath when
+// those handlers are not under Prefix):
+//
+//	v := svc.Visit(auth.HTTPRequest(r, nil)) // ginauth.Request(c), fiberauth.Request(c)
+//	opts, err := pk.BeginLogin(r.Context(), v)
+//	v.WriteHeaders(w)
+//	// answer opts as JSON: {"publicKey": ...} for navigator.credentials.get
 //
 // Every ceremony's challenge is random (go-webauthn's, 32 bytes), stored
 // in Config.Challenges under the hash of a random key that the browser

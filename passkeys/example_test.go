@@ -1,8 +1,11 @@
 package passkeys_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -47,4 +50,62 @@ func ExampleNew_origins() {
 	_, err := passkeys.New(svc, passkeys.Config{RPID: "example.com", Origins: []string{"https://example.org"}})
 	fmt.Println(err)
 	// Output: passkeys: Config.Origins: "https://example.org" is not on RPID "example.com"
+}
+
+// An app's own handlers calling the ceremonies, on any framework: make the
+// request's auth.Visit, call the typed method, write the visit's cookies
+// and headers, and answer in the app's own way. CookiePath "/" lets the
+// challenge cookie reach the app's finish handler wherever it lives.
+func ExampleHandler_BeginLogin() {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, _ := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys, AppURL: "https://example.com"})
+	pk, err := passkeys.New(svc, passkeys.Config{RPID: "example.com", Origins: []string{"https://example.com"}, CookiePath: "/"})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /signin/passkey/options", func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(auth.HTTPRequest(r, nil)) // gin: ginauth.Request(c); fiber: fiberauth.Request(c)
+		opts, err := pk.BeginLogin(r.Context(), v)
+		v.WriteHeaders(w) // the challenge cookie, the rate-limit headers
+		if err != nil {
+			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(opts) // {"publicKey": ...} for navigator.credentials.get
+	})
+	mux.HandleFunc("POST /signin/passkey", func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(auth.HTTPRequest(r, nil))
+		assertion, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		u, err := pk.FinishLogin(r.Context(), v, passkeys.LoginInput{Assertion: assertion})
+		v.WriteHeaders(w) // the session cookie; the challenge cookie deleted
+		if err != nil {
+			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			return
+		}
+		fmt.Fprintln(w, "welcome", u.Name)
+	})
+
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "https://example.com/signin/passkey/options", nil))
+	var opts struct {
+		PublicKey struct {
+			Challenge        string `json:"challenge"`
+			RPID             string `json:"rpId"`
+			UserVerification string `json:"userVerification"`
+		} `json:"publicKey"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &opts)
+	fmt.Println(rec.Code, opts.PublicKey.RPID, opts.PublicKey.UserVerification, opts.PublicKey.Challenge != "")
+	fmt.Println(rec.Result().Cookies()[0].Name, rec.Result().Cookies()[0].Path)
+
+	// A finish without the cookie of a begin: the challenge is gone.
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "https://example.com/signin/passkey", strings.NewReader("{}")))
+	fmt.Print(rec.Code, " ", rec.Body.String())
+	// Output:
+	// 200 example.com required true
+	// authkit_passkey /
+	// 400 Passkey request expired or already used. Start again.
 }

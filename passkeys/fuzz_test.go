@@ -7,6 +7,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 // FuzzFinish: whatever body a client sends to a finish route with a begun
@@ -15,14 +16,14 @@ import (
 // envelope.
 func FuzzFinish(f *testing.F) {
 	e := newEnv(f, func(c *passkeys.Config) { c.BeginLimit = auth.Off }, func(c *auth.Config) { c.Limits.LoginIP = auth.Off })
-	a := newAuthenticator(f)
+	a := passkeystest.NewAuthenticator(f)
 	home, _ := e.signUp("ada@example.com")
 	begin := home.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
-	cred, _ := a.create(begin.body, origin, "")
+	cred, _ := a.Create(begin.body, origin)
 	seed, _ := json.Marshal(cred)
 	f.Add(seed)
 	begin = e.client().do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
-	seed, _ = json.Marshal(a.get(begin.body, origin, a.keys[0]))
+	seed, _ = json.Marshal(a.Get(begin.body, origin, a.Credentials()[0]))
 	f.Add(seed)
 	f.Add([]byte(`{"id":"","response":{"clientDataJSON":"e30","authenticatorData":"","signature":""}}`))
 	f.Add([]byte(`null`))

@@ -3,6 +3,7 @@ package passkeys_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 const (
@@ -243,11 +245,11 @@ func (e *env) signUp(email string) (*client, *user.User) {
 }
 
 // addPasskey registers a passkey of a on c, named name.
-func (e *env) addPasskey(c *client, a *softAuthenticator, name string) (*softKey, map[string]any) {
+func (e *env) addPasskey(c *client, a *passkeystest.Authenticator, name string) (*passkeystest.Credential, map[string]any) {
 	e.t.Helper()
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
 	want(e.t, "register/begin", begin, http.StatusOK, "")
-	cred, k := a.create(begin.body, origin, "")
+	cred, k := a.Create(begin.body, origin)
 	cred["name"] = name
 	fin := c.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred)
 	want(e.t, "register/finish", fin, http.StatusOK, "")
@@ -268,11 +270,11 @@ func (c *client) signedInAs() string {
 }
 
 // passwordless signs c in with a (its newest key, or k), from from.
-func (e *env) passwordless(c *client, a *softAuthenticator, k *softKey, from string) reply {
+func (e *env) passwordless(c *client, a *passkeystest.Authenticator, k *passkeystest.Credential, from string) reply {
 	e.t.Helper()
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
 	want(e.t, "login/begin", begin, http.StatusOK, "")
-	return c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.get(begin.body, from, k))
+	return c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.Get(begin.body, from, k))
 }
 
 // doFrom sends a request with another Origin header.
@@ -288,4 +290,15 @@ func (c *client) doFrom(from, method, path string) reply {
 	rec := httptest.NewRecorder()
 	c.e.mux.ServeHTTP(rec, req)
 	return reply{status: rec.Code, body: rec.Body.Bytes()}
+}
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+func unb64(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatalf("base64url %q: %v", s, err)
+	}
+	return b
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -34,10 +33,6 @@ const ChallengeCookie = "authkit_passkey"
 // DefaultChallengeLifetime is how long a ceremony may take from begin to
 // finish, unless Config.ChallengeLifetime says otherwise.
 const DefaultChallengeLifetime = 5 * time.Minute
-
-// maxBody caps the finish bodies: a credential with its attestation is a
-// few kilobytes.
-const maxBody = 64 << 10
 
 // Config configures the handler. RPID and Origins are required.
 type Config struct {
@@ -72,9 +67,14 @@ type Config struct {
 	// ChallengeLifetime is how long a begun ceremony lasts. Default:
 	// DefaultChallengeLifetime.
 	ChallengeLifetime time.Duration
-	// BeginLimit limits the begin routes per client address, so that the
-	// challenge store cannot be filled. Default: 30 per minute.
+	// BeginLimit limits the begin ceremonies per client address, so that
+	// the challenge store cannot be filled. Default: 30 per minute.
 	BeginLimit auth.Limit
+	// CookiePath is the Path of the challenge cookie: the browser sends it
+	// only to the finish requests under it. Default: Prefix. An app that
+	// calls the ceremony methods from its own handlers at other paths sets
+	// a path above them all ("/" will do).
+	CookiePath string
 
 	// Logger receives what a route could not answer (a panic, answered
 	// 500). Default: slog.Default(). The flows' own errors go to the
@@ -126,6 +126,9 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		}
 		h.secure = h.secure || u.Scheme == "https"
 	}
+	if h.cfg.CookiePath == "" {
+		h.cfg.CookiePath = Prefix
+	}
 	if h.cfg.RPDisplayName == "" {
 		h.cfg.RPDisplayName = cfg.RPID
 	}
@@ -174,98 +177,6 @@ func (h *Handler) Close() error {
 	return nil
 }
 
-// ServeHTTP serves the routes under Prefix (see the package docs).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
-
-// route is one JSON route: it returns the answer's body or an error, and
-// may add cookies.
-type route func(c *call) (any, error)
-
-// call is one request to a route.
-type call struct {
-	r       *http.Request
-	v       *auth.Visit
-	cookies []*http.Cookie
-}
-
-func (h *Handler) routes() {
-	h.mux = http.NewServeMux()
-	h.mux.HandleFunc("GET "+Prefix+"/passkeys.js", serveScript)
-	allow := map[string]string{Prefix + "/passkeys.js": "GET, HEAD"}
-	for _, rt := range []struct {
-		pattern string
-		begin   bool
-		fn      route
-	}{
-		{"POST " + Prefix + "/register/begin", true, h.registerBegin},
-		{"POST " + Prefix + "/register/finish", false, h.registerFinish},
-		{"POST " + Prefix + "/2fa/begin", true, h.twoFactorBegin},
-		{"POST " + Prefix + "/2fa/finish", false, h.twoFactorFinish},
-		{"POST " + Prefix + "/login/begin", true, h.loginBegin},
-		{"POST " + Prefix + "/login/finish", false, h.loginFinish},
-		{"GET " + Prefix, false, h.list},
-		{"POST " + Prefix + "/rename", false, h.rename},
-		{"POST " + Prefix + "/delete", false, h.remove},
-	} {
-		h.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt.pattern, rt.begin, rt.fn) })
-		method, path, _ := strings.Cut(rt.pattern, " ")
-		allow[path] = method
-	}
-	// Any other method on a known path, and any other path: JSON, as
-	// core's routes answer them.
-	other := func(w http.ResponseWriter, r *http.Request) {
-		req := auth.HTTPRequest(r, nil)
-		resp := h.svc.NotFound(req)
-		if a, ok := allow[r.URL.Path]; ok {
-			resp = h.svc.MethodNotAllowed(req, a)
-		}
-		resp.Write(w)
-	}
-	h.mux.HandleFunc(Prefix, other)
-	h.mux.HandleFunc(Prefix+"/", other)
-}
-
-// serve runs one route: the cross-origin check of every state-changing
-// route, the begin limit, the route, and one answer.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, begin bool, fn route) {
-	defer func() {
-		// No request may end the process: a panic in a ceremony (go-webauthn
-		// on input nobody foresaw) answers 500, as core's routes do.
-		if p := recover(); p != nil {
-			h.cfg.Logger.ErrorContext(r.Context(), "passkeys: panic in route", "route", op, "panic", p)
-			resp := h.svc.Error(http.StatusInternalServerError, "")
-			resp.Write(w)
-		}
-	}()
-	req := auth.HTTPRequest(r, nil)
-	v := h.svc.Visit(req)
-	var err error
-	var body any
-	var extra http.Header
-	if r.Method != http.MethodGet {
-		err = h.svc.CheckOrigin(req)
-	}
-	if err == nil && begin && h.begin != nil {
-		var limited *auth.Response
-		if extra, limited = h.begin.Check(req); limited != nil {
-			limited.Write(w)
-			return
-		}
-	}
-	c := &call{r: r, v: v}
-	if err == nil {
-		body, err = fn(c)
-	}
-	resp := h.svc.Answer(v, op, body, err)
-	for k, vs := range extra {
-		if resp.Header.Get(k) == "" {
-			resp.Header[k] = vs
-		}
-	}
-	resp.Cookies = append(resp.Cookies, c.cookies...)
-	resp.Write(w)
-}
-
 // The ceremonies' state.
 
 // purpose says what a ceremony is for; a finish route takes only its own.
@@ -288,7 +199,7 @@ type ceremony struct {
 // start stores a ceremony and sets the challenge cookie naming it. The
 // cookie holds a random key; the store holds the state under the key's
 // SHA-256, so a copy of the store names no live cookie.
-func (h *Handler) start(c *call, cer ceremony) error {
+func (h *Handler) start(ctx context.Context, v *auth.Visit, cer ceremony) error {
 	key := make([]byte, 32)
 	if _, err := io.ReadFull(h.cfg.Rand, key); err != nil {
 		return fmt.Errorf("passkeys: challenge key: %w", err)
@@ -298,22 +209,22 @@ func (h *Handler) start(c *call, cer ceremony) error {
 		return fmt.Errorf("passkeys: encode ceremony: %w", err)
 	}
 	raw := base64.RawURLEncoding.EncodeToString(key)
-	if err := h.cfg.Challenges.Put(c.r.Context(), storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
+	if err := h.cfg.Challenges.Put(ctx, storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
 		return fmt.Errorf("passkeys: store challenge: %w: %w", user.ErrUnavailable, err)
 	}
-	c.cookies = append(c.cookies, h.challengeCookie(raw, int(h.cfg.ChallengeLifetime.Seconds())))
+	v.SetCookie(h.challengeCookie(raw, int(h.cfg.ChallengeLifetime.Seconds())))
 	return nil
 }
 
 // take consumes the ceremony the request's challenge cookie names, whatever
 // the finish then decides: a challenge answers once. It must be of want.
-func (h *Handler) take(c *call, want purpose) (ceremony, error) {
-	c.cookies = append(c.cookies, h.challengeCookie("", -1))
-	ck, err := c.r.Cookie(ChallengeCookie)
-	if err != nil || ck.Value == "" {
+func (h *Handler) take(ctx context.Context, v *auth.Visit, want purpose) (ceremony, error) {
+	v.SetCookie(h.challengeCookie("", -1))
+	raw, ok := v.Cookie(ChallengeCookie)
+	if !ok || raw == "" {
 		return ceremony{}, auth.ErrPasskeyChallengeInvalid
 	}
-	data, err := h.cfg.Challenges.Take(c.r.Context(), storeKey(ck.Value), h.cfg.Now())
+	data, err := h.cfg.Challenges.Take(ctx, storeKey(raw), h.cfg.Now())
 	if errors.Is(err, ErrChallengeNotFound) {
 		return ceremony{}, auth.ErrPasskeyChallengeInvalid
 	}
@@ -336,18 +247,18 @@ func storeKey(raw string) string {
 }
 
 func (h *Handler) challengeCookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: ChallengeCookie, Value: value, Path: Prefix, MaxAge: maxAge,
+	return &http.Cookie{Name: ChallengeCookie, Value: value, Path: h.cfg.CookiePath, MaxAge: maxAge,
 		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode}
 }
 
 // pendingHash is the SHA-256 of the request's 2fa_pending cookie: a 2FA
 // ceremony is bound to the pending login it was begun under.
-func pendingHash(r *http.Request) []byte {
-	ck, err := r.Cookie(auth.PendingCookie)
-	if err != nil || ck.Value == "" {
+func pendingHash(v *auth.Visit) []byte {
+	raw, ok := v.Cookie(auth.PendingCookie)
+	if !ok || raw == "" {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(ck.Value))
+	sum := sha256.Sum256([]byte(raw))
 	return sum[:]
 }
 
@@ -414,14 +325,80 @@ func (h *Handler) account(ctx context.Context, u *user.User) (*account, error) {
 	return &account{u: u, handle: handle, keys: keys}, nil
 }
 
-// Registration.
+// The ceremonies. Each is a typed method taking the request's auth.Visit,
+// as core's flows do: the challenge cookie is read from and set on the
+// visit, and the answer's cookies and headers are the visit's
+// (auth.Visit.WriteHeaders, or Cookies and Header), so an app can call them
+// from its own handlers on any framework. The routes under Prefix decode
+// the body, call them and render what they return. An error is an
+// *auth.Error to answer with (auth.AsError maps any other to 500 or 503;
+// log it); a panic in go-webauthn is returned as an error, never raised.
 
-func (h *Handler) registerBegin(c *call) (any, error) {
-	u, err := h.svc.RecentUser(c.r.Context(), c.v)
+// RegistrationInput is what FinishRegistration takes.
+type RegistrationInput struct {
+	// Credential is the PublicKeyCredential that the browser's
+	// navigator.credentials.create gave, as its toJSON() serialises it
+	// (members other than the credential's are ignored).
+	Credential []byte
+	// Name is the user's name for the passkey: see auth.CheckPasskeyName.
+	// Default: "Passkey".
+	Name string
+}
+
+// TwoFactorInput is what FinishTwoFactor takes.
+type TwoFactorInput struct {
+	// Assertion is the PublicKeyCredential that navigator.credentials.get
+	// gave, as its toJSON() serialises it.
+	Assertion []byte
+	// Remember, when set, overrides the remember flag of the password step.
+	Remember *bool
+}
+
+// LoginInput is what FinishLogin takes.
+type LoginInput struct {
+	// Assertion is the PublicKeyCredential that navigator.credentials.get
+	// gave, as its toJSON() serialises it.
+	Assertion []byte
+	// Remember asks for a long-lived session.
+	Remember bool
+}
+
+// guard turns a panic of the ceremony op into its error: no request ends
+// the process.
+func guard(op string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("passkeys: panic in %s: %v", op, p)
+	}
+}
+
+// limitBegin counts a begin against Config.BeginLimit.
+func (h *Handler) limitBegin(ctx context.Context, v *auth.Visit) error {
+	if h.begin == nil {
+		return nil
+	}
+	return h.begin.Attempt(ctx, v)
+}
+
+// BeginRegistration starts adding a passkey for the visit's signed-in
+// user, who must have authenticated recently
+// (auth.ErrReauthenticationRequired; auth.ErrNotAuthenticated without a
+// session). It counts against Config.BeginLimit, keeps the ceremony in
+// Config.Challenges, sets the challenge cookie on v and returns the
+// options of navigator.credentials.create: their JSON ({"publicKey": ...})
+// is what the browser's PublicKeyCredential.parseCreationOptionsFromJSON
+// takes. The user's passkeys are excluded, attestation is "none", and a
+// discoverable credential is required when passwordless sign-in is on
+// (preferred otherwise).
+func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialCreation, err error) {
+	defer guard("begin registration", &err)
+	if err := h.limitBegin(ctx, v); err != nil {
+		return nil, err
+	}
+	u, err := h.svc.RecentUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := h.account(c.r.Context(), u)
+	acct, err := h.account(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -440,55 +417,60 @@ func (h *Handler) registerBegin(c *call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("passkeys: begin registration: %w", err)
 	}
-	if err := h.start(c, ceremony{Purpose: purposeRegister, UserID: u.ID, Session: *sess}); err != nil {
+	if err := h.start(ctx, v, ceremony{Purpose: purposeRegister, UserID: u.ID, Session: *sess}); err != nil {
 		return nil, err
 	}
 	return opts, nil
 }
 
-// registration is the body of register/finish: the PublicKeyCredential as
-// the browser returns it (toJSON), and the name the user gave it.
-type registration struct {
-	protocol.CredentialCreationResponse
-	Name string `json:"name"`
-}
-
-func (h *Handler) registerFinish(c *call) (any, error) {
-	cer, err := h.take(c, purposeRegister)
+// FinishRegistration verifies the credential of the ceremony that
+// BeginRegistration began on this browser and stores it as a passkey of the
+// signed-in user, who must be the one it was begun for and still have
+// authenticated recently. The ceremony is taken first, whatever then
+// fails: auth.ErrPasskeyChallengeInvalid for none (a replay, a race lost,
+// expired, another purpose or user), auth.ErrPasskeyInvalid for a
+// credential that does not verify (origin, RP ID, challenge, a credential
+// id that is not the attested one), auth.ErrPasskeyAlreadyRegistered for
+// a credential id stored already. A success is audited
+// (auth.EventPasskeyAdded), mails the owner the notice, and returns the
+// passkey as auth.Service.ListPasskeys shows it.
+func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in RegistrationInput) (info auth.PasskeyInfo, err error) {
+	defer guard("finish registration", &err)
+	cer, err := h.take(ctx, v, purposeRegister)
 	if err != nil {
-		return nil, err
+		return auth.PasskeyInfo{}, err
 	}
-	u, err := h.svc.RecentUser(c.r.Context(), c.v)
+	u, err := h.svc.RecentUser(ctx, v)
 	if err != nil {
-		return nil, err
+		return auth.PasskeyInfo{}, err
 	}
 	if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
-		return nil, auth.ErrPasskeyChallengeInvalid
+		return auth.PasskeyInfo{}, auth.ErrPasskeyChallengeInvalid
 	}
-	var body registration
-	if err := readJSON(c.r, &body); err != nil {
-		return nil, err
-	}
-	name, err := cleanName(body.Name)
+	name, err := cleanName(in.Name)
 	if err != nil {
-		return nil, err
+		return auth.PasskeyInfo{}, err
 	}
-	parsed, err := body.CredentialCreationResponse.Parse()
+	var resp protocol.CredentialCreationResponse
+	if err := json.Unmarshal(in.Credential, &resp); err != nil {
+		return auth.PasskeyInfo{}, auth.ErrPasskeyInvalid
+	}
+	parsed, err := resp.Parse()
 	if err != nil {
-		return nil, auth.ErrPasskeyInvalid
+		return auth.PasskeyInfo{}, auth.ErrPasskeyInvalid
 	}
 	// The credential id the client names must be the one the authenticator
 	// attested (go-webauthn checks it from v0.18, which needs Go 1.26).
 	if !bytes.Equal(parsed.RawID, parsed.Response.AttestationObject.AuthData.AttData.CredentialID) {
-		return nil, auth.ErrPasskeyInvalid
+		return auth.PasskeyInfo{}, auth.ErrPasskeyInvalid
 	}
-	acct, err := h.account(c.r.Context(), u)
+	acct, err := h.account(ctx, u)
 	if err != nil {
-		return nil, err
+		return auth.PasskeyInfo{}, err
 	}
 	cred, err := h.wa.CreateCredential(acct, cer.Session, parsed)
 	if err != nil {
-		return nil, auth.ErrPasskeyInvalid
+		return auth.PasskeyInfo{}, auth.ErrPasskeyInvalid
 	}
 	transports := make([]string, len(cred.Transport))
 	for i, t := range cred.Transport {
@@ -500,25 +482,33 @@ func (h *Handler) registerFinish(c *call) (any, error) {
 		Transports: transports, AttestationType: cred.AttestationType, AAGUID: cred.Authenticator.AAGUID,
 		Name: name, CreatedAt: h.cfg.Now(),
 	}
-	if err := h.store.AddPasskey(c.r.Context(), p); err != nil {
+	if err := h.store.AddPasskey(ctx, p); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			return nil, auth.ErrPasskeyAlreadyRegistered
+			return auth.PasskeyInfo{}, auth.ErrPasskeyAlreadyRegistered
 		}
-		return nil, fmt.Errorf("passkeys: add: %w", err)
+		return auth.PasskeyInfo{}, fmt.Errorf("passkeys: add: %w", err)
 	}
-	h.svc.Audit(c.v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
-	h.svc.Notify(c.v, mailPasskeyAdded, u, mailData(name))
-	return view(auth.NewPasskeyInfo(p)), nil
+	h.svc.Audit(v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
+	h.svc.Notify(v, mailPasskeyAdded, u, mailData(name))
+	return auth.NewPasskeyInfo(p), nil
 }
 
-// Signing in.
-
-func (h *Handler) twoFactorBegin(c *call) (any, error) {
-	u, err := h.svc.PendingTwoFactorUser(c.r.Context(), c.v)
+// BeginTwoFactor starts a passkey as the second step of the visit's
+// pending 2FA login (the 2fa_pending cookie: auth.ErrNoPendingTwoFactor,
+// auth.ErrTwoFactorExpired). It counts against Config.BeginLimit, binds the
+// ceremony to that pending login, sets the challenge cookie on v and
+// returns the options of navigator.credentials.get allowing the user's
+// passkeys; auth.ErrPasskeyNotFound when they have none.
+func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
+	defer guard("begin 2fa", &err)
+	if err := h.limitBegin(ctx, v); err != nil {
+		return nil, err
+	}
+	u, err := h.svc.PendingTwoFactorUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := h.account(c.r.Context(), u)
+	acct, err := h.account(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -529,34 +519,33 @@ func (h *Handler) twoFactorBegin(c *call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("passkeys: begin 2fa: %w", err)
 	}
-	if err := h.start(c, ceremony{Purpose: purposeTwoFactor, UserID: u.ID, Pending: pendingHash(c.r), Session: *sess}); err != nil {
+	if err := h.start(ctx, v, ceremony{Purpose: purposeTwoFactor, UserID: u.ID, Pending: pendingHash(v), Session: *sess}); err != nil {
 		return nil, err
 	}
 	return opts, nil
 }
 
-// assertion is the body of the login finish routes: the PublicKeyCredential
-// as the browser returns it (toJSON), and the remember flag of the login.
-type assertion struct {
-	protocol.CredentialAssertionResponse
-	Remember *bool `json:"remember"`
-}
-
-func (h *Handler) twoFactorFinish(c *call) (any, error) {
-	cer, err := h.take(c, purposeTwoFactor)
+// FinishTwoFactor verifies the assertion of the ceremony BeginTwoFactor
+// began and, through auth.Service.FinishTwoFactor, ends the pending login
+// like a TOTP code: the same pending-login checks, the same per-user limit
+// (shared with TOTP and recovery codes), and a failure keeps the pending
+// cookie (the challenge cookie is deleted: begin again). The ceremony is
+// taken first: auth.ErrPasskeyChallengeInvalid for none, or one begun under
+// another pending login; auth.ErrPasskeyInvalid for an assertion that does
+// not verify; auth.ErrPasskeyCountRegressed for a counter that went
+// backwards with Config.RefuseCounterRegression.
+func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFactorInput) (res auth.TwoFactorResult, err error) {
+	defer guard("finish 2fa", &err)
+	cer, err := h.take(ctx, v, purposeTwoFactor)
 	if err != nil {
-		return nil, err
+		return auth.TwoFactorResult{}, err
 	}
-	if subtle.ConstantTimeCompare(cer.Pending, pendingHash(c.r)) != 1 {
-		return nil, auth.ErrPasskeyChallengeInvalid
+	if subtle.ConstantTimeCompare(cer.Pending, pendingHash(v)) != 1 {
+		return auth.TwoFactorResult{}, auth.ErrPasskeyChallengeInvalid
 	}
-	var body assertion
-	if err := readJSON(c.r, &body); err != nil {
-		return nil, err
-	}
-	_, err = h.svc.FinishTwoFactor(c.r.Context(), c.v, auth.SecondFactorInput{
+	return h.svc.FinishTwoFactor(ctx, v, auth.SecondFactorInput{
 		Method:   auth.LoginPasskey,
-		Remember: body.Remember,
+		Remember: in.Remember,
 		Verify: func(ctx context.Context, u *user.User) error {
 			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
 				return auth.ErrPasskeyChallengeInvalid
@@ -565,56 +554,82 @@ func (h *Handler) twoFactorFinish(c *call) (any, error) {
 			if err != nil {
 				return err
 			}
-			parsed, err := body.CredentialAssertionResponse.Parse()
+			parsed, err := parseAssertion(in.Assertion)
 			if err != nil {
-				return auth.ErrPasskeyInvalid
+				return err
 			}
 			cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
 			if err != nil {
 				return auth.ErrPasskeyInvalid
 			}
-			return h.used(ctx, c, acct, cred, parsed)
+			return h.used(ctx, v, acct, cred, parsed)
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]bool{"success": true}, nil
 }
 
-func (h *Handler) loginBegin(c *call) (any, error) {
+// parseAssertion parses a PublicKeyCredential.toJSON() of
+// navigator.credentials.get; anything else is auth.ErrPasskeyInvalid.
+func parseAssertion(raw []byte) (*protocol.ParsedCredentialAssertionData, error) {
+	var resp protocol.CredentialAssertionResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return nil, auth.ErrPasskeyInvalid
+	}
+	parsed, err := resp.Parse()
+	if err != nil {
+		return nil, auth.ErrPasskeyInvalid
+	}
+	return parsed, nil
+}
+
+// BeginLogin starts a passwordless sign-in with a discoverable credential
+// (also the browser's autofill, conditional UI): it counts against
+// Config.BeginLimit, sets the challenge cookie on v and returns the options
+// of navigator.credentials.get, without an allow list and with user
+// verification required. auth.ErrFeatureDisabled when
+// Config.AllowPasswordless is false.
+func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
+	defer guard("begin login", &err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
+	}
+	if err := h.limitBegin(ctx, v); err != nil {
+		return nil, err
 	}
 	opts, sess, err := h.wa.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return nil, fmt.Errorf("passkeys: begin login: %w", err)
 	}
-	if err := h.start(c, ceremony{Purpose: purposePasswordless, Session: *sess}); err != nil {
+	if err := h.start(ctx, v, ceremony{Purpose: purposePasswordless, Session: *sess}); err != nil {
 		return nil, err
 	}
 	return opts, nil
 }
 
-func (h *Handler) loginFinish(c *call) (any, error) {
+// FinishLogin verifies the assertion of the ceremony BeginLogin began and
+// signs its user in through auth.Service.SignInWithoutPassword (the
+// address's login limit, AfterLogin, the session cookie on v, the
+// notices), for accounts with and without 2FA: a passkey is every factor
+// at once. It returns the signed-in user. The ceremony is taken first:
+// auth.ErrPasskeyChallengeInvalid for none; auth.ErrPasskeyInvalid for an
+// assertion that does not verify or names no stored passkey;
+// auth.ErrPasskeyCountRegressed as FinishTwoFactor; auth.ErrFeatureDisabled
+// when passwordless sign-in is off.
+func (h *Handler) FinishLogin(ctx context.Context, v *auth.Visit, in LoginInput) (u *user.User, err error) {
+	defer guard("finish login", &err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
 	}
-	cer, err := h.take(c, purposePasswordless)
+	cer, err := h.take(ctx, v, purposePasswordless)
 	if err != nil {
 		return nil, err
 	}
-	var body assertion
-	if err := readJSON(c.r, &body); err != nil {
-		return nil, err
-	}
-	_, err = h.svc.SignInWithoutPassword(c.r.Context(), c.v, auth.PasswordlessInput{
+	return h.svc.SignInWithoutPassword(ctx, v, auth.PasswordlessInput{
 		Method:   auth.LoginPasskey,
-		Remember: body.Remember != nil && *body.Remember,
+		Remember: in.Remember,
 		Verify: func(ctx context.Context) (string, error) {
-			parsed, err := body.CredentialAssertionResponse.Parse()
+			parsed, err := parseAssertion(in.Assertion)
 			if err != nil {
-				return "", auth.ErrPasskeyInvalid
+				return "", err
 			}
 			var acct *account
 			var lookupErr error
@@ -636,20 +651,16 @@ func (h *Handler) loginFinish(c *call) (any, error) {
 			if err != nil {
 				return "", auth.ErrPasskeyInvalid
 			}
-			return acct.u.ID, h.used(ctx, c, acct, cred, parsed)
+			return acct.u.ID, h.used(ctx, v, acct, cred, parsed)
 		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]bool{"success": true}, nil
 }
 
 // used records a verified assertion: the counter and the backup state, on
 // the condition that the stored counter is still the one checked. A
 // counter that did not go up (and is not zero on both sides) is audited
 // and, with RefuseCounterRegression, refused.
-func (h *Handler) used(ctx context.Context, c *call, acct *account, cred *webauthn.Credential, parsed *protocol.ParsedCredentialAssertionData) error {
+func (h *Handler) used(ctx context.Context, v *auth.Visit, acct *account, cred *webauthn.Credential, parsed *protocol.ParsedCredentialAssertionData) error {
 	p := acct.key(cred.ID)
 	if p == nil {
 		return auth.ErrPasskeyInvalid
@@ -657,7 +668,7 @@ func (h *Handler) used(ctx context.Context, c *call, acct *account, cred *webaut
 	got := parsed.Response.AuthenticatorData.Counter
 	if cred.Authenticator.CloneWarning {
 		refused := h.cfg.RefuseCounterRegression
-		h.svc.Audit(c.v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
+		h.svc.Audit(v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
 			Detail: fmt.Sprintf("stored %d, received %d, refused %t", p.SignCount, got, refused)})
 		if refused {
 			return auth.ErrPasskeyCountRegressed
@@ -678,96 +689,11 @@ func (h *Handler) used(ctx context.Context, c *call, acct *account, cred *webaut
 	return nil
 }
 
-// Management.
-
-// View is a passkey as the list route shows it.
-type View struct {
-	ID             string     `json:"id"` // the credential id, base64url
-	Name           string     `json:"name"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	LastUsedAt     *time.Time `json:"lastUsedAt"` // null until first used
-	BackupEligible bool       `json:"backupEligible"`
-	BackedUp       bool       `json:"backedUp"`
-}
-
-// view is a passkey in the JSON of the routes.
-func view(p auth.PasskeyInfo) View {
-	v := View{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt.UTC(), BackupEligible: p.BackupEligible, BackedUp: p.BackedUp}
-	if !p.LastUsedAt.IsZero() {
-		t := p.LastUsedAt.UTC()
-		v.LastUsedAt = &t
+func requireResident(r protocol.ResidentKeyRequirement) *bool {
+	if r == protocol.ResidentKeyRequirementRequired {
+		return protocol.ResidentKeyRequired()
 	}
-	return v
-}
-
-// list, rename and remove are the routes of auth.Service's ListPasskeys,
-// RenamePasskey and DeletePasskey, where their rules are.
-
-func (h *Handler) list(c *call) (any, error) {
-	keys, err := h.svc.ListPasskeys(c.r.Context(), c.v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]View, len(keys))
-	for i, p := range keys {
-		out[i] = view(p)
-	}
-	return map[string]any{"passkeys": out}, nil
-}
-
-// change is the body of rename and delete.
-type change struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-func (h *Handler) rename(c *call) (any, error) {
-	if _, err := h.svc.CurrentUser(c.r.Context(), c.v); err != nil {
-		return nil, err // not signed in: 401 before the body is read
-	}
-	var body change
-	if err := readJSON(c.r, &body); err != nil {
-		return nil, err
-	}
-	p, err := h.svc.RenamePasskey(c.r.Context(), c.v, auth.RenamePasskeyInput{ID: body.ID, Name: body.Name})
-	if err != nil {
-		return nil, err
-	}
-	return view(p), nil
-}
-
-func (h *Handler) remove(c *call) (any, error) {
-	if _, err := h.svc.RecentUser(c.r.Context(), c.v); err != nil {
-		return nil, err // not signed in or not recently: before the body is read
-	}
-	var body change
-	if err := readJSON(c.r, &body); err != nil {
-		return nil, err
-	}
-	if err := h.svc.DeletePasskey(c.r.Context(), c.v, auth.DeletePasskeyInput{ID: body.ID}); err != nil {
-		return nil, err
-	}
-	return map[string]bool{"success": true}, nil
-}
-
-// Input.
-
-// readJSON decodes the request's JSON body into dst.
-func readJSON(r *http.Request, dst any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return auth.ErrUnsupportedContentType
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
-		return auth.ErrUnreadableBody
-	}
-	if len(b) > maxBody {
-		return auth.ErrBodyTooLarge
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return auth.ErrInvalidJSON
-	}
-	return nil
+	return protocol.ResidentKeyNotRequired()
 }
 
 // cleanName is the name given at registration: auth.CheckPasskeyName's
@@ -777,27 +703,4 @@ func cleanName(name string) (string, error) {
 		return "Passkey", nil
 	}
 	return auth.CheckPasskeyName(name)
-}
-
-// The script.
-
-//go:embed assets/passkeys.js
-var script []byte
-
-// Script is assets/passkeys.js, which the handler serves at
-// Prefix+"/passkeys.js".
-func Script() []byte { return bytes.Clone(script) }
-
-func serveScript(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(script)
-}
-
-func requireResident(r protocol.ResidentKeyRequirement) *bool {
-	if r == protocol.ResidentKeyRequirementRequired {
-		return protocol.ResidentKeyRequired()
-	}
-	return protocol.ResidentKeyNotRequired()
 }

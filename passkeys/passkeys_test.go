@@ -16,6 +16,7 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 // TestRegister: a signed-in, recently authenticated user registers a
@@ -61,8 +62,8 @@ func TestRegister(t *testing.T) {
 	case pk.AuthenticatorSelection.ResidentKey != "required":
 		t.Errorf("residentKey %q, want required (passwordless is on)", pk.AuthenticatorSelection.ResidentKey)
 	}
-	a := newAuthenticator(t)
-	cred, _ := a.create(begin.body, origin, "")
+	a := passkeystest.NewAuthenticator(t)
+	cred, _ := a.Create(begin.body, origin)
 	cred["name"] = "  Laptop  "
 	fin := c.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred)
 	want(t, "register/finish", fin, http.StatusOK, "")
@@ -95,10 +96,9 @@ func TestRegister(t *testing.T) {
 	// one's: refused (the attested id is another).
 	begin = c.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
 	want(t, "register/begin again", begin, http.StatusOK, "")
-	k := a.keys[0]
-	dup, _ := a.create(begin.body, origin, "")
-	a.keys = a.keys[:1]
-	dup = reuseID(t, dup, k.id)
+	k := a.Credentials()[0]
+	dup, _ := passkeystest.NewAuthenticator(t).Create(begin.body, origin)
+	dup = reuseID(t, dup, k.ID)
 	want(t, "register the same credential id", c.do(http.MethodPost, passkeys.Prefix+"/register/finish", dup), http.StatusBadRequest, "passkey_invalid")
 }
 
@@ -118,7 +118,7 @@ func TestRegisterNeedsRecentAuthentication(t *testing.T) {
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
 	want(t, "begin", begin, http.StatusOK, "")
 	e.advance(auth.DefaultReauthWindow + time.Second)
-	cred, _ := newAuthenticator(t).create(begin.body, origin, "")
+	cred, _ := passkeystest.NewAuthenticator(t).Create(begin.body, origin)
 	want(t, "finish after the window", c.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred), http.StatusForbidden, "reauthentication_required")
 	want(t, "begin after the window", c.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil), http.StatusForbidden, "reauthentication_required")
 	if ps, _ := e.users.ListPasskeys(context.Background(), u.ID); len(ps) != 0 {
@@ -126,7 +126,7 @@ func TestRegisterNeedsRecentAuthentication(t *testing.T) {
 	}
 	// A password confirmation makes it recent again.
 	want(t, "confirm password", c.do(http.MethodPost, "/api/auth/confirm-password", map[string]string{"password": goodPW}), http.StatusOK, "")
-	e.addPasskey(c, newAuthenticator(t), "Phone")
+	e.addPasskey(c, passkeystest.NewAuthenticator(t), "Phone")
 }
 
 // TestPasswordless: a discoverable passkey signs in on its own, the
@@ -134,19 +134,19 @@ func TestRegisterNeedsRecentAuthentication(t *testing.T) {
 func TestPasswordless(t *testing.T) {
 	e := newEnv(t, nil, nil)
 	home, u := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	e.addPasskey(home, a, "Laptop")
 	e.advance(time.Minute)
 
 	c := e.client()
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
 	want(t, "login/begin", begin, http.StatusOK, "")
-	var opts requestOptions
+	var opts passkeystest.RequestOptions
 	_ = json.Unmarshal(begin.body, &opts)
 	if opts.PublicKey.RPID != "localhost" || len(opts.PublicKey.AllowCredentials) != 0 {
 		t.Fatalf("login options %s: want rpId localhost and no allow list (discoverable)", begin.body)
 	}
-	fin := c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.get(begin.body, origin, nil))
+	fin := c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.Get(begin.body, origin, nil))
 	want(t, "login/finish", fin, http.StatusOK, "")
 	if got := c.signedInAs(); got != u.ID {
 		t.Fatalf("signed in as %q, want %q", got, u.ID)
@@ -184,12 +184,12 @@ func TestPasswordlessOff(t *testing.T) {
 func TestChallengeSingleUse(t *testing.T) {
 	e := newEnv(t, nil, nil)
 	home, _ := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	e.addPasskey(home, a, "Laptop")
 
 	c := e.client()
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
-	body := a.get(begin.body, origin, nil)
+	body := a.Get(begin.body, origin, nil)
 	thief := c.clone() // the challenge cookie, copied
 	want(t, "finish", c.do(http.MethodPost, passkeys.Prefix+"/login/finish", body), http.StatusOK, "")
 	want(t, "replayed finish", thief.do(http.MethodPost, passkeys.Prefix+"/login/finish", body), http.StatusBadRequest, "passkey_challenge_invalid")
@@ -202,18 +202,18 @@ func TestChallengeSingleUse(t *testing.T) {
 	c = e.client()
 	begin = c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
 	e.advance(passkeys.DefaultChallengeLifetime + time.Second)
-	want(t, "expired", c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.get(begin.body, origin, nil)), http.StatusBadRequest, "passkey_challenge_invalid")
+	want(t, "expired", c.do(http.MethodPost, passkeys.Prefix+"/login/finish", a.Get(begin.body, origin, nil)), http.StatusBadRequest, "passkey_challenge_invalid")
 
 	// A challenge of another purpose: a login challenge does not
 	// register.
 	begin = home.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
-	cred, _ := newAuthenticator(t).create([]byte(`{"publicKey":{"challenge":"`+challengeOf(t, begin.body)+`","rp":{"id":"localhost"},"user":{"id":"AAAA"}}}`), origin, "")
+	cred, _ := passkeystest.NewAuthenticator(t).Create([]byte(`{"publicKey":{"challenge":"`+challengeOf(t, begin.body)+`","rp":{"id":"localhost"},"user":{"id":"AAAA"}}}`), origin)
 	want(t, "login challenge at register/finish", home.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred), http.StatusBadRequest, "passkey_challenge_invalid")
 
 	// The race.
 	c = e.client()
 	begin = c.do(http.MethodPost, passkeys.Prefix+"/login/begin", nil)
-	body = a.get(begin.body, origin, nil)
+	body = a.Get(begin.body, origin, nil)
 	const racers = 8
 	statuses := make(chan int, racers)
 	var wg sync.WaitGroup
@@ -239,7 +239,7 @@ func TestChallengeSingleUse(t *testing.T) {
 }
 
 func challengeOf(t *testing.T, opts []byte) string {
-	var o requestOptions
+	var o passkeystest.RequestOptions
 	if err := json.Unmarshal(opts, &o); err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func challengeOf(t *testing.T, opts []byte) string {
 func TestOriginAndRPID(t *testing.T) {
 	e := newEnv(t, nil, nil)
 	home, u := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	k, _ := e.addPasskey(home, a, "Laptop")
 
 	c := e.client()
@@ -262,23 +262,25 @@ func TestOriginAndRPID(t *testing.T) {
 	if ev, ok := e.event(auth.EventLoginFailed); !ok || ev.Detail != "passkey: passkey_invalid" {
 		t.Errorf("audit %+v, want login_failed passkey: passkey_invalid", ev)
 	}
-	phished := &softKey{id: k.id, priv: k.priv, rpID: "evil.example", handle: k.handle}
+	phished := k.Copy()
+	phished.RPID = "evil.example"
 	want(t, "assertion for another RP ID", e.passwordless(c, a, phished, origin), http.StatusBadRequest, "passkey_invalid")
 
 	begin := home.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
-	cred, _ := a.create(begin.body, "http://evil.example", "")
+	cred, _ := a.Create(begin.body, "http://evil.example")
 	want(t, "registration from another origin", home.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred), http.StatusBadRequest, "passkey_invalid")
 	begin = home.do(http.MethodPost, passkeys.Prefix+"/register/begin", nil)
-	cred, _ = a.create(begin.body, origin, "evil.example")
+	cred, _ = a.CreateFor(begin.body, origin, "evil.example")
 	want(t, "registration for another RP ID", home.do(http.MethodPost, passkeys.Prefix+"/register/finish", cred), http.StatusBadRequest, "passkey_invalid")
 	if ps, _ := e.users.ListPasskeys(context.Background(), u.ID); len(ps) != 1 {
 		t.Fatalf("%d passkeys, want only the first", len(ps))
 	}
 	// A user handle that is not the credential's owner's.
-	stranger := &softKey{id: k.id, priv: k.priv, rpID: k.rpID, handle: []byte("not-a-handle")}
+	stranger := k.Copy()
+	stranger.UserHandle = []byte("not-a-handle")
 	want(t, "unknown user handle", e.passwordless(c, a, stranger, origin), http.StatusBadRequest, "passkey_invalid")
 	// User verification is required for passwordless.
-	a.userVerified = false
+	a.UserVerified = false
 	want(t, "without user verification", e.passwordless(c, a, k, origin), http.StatusBadRequest, "passkey_invalid")
 }
 
@@ -290,11 +292,11 @@ func TestCounterRegression(t *testing.T) {
 		t.Run(map[bool]string{false: "Audited", true: "Refused"}[refuse], func(t *testing.T) {
 			e := newEnv(t, func(c *passkeys.Config) { c.RefuseCounterRegression = refuse }, nil)
 			home, u := e.signUp("ada@example.com")
-			a := newAuthenticator(t)
+			a := passkeystest.NewAuthenticator(t)
 			k, _ := e.addPasskey(home, a, "Laptop")
-			k.count = 6
+			k.Counter = 6
 			want(t, "sign-in at 7", e.passwordless(e.client(), a, k, origin), http.StatusOK, "")
-			k.count = 2 // a clone that lags behind
+			k.Counter = 2 // a clone that lags behind
 			c := e.client()
 			r := e.passwordless(c, a, k, origin)
 			ev, ok := e.event(auth.EventPasskeyCountRegressed)
@@ -346,20 +348,20 @@ func (e *env) twoFactorLogin(u *user.User) *client {
 func TestTwoFactorStep(t *testing.T) {
 	e := newEnv(t, nil, nil)
 	home, u := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	k, _ := e.addPasskey(home, a, "Laptop")
 	c := e.twoFactorLogin(u)
 
 	want(t, "2fa/begin without a pending login", e.client().do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil), http.StatusUnauthorized, "no_pending_two_factor")
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
 	want(t, "2fa/begin", begin, http.StatusOK, "")
-	var opts requestOptions
+	var opts passkeystest.RequestOptions
 	_ = json.Unmarshal(begin.body, &opts)
-	if len(opts.PublicKey.AllowCredentials) != 1 || opts.PublicKey.AllowCredentials[0].ID != b64(k.id) {
+	if len(opts.PublicKey.AllowCredentials) != 1 || opts.PublicKey.AllowCredentials[0].ID != b64(k.ID) {
 		t.Fatalf("2fa options %s: want the user's one credential allowed", begin.body)
 	}
 	pending := c.cookie(auth.PendingCookie)
-	bad := c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.get(begin.body, "http://evil.example", nil))
+	bad := c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.Get(begin.body, "http://evil.example", nil))
 	want(t, "2fa/finish from another origin", bad, http.StatusBadRequest, "passkey_invalid")
 	if c.cookie(auth.PendingCookie) != pending || c.signedInAs() != "" {
 		t.Fatal("a failed passkey step dropped the pending login or signed in")
@@ -374,10 +376,10 @@ func TestTwoFactorStep(t *testing.T) {
 	begin = other.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
 	mixed := c.clone()
 	mixed.cookies[passkeys.ChallengeCookie] = other.cookie(passkeys.ChallengeCookie)
-	want(t, "challenge of another pending login", mixed.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.get(begin.body, origin, nil)), http.StatusBadRequest, "passkey_challenge_invalid")
+	want(t, "challenge of another pending login", mixed.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.Get(begin.body, origin, nil)), http.StatusBadRequest, "passkey_challenge_invalid")
 
 	begin = c.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
-	want(t, "2fa/finish", c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.get(begin.body, origin, nil)), http.StatusOK, "")
+	want(t, "2fa/finish", c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.Get(begin.body, origin, nil)), http.StatusOK, "")
 	if c.signedInAs() != u.ID || c.cookie(auth.PendingCookie) != "" {
 		t.Fatal("the passkey step did not finish the login")
 	}
@@ -391,15 +393,15 @@ func TestTwoFactorStep(t *testing.T) {
 func TestTwoFactorLimit(t *testing.T) {
 	e := newEnv(t, nil, func(c *auth.Config) { c.Limits.TwoFactor = auth.Limit{Max: 2, Window: time.Minute} })
 	home, u := e.signUp("ada@example.com")
-	a := newAuthenticator(t)
+	a := passkeystest.NewAuthenticator(t)
 	e.addPasskey(home, a, "Laptop")
 	c := e.twoFactorLogin(u)
 	for i := range 2 {
 		begin := c.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
-		want(t, "failure "+string(rune('1'+i)), c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.get(begin.body, "http://evil.example", nil)), http.StatusBadRequest, "passkey_invalid")
+		want(t, "failure "+string(rune('1'+i)), c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.Get(begin.body, "http://evil.example", nil)), http.StatusBadRequest, "passkey_invalid")
 	}
 	begin := c.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
-	want(t, "past the limit", c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.get(begin.body, origin, nil)), http.StatusTooManyRequests, "too_many_two_factor_attempts")
+	want(t, "past the limit", c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", a.Get(begin.body, origin, nil)), http.StatusTooManyRequests, "too_many_two_factor_attempts")
 	want(t, "TOTP shares the limit", c.do(http.MethodPost, "/api/2fa/verify", map[string]string{"code": "123456"}), http.StatusTooManyRequests, "too_many_two_factor_attempts")
 }
 
@@ -419,7 +421,7 @@ func TestBeginLimit(t *testing.T) {
 func TestRenameAndDelete(t *testing.T) {
 	e := newEnv(t, nil, nil)
 	c, u := e.signUp("ada@example.com")
-	_, view := e.addPasskey(c, newAuthenticator(t), "Laptop")
+	_, view := e.addPasskey(c, passkeystest.NewAuthenticator(t), "Laptop")
 	id := view["id"].(string)
 	bob, _ := e.signUp("bob@example.com")
 

@@ -138,6 +138,21 @@ func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
 	return h, nil
 }
 
+// Attempt counts one attempt for the visit's request, for a limit inside
+// a typed method: the rate-limit headers go on the visit ([Visit.Header]),
+// and an attempt over the limit fails with the limit's 429 *Error (code
+// "too_many_requests", RetryAfter set), a store that is down with an
+// error AsError maps to 503 (unless Config.RateLimitFailOpen).
+func (rl *RateLimit) Attempt(ctx context.Context, v *Visit) error {
+	v.use(ctx)
+	vd, err := rl.s.check(v, rl.lim, rl.key(v.req))
+	if err != nil {
+		return err
+	}
+	rl.s.rateHeaders(v.header, vd)
+	return nil
+}
+
 // Close stops the background work of the limit's default store.
 func (rl *RateLimit) Close() error {
 	if rl.lim != nil && rl.lim.closer != nil {

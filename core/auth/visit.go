@@ -92,6 +92,19 @@ func (v *Visit) Language() *i18n.Language { return v.lang }
 // ClientIP returns the client's address as rate limits key it.
 func (v *Visit) ClientIP() string { return v.ip }
 
+// Cookie returns the value of the request's cookie name, for modules
+// built on the Service that keep state of their own in a cookie (the
+// passkeys module's challenge cookie). ok is false when the request has
+// none.
+func (v *Visit) Cookie(name string) (value string, ok bool) { return v.req.Cookie(name) }
+
+// SetCookie adds ck to the cookies the answer sets ([Visit.Cookies]), for
+// modules built on the Service: a later cookie with the same name, path
+// and domain replaces an earlier one, so an answer never sets one twice.
+// The caller chooses its attributes (Secure, HttpOnly, SameSite); the
+// cookie goes out with the answer whatever it is, an error included.
+func (v *Visit) SetCookie(ck *http.Cookie) { v.setCookie(ck) }
+
 // bridge is the session.CookieBridge over a visit's request and the
 // cookies its answer will set.
 type bridge struct{ v *Visit }

@@ -1,0 +1,135 @@
+package passkeystest
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/passkeys"
+)
+
+// testReplay: a finish takes its challenge; the same cookie and body again
+// (a copied cookie: a replay) are refused and sign nobody in, and so is a
+// finish without a begun ceremony.
+func testReplay(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, nil)
+	home, _ := e.signUp(t, "ada@example.com")
+	a := NewAuthenticator(t)
+	e.addPasskey(t, home, a, "Laptop")
+	b := e.browser()
+	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
+	body := a.Get(raw(begin), Origin, nil)
+	thief := b.clone()
+	wantSuccess(t, "finish", b.post(t, passkeys.Prefix+"/login/finish", body))
+	wantError(t, "replayed finish", thief.post(t, passkeys.Prefix+"/login/finish", body), auth.ErrPasskeyChallengeInvalid)
+	if thief.signedInAs(t) != "" {
+		t.Fatal("the replay signed in")
+	}
+	wantError(t, "finish without begin", e.browser().post(t, passkeys.Prefix+"/login/finish", body), auth.ErrPasskeyChallengeInvalid)
+}
+
+// testExpired: a ceremony finished after the challenge lifetime is
+// refused.
+func testExpired(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, nil)
+	home, _ := e.signUp(t, "ada@example.com")
+	a := NewAuthenticator(t)
+	e.addPasskey(t, home, a, "Laptop")
+	b := e.browser()
+	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
+	e.clock.Advance(passkeys.DefaultChallengeLifetime)
+	wantError(t, "expired", b.post(t, passkeys.Prefix+"/login/finish", a.Get(raw(begin), Origin, nil)), auth.ErrPasskeyChallengeInvalid)
+	if b.signedInAs(t) != "" {
+		t.Fatal("an expired ceremony signed in")
+	}
+}
+
+// testRace: of several finishes of one challenge sent at once (the same
+// cookie, the same assertion), exactly one signs in; the others get
+// passkey_challenge_invalid, and the use is recorded once.
+func testRace(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, nil)
+	home, u := e.signUp(t, "ada@example.com")
+	a := NewAuthenticator(t)
+	e.addPasskey(t, home, a, "Laptop")
+	b := e.browser()
+	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
+	var body json.RawMessage
+	body, err := json.Marshal(a.Get(raw(begin), Origin, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const racers = 8
+	browsers := make([]*browser, racers)
+	for i := range browsers {
+		browsers[i] = b.clone()
+	}
+	var wg sync.WaitGroup
+	replies := make([]struct {
+		status int
+		code   any
+		err    error
+	}, racers)
+	for i, r := range browsers {
+		wg.Go(func() {
+			rep, err := r.fetch(http.MethodPost, passkeys.Prefix+"/login/finish", body)
+			replies[i].status, replies[i].code, replies[i].err = rep.Status, rep.JSON["code"], err
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i, r := range replies {
+		switch {
+		case r.err != nil:
+			t.Errorf("racer %d: %v", i, r.err)
+		case r.status == http.StatusOK:
+			won++
+		case r.status != http.StatusBadRequest || r.code != string(auth.ErrPasskeyChallengeInvalid.Code):
+			t.Errorf("racer %d: %d %v, want 400 passkey_challenge_invalid", i, r.status, r.code)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d racing finishes of one challenge signed in, want exactly 1", won)
+	}
+	if n := e.audit.count(auth.EventLoginSucceeded); n != 1 {
+		t.Errorf("%d login_succeeded events, want 1", n)
+	}
+	if p := e.stored(t, u.ID)[0]; p.SignCount != 1 {
+		t.Errorf("stored count %d, want 1 (one use recorded)", p.SignCount)
+	}
+}
+
+// testOtherPurpose: a ceremony finishes only what it was begun for: a
+// login challenge does not register, a registration challenge does not
+// sign in.
+func testOtherPurpose(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, nil)
+	home, u := e.signUp(t, "ada@example.com")
+	a := NewAuthenticator(t)
+	e.addPasskey(t, home, a, "Laptop")
+	begin := home.post(t, passkeys.Prefix+"/login/begin", nil)
+	var o RequestOptions
+	if err := json.Unmarshal(raw(begin), &o); err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte(`{"publicKey":{"challenge":"` + o.PublicKey.Challenge + `","rp":{"id":"` + RPID + `"},"user":{"id":"AAAA"}}}`)
+	cred, _ := NewAuthenticator(t).Create(forged, Origin)
+	wantError(t, "login challenge at register/finish", home.post(t, passkeys.Prefix+"/register/finish", cred), auth.ErrPasskeyChallengeInvalid)
+	if n := len(e.stored(t, u.ID)); n != 1 {
+		t.Fatalf("%d passkeys stored, want the first only", n)
+	}
+	b := e.browser()
+	reg := home.post(t, passkeys.Prefix+"/register/begin", nil)
+	var co CreationOptions
+	if err := json.Unmarshal(raw(reg), &co); err != nil {
+		t.Fatal(err)
+	}
+	b.setCookie(passkeys.ChallengeCookie, home.cookie(passkeys.ChallengeCookie))
+	wantError(t, "registration challenge at login/finish", b.post(t, passkeys.Prefix+"/login/finish",
+		a.Sign(a.Credentials()[0], co.PublicKey.Challenge, Origin, 5)), auth.ErrPasskeyChallengeInvalid)
+	if b.signedInAs(t) != "" {
+		t.Fatal("a registration challenge signed in")
+	}
+}
