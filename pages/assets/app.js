@@ -203,7 +203,7 @@ async function passkeyStep(box, button) {
     if (box.dataset.passkey === "signin") {
       await authkitPasskeys.signIn({ remember: rememberMe() });
     } else {
-      await authkitPasskeys.secondFactor({ remember: rememberMe() });
+      await authkitPasskeys.secondFactor(); // the password step's "keep me signed in" holds
     }
     location.assign(box.dataset.next);
   } catch (e) {
