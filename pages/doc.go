@@ -4,8 +4,9 @@
 // dashboard, and the security settings (2FA setup with the QR code and the
 // key by hand, recovery codes with copy and download, regenerating them
 // after a confirmation, 2FA off, email change, password change, sign out,
-// sign out everywhere), a 404 page and the assets. It needs the standard
-// library and core only.
+// sign out everywhere), a 404 page and the assets, and, beside the
+// passkeys module, the passkey steps. It needs the standard library and
+// core only.
 //
 //	svc, _ := auth.New(cfg) // cfg.VerifyEmailPath, cfg.ResetPasswordPath = pages.MailLinks("/auth")
 //	p, _ := pages.New(svc, pages.Config{Prefix: "/auth"})
@@ -33,6 +34,25 @@
 // puts the answer in place without a reload, shows the QR code inline,
 // adds "show password" toggles and the Copy button of recovery codes.
 //
+// # Passkeys
+//
+// With [Config.Passkeys] set and the passkeys module
+// (github.com/authkit-go/authkit/passkeys) mounted on the same origin at
+// [PasskeysPath], the pages gain the passkey steps: "Sign in with a
+// passkey" on the login page, whose email field also offers the user's
+// passkeys in the browser's autofill (autocomplete="username webauthn",
+// conditional UI), "Use a passkey" on the 2FA page of a user who has one,
+// and on the security page the user's passkeys (name, added, last used,
+// synced or on one device) with "Add a passkey". The pages import no
+// WebAuthn code: they load the module's script (PasskeysPath +
+// "/passkeys.js") before their own, which calls it. Renaming and deleting
+// are plain forms on [auth.Service.RenamePasskey] and
+// [auth.Service.DeletePasskey]; a deletion after an old sign-in, like
+// adding one, goes through the password confirmation first. What needs
+// the script is rendered hidden, or as a <template> the script inserts (the
+// add form), so without JavaScript no control is dead and every other
+// step still works.
+//
 // # Routes
 //
 // Under the prefix: GET and POST /login, /register, /2fa, /forgot-password,
@@ -46,7 +66,9 @@
 // auth.Config.ReauthWindow); POST /settings/sessions/end and
 // /settings/trusted-devices/forget when the Service keeps session records
 // and trusted devices (the security page then lists them, and the 2FA page
-// offers to trust the browser); GET /assets/{file}. A switched-off feature
+// offers to trust the browser); POST /settings/passkeys/rename and
+// /settings/passkeys/delete with [Config.Passkeys]; GET /assets/{file}.
+// A switched-off feature
 // (auth.Config.Disable) takes its pages away; they answer the 404 page.
 //
 // # Templates and themes

@@ -43,3 +43,23 @@ func ExampleMailLinks() {
 	fmt.Println(verify, reset)
 	// Output: /auth/verify-email/ /auth/reset-password/
 }
+
+// With the passkeys module mounted at /api/passkeys, the pages offer its
+// steps: here the login page's passkey autofill and its script.
+func ExampleConfig_passkeys() {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, err := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Keys: keys,
+		Secrets: []string{strings.Repeat("s", 32)}, AppURL: "https://app.example.com"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := pages.Must(pages.New(svc, pages.Config{Passkeys: &pages.Passkeys{}}))
+	// mux.Handle(passkeys.Prefix+"/", pk) beside it: see the passkeys module.
+
+	rec := httptest.NewRecorder()
+	p.ServeHTTP(rec, httptest.NewRequest("GET", "/login", nil))
+	body := rec.Body.String()
+	fmt.Println(strings.Contains(body, `autocomplete="username webauthn"`), strings.Contains(body, `src="/api/passkeys/passkeys.js"`))
+	// Output: true true
+}

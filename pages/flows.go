@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -47,6 +48,10 @@ func (h *Handler) routes() {
 	}
 	if h.svc.HasTrustedDevices() {
 		h.post("/settings/trusted-devices/forget", h.forgetDevice)
+	}
+	if h.cfg.Passkeys != nil {
+		h.post("/settings/passkeys/rename", h.renamePasskey)
+		h.post("/settings/passkeys/delete", h.deletePasskey)
 	}
 	h.post("/settings/confirm-password", h.confirmPassword)
 	h.post("/settings/2fa/disable", h.disableTwoFactor)
@@ -179,8 +184,11 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit
 		// The sign-in is too old for this change: confirm the password,
 		// then come back to the page the form was on.
 		next := "security"
-		if v.Page == "codes" {
+		switch {
+		case v.Page == "codes":
 			next = "recovery-codes"
+		case strings.HasPrefix(v.Form, "passkey-"):
+			next = "passkeys"
 		}
 		h.redirect(w, r, h.prefix+"/settings/confirm-password?next="+next, visit)
 		return
@@ -508,7 +516,8 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, visit *
 
 // confirmNext are the pages a password confirmation returns to, by the
 // key its form carries: a query never names a path of its own.
-var confirmNext = map[string]string{"security": "/settings/security", "recovery-codes": "/settings/recovery-codes"}
+var confirmNext = map[string]string{"security": "/settings/security", "recovery-codes": "/settings/recovery-codes",
+	"passkeys": "/settings/security"}
 
 // nextKey returns key when it is one of confirmNext's, else "security".
 func nextKey(key string) string {
@@ -539,7 +548,11 @@ func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit 
 			fields{"invalid_password": "confirm-password"})
 		return
 	}
-	h.redirect(w, r, h.prefix+confirmNext[next]+"?done=password-confirmed", visit)
+	target := h.prefix + confirmNext[next] + "?done=password-confirmed"
+	if next == "passkeys" {
+		target += "#passkeys" // back to the list, where adding or deleting one waits
+	}
+	h.redirect(w, r, target, visit)
 }
 
 // endSession ends one of the user's sessions from the list: the current
@@ -573,4 +586,57 @@ func (h *Handler) forgetDevice(w http.ResponseWriter, r *http.Request, visit *au
 		return
 	}
 	h.redirect(w, r, h.prefix+"/settings/security?done=device-forgotten", visit)
+}
+
+// passkeyForm finds, among the user's passkeys, the one a rename or delete
+// form posted (its "passkey" value), and returns the id of that form on
+// the security page, e.g. "passkey-rename-2", so an error shows beside it;
+// "" when it is not listed (a passkey deleted meanwhile, a forged id).
+func (h *Handler) passkeyForm(r *http.Request, visit *auth.Visit, kind string) string {
+	id := r.PostFormValue("passkey")
+	list, err := h.svc.ListPasskeys(r.Context(), visit)
+	if err != nil {
+		return ""
+	}
+	for i, p := range list {
+		if p.ID == id {
+			return passkeyFormID(kind, i)
+		}
+	}
+	return ""
+}
+
+func passkeyFormID(kind string, i int) string { return "passkey-" + kind + "-" + strconv.Itoa(i) }
+
+// renamePasskey names one of the user's passkeys (a session is enough).
+func (h *Handler) renamePasskey(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	name := r.PostFormValue("name")
+	_, err := h.svc.RenamePasskey(r.Context(), visit, auth.RenamePasskeyInput{ID: r.PostFormValue("passkey"), Name: name})
+	if err != nil {
+		form := h.passkeyForm(r, visit, "rename")
+		if form == "" {
+			form = "passkeys-list"
+		}
+		input := strings.Replace(form, "passkey-rename-", "passkey-name-", 1)
+		h.fail(w, r, visit, &View{Page: "security", Form: form, Values: map[string]string{input: name}}, err, fields{
+			"name_required": input, "name_too_long": input, "invalid_characters": input})
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=passkey-renamed#passkeys", visit)
+}
+
+// deletePasskey deletes one of the user's passkeys. It needs a recent
+// sign-in: without one the confirmation page comes first, and returns to
+// the list.
+func (h *Handler) deletePasskey(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	err := h.svc.DeletePasskey(r.Context(), visit, auth.DeletePasskeyInput{ID: r.PostFormValue("passkey")})
+	if err != nil {
+		form := h.passkeyForm(r, visit, "delete")
+		if form == "" {
+			form = "passkeys-list"
+		}
+		h.fail(w, r, visit, &View{Page: "security", Form: form}, err, nil)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=passkey-deleted#passkeys", visit)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/i18n"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 //go:embed templates/*.html
@@ -71,9 +72,33 @@ type Config struct {
 	// when the Service's cookies are Secure (production). Default: false.
 	WarnPlainHTTP bool
 
+	// Passkeys turns on the pages' passkey steps, for an app that mounts
+	// the passkeys module (github.com/authkit-go/authkit/passkeys) on the
+	// same origin at [PasskeysPath]: "Sign in with a passkey" and the
+	// browser's passkey autofill on the login page, "Use a passkey" at the
+	// second step, and the user's passkeys on the security page (listed,
+	// renamed and deleted by plain forms; added by the script). The pages
+	// load the module's script (PasskeysPath + "/passkeys.js"); what needs
+	// it is hidden until the script shows it, so without JavaScript no
+	// control is dead. The pages stay free of WebAuthn: the ceremonies are
+	// the module's. Default: nil, no passkey steps.
+	Passkeys *Passkeys
+
 	// Logger logs what a person cannot be told (a template that fails).
 	// Default: slog.Default().
 	Logger *slog.Logger
+}
+
+// PasskeysPath is where the pages expect the passkeys module's routes and
+// script: the module's passkeys.Prefix.
+const PasskeysPath = "/api/passkeys"
+
+// Passkeys configures the pages' passkey steps (Config.Passkeys).
+type Passkeys struct {
+	// SecondFactorOnly takes passwordless sign-in off the login page (the
+	// button and the autofill): set it when the passkeys module's
+	// AllowPasswordless is false. Default: false, offered.
+	SecondFactorOnly bool
 }
 
 // Theme is the look of the default templates, applied as CSS custom
@@ -156,6 +181,11 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	}
 	if h.cfg.Theme.AppName == "" {
 		h.cfg.Theme.AppName = "authkit"
+	}
+	if cfg.Passkeys != nil {
+		if _, ok := svc.Users().(user.Passkeys); !ok {
+			return nil, fmt.Errorf("pages: Config.Passkeys needs a user store that holds passkeys (user.Passkeys); auth.Config.Users (%T) does not", svc.Users())
+		}
 	}
 	h.afterLogin = cfg.AfterLogin
 	if h.afterLogin == "" {

@@ -58,6 +58,12 @@ type View struct {
 	Devices  []auth.TrustedDeviceInfo
 	// RecoveryLeft is set on the dashboard after a recovery-code login.
 	RecoveryLeft *int
+	// Passkeys are the signed-in user's passkeys on the security page,
+	// when Config.Passkeys is set.
+	Passkeys []auth.PasskeyInfo
+	// PasskeyFactor is set on the 2FA page when the pending login's user
+	// has a passkey to finish it with (and Config.Passkeys is set).
+	PasskeyFactor bool
 
 	h     *Handler
 	lang  *i18n.Language
@@ -242,6 +248,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if v.Page == "security" && v.User != nil && visit != nil {
 		h.fillSecurity(r, visit, v)
 	}
+	if v.Page == "twofactor" && visit != nil && h.cfg.Passkeys != nil {
+		v.PasskeyFactor = h.pendingHasPasskey(r, visit)
+	}
 	var buf bytes.Buffer
 	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
 		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", v.Page, "err", err)
@@ -309,6 +318,13 @@ func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
 		}
 		v.Sessions = list
 	}
+	if h.cfg.Passkeys != nil {
+		list, err := h.svc.ListPasskeys(r.Context(), visit)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "authkit pages: passkeys", "err", err)
+		}
+		v.Passkeys = list
+	}
 	if h.svc.HasTrustedDevices() {
 		list, err := h.svc.TrustedDevices(r.Context(), visit)
 		if err != nil {
@@ -334,3 +350,58 @@ func (v *View) SessionsShown() bool { return v.h.svc.HasSessionRecords() }
 
 // DevicesShown reports whether the security page lists trusted browsers.
 func (v *View) DevicesShown() bool { return v.h.svc.HasTrustedDevices() }
+
+// pendingHasPasskey reports whether the user of the visit's pending 2FA
+// login has a passkey: only then does the 2FA page offer one. A pending
+// login that is gone or a store that fails offers none (the code forms
+// still work and say what is wrong).
+func (h *Handler) pendingHasPasskey(r *http.Request, visit *auth.Visit) bool {
+	u, err := h.svc.PendingTwoFactorUser(r.Context(), visit)
+	if err != nil {
+		return false
+	}
+	st, _ := h.svc.Users().(user.Passkeys) // checked in New
+	keys, err := st.ListPasskeys(r.Context(), u.ID)
+	if err != nil {
+		h.log.WarnContext(r.Context(), "authkit pages: passkeys of a pending login", "err", err)
+		return false
+	}
+	return len(keys) > 0
+}
+
+// PasskeysOn reports whether the pages offer passkeys (Config.Passkeys).
+func (v *View) PasskeysOn() bool { return v.h.cfg.Passkeys != nil }
+
+// PasskeySignIn reports whether the login page offers to sign in with a
+// passkey alone (the button and the browser's autofill).
+func (v *View) PasskeySignIn() bool {
+	return v.h.cfg.Passkeys != nil && !v.h.cfg.Passkeys.SecondFactorOnly
+}
+
+// PasskeyScript is the path of the passkeys module's script.
+func (v *View) PasskeyScript() string { return PasskeysPath + "/passkeys.js" }
+
+// EmailAutocomplete is the autocomplete of the login page's email field:
+// with passwordless passkeys also "webauthn", so that the browser offers
+// the user's passkeys in the field's autofill (conditional UI).
+func (v *View) EmailAutocomplete() string {
+	if v.PasskeySignIn() {
+		return "username webauthn"
+	}
+	return "username"
+}
+
+// PasskeyNameField is the rename field of the i-th passkey of the list,
+// holding its name until the person types another.
+func (v *View) PasskeyNameField(i int, name string) Field {
+	id := "passkey-name-" + strconv.Itoa(i)
+	f := v.Field(id, "name", "text", "off", "passkeys.name")
+	if _, typed := v.Values[id]; !typed {
+		f.Value = name
+	}
+	return f
+}
+
+// PasskeyForm is the id of the rename ("rename") or delete ("delete") form
+// of the i-th passkey of the list.
+func (v *View) PasskeyForm(kind string, i int) string { return passkeyFormID(kind, i) }

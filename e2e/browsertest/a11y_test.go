@@ -174,3 +174,102 @@ func TestAccessibility(t *testing.T) {
 		t.Errorf("axe found %q on a page with an unlabelled input and an image without alt, want label and image-alt", ids)
 	}
 }
+
+// TestAccessibilityPasskeysAndSessions audits, like TestAccessibility, the
+// states of the pages that need the passkeys module and the session and
+// trusted-browser lists: the login page with "Sign in with a passkey" and
+// its error, the security page with no passkey and with one, "Add a
+// passkey", a rename error, two sessions listed and one ended, the
+// password confirmation before a passkey change, the 2FA page offering a
+// passkey and to trust the browser, a trusted browser listed and
+// forgotten; light and dark, 0 violations.
+func TestAccessibilityPasskeysAndSessions(t *testing.T) {
+	Chromium(t)
+	AxePath(t)
+	s := passkeyExample(t, "nethttp")
+	b := New(t, "a11y-passkeys", MapHost("localhost"))
+	f := &flow{t: t, s: s, b: b, js: true}
+	audit := func(state string) {
+		t.Helper()
+		b.DarkMode(false)
+		b.Audit(state)
+		b.DarkMode(true)
+		b.Audit(state + ", dark")
+		b.DarkMode(false)
+	}
+	b.Open(s.URL + "/login")
+	addAuthenticator(t, b)
+	withoutAutofill(t, b) // the buttons, not the virtual authenticator's instant autofill
+	b.Open(s.URL + "/login")
+	b.WaitText("passkey-signin", "Sign in with a passkey")
+	audit("login, passkey offered")
+
+	b.Open(s.URL + "/register")
+	b.Fill("name", userName)
+	b.Fill("email", email)
+	b.Fill("password", password)
+	b.Submit("register-form")
+	b.WaitPage("dashboard", "/dashboard")
+	// A second session of the account, from a request whose cookie the
+	// browser does not keep.
+	if st := Eval[float64](b, `fetch("/api/auth/login", {method: "POST", credentials: "omit", headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({email: "`+email+`", password: "`+password+`"})}).then(r => r.status)`); st != 200 {
+		t.Fatalf("second session: %v", st)
+	}
+	b.Open(s.URL + "/settings/security")
+	b.WaitText("no-passkeys", "You have no passkeys yet.")
+	b.WaitFor("the add form", `!!document.getElementById("passkey-add-form")`)
+	if n := Eval[float64](b, `document.querySelectorAll("#session-list li").length`); n != 2 {
+		t.Fatalf("%v sessions listed, want 2", n)
+	}
+	audit("security, no passkey, add form, two sessions")
+	Eval[bool](b, `(() => { [...document.querySelectorAll("#session-list li")].find(li => !li.textContent.includes("This browser")).querySelector("button").click(); return true })()`)
+	b.WaitText("notice", "That session is signed out.")
+	audit("security, other session ended")
+
+	b.Fill("passkey-new-name", "Chromium")
+	b.Submit("passkey-add-form")
+	b.WaitText("notice", "Passkey added.")
+	audit("security, passkey listed")
+	b.Fill("passkey-name-0", strings.Repeat("x", 65))
+	b.Submit("passkey-rename-0")
+	f.fieldError("passkey-name-0", "Name is too long", 400)
+	audit("security, passkey rename error")
+	b.Open(s.URL + "/settings/confirm-password?next=passkeys")
+	b.WaitText("confirm-password-form", "before adding or deleting a passkey")
+	audit("password confirmation before a passkey change")
+
+	b.Open(s.URL + "/settings/security")
+	b.Click("setup-start")
+	b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
+	f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
+	b.Fill("confirm-code", f.code(time.Now()))
+	b.Submit("confirm-form")
+	b.WaitText("twofa-state", "Two-factor authentication is on")
+	codes := f.shownCodes()
+	f.logout()
+	f.login(email, password)
+	b.WaitPage("twofactor", "/2fa")
+	b.WaitText("passkey-2fa", "Use a passkey")
+	audit("2FA, passkey and trust offered")
+	b.Click("use-recovery")
+	b.Click("recovery-trust")
+	b.Fill("recovery-code", codes[0])
+	b.Submit("recovery-form")
+	b.WaitText("notice", "Recovery codes left: 7.")
+	b.Open(s.URL + "/settings/security")
+	b.WaitFor("the trusted browser", `document.querySelectorAll("#device-list li").length === 1`)
+	audit("security, trusted browser listed")
+	b.Submit("devices-form")
+	b.WaitText("notice", "That browser will ask for the second step again.")
+	b.WaitText("no-devices", "No browser is trusted.")
+	audit("security, trusted browser forgotten")
+
+	b.Submit("passkey-delete-0")
+	b.WaitText("notice", "Passkey deleted.")
+	audit("security, passkey deleted")
+	f.logout()
+	b.Click("passkey-signin")
+	b.WaitText("passkey-signin-error", "Passkey could not be verified")
+	audit("login, passkey refused")
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/fiberauth"
+	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
@@ -34,6 +35,14 @@ func main() {
 		fiberauth.Register(f, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
+		// Passkeys (github.com/authkit-go/authkit/passkeys), a net/http
+		// handler through fiber's adaptor: its JSON routes and script under
+		// /api/passkeys, unless PASSKEYS=false.
+		if a.Passkeys != nil {
+			pk := adaptor.HTTPHandler(a.Passkeys)
+			f.All(passkeys.Prefix, pk)
+			f.All(passkeys.Prefix+"/*", pk)
+		}
 		// A load balancer's probes: liveness and readiness.
 		health := adaptor.HTTPHandler(a.Health())
 		for _, p := range app.HealthPaths {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/ginauth"
+	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
@@ -24,6 +25,14 @@ func main() {
 		ginauth.Register(r, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		r.GET("/api/hello", ginauth.RequireUser(a.Service), hello)
+		// Passkeys (github.com/authkit-go/authkit/passkeys), a net/http
+		// handler: its JSON routes and script under /api/passkeys, unless
+		// PASSKEYS=false.
+		if a.Passkeys != nil {
+			pk := gin.WrapH(a.Passkeys)
+			r.Any(passkeys.Prefix, pk)
+			r.Any(passkeys.Prefix+"/*path", pk)
+		}
 		// The pages (github.com/authkit-go/authkit/pages) at the root: every
 		// path no route answers, its HTML 404 page included; unknown API
 		// paths answer JSON, as on the other two servers.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/nethttpauth"
+	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
@@ -18,6 +19,12 @@ func main() {
 		nethttpauth.Mount(mux, a.Service, "")
 		// The app's own routes: one protected by RequireUser.
 		mux.Handle("GET /api/hello", nethttpauth.RequireUser(a.Service)(http.HandlerFunc(hello)))
+		// Passkeys (github.com/authkit-go/authkit/passkeys): its JSON routes
+		// and script under /api/passkeys, unless PASSKEYS=false.
+		if a.Passkeys != nil {
+			mux.Handle(passkeys.Prefix, a.Passkeys)
+			mux.Handle(passkeys.Prefix+"/", a.Passkeys)
+		}
 		// Unknown API paths answer JSON.
 		mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 			resp := a.Service.NotFound(nethttpauth.Request(r))

@@ -5,7 +5,10 @@
 // place, without a reload: the QR code of the 2FA setup appears inline,
 // errors appear beside their fields and take the focus. It also adds the
 // "show password" toggles, the Copy button of recovery codes and the
-// plain-HTTP warning. No inline script or style: the Content-Security-Policy
+// plain-HTTP warning. With the passkeys module's script loaded
+// (pages.Config.Passkeys) and a browser that has WebAuthn, it shows the
+// passkey buttons the pages render hidden, offers passkeys in the login
+// page's autofill, and inserts the form that adds a passkey. No inline script or style: the Content-Security-Policy
 // forbids both.
 "use strict";
 
@@ -17,6 +20,7 @@ function enhance(focus) {
   const copy = document.getElementById("codes-copy");
   if (copy) copy.hidden = false;
   warnPlainHTTP();
+  enhancePasskeys();
   if (!focus) return;
   // After an answer replaced the page: the element the server marked
   // (the error summary or the first invalid field), else the heading's
@@ -117,6 +121,137 @@ document.addEventListener("click", async (ev) => {
       status.textContent = status.dataset.failed;
     }
   }
+});
+
+// Passkeys. The calls are the passkeys module's (authkitPasskeys, from
+// /api/passkeys/passkeys.js); the pages say where to go after them in
+// data- attributes of the box each button sits in.
+
+// autofill is the pending conditional-UI request of the login page.
+let autofill = null;
+
+function passkeysWork() {
+  return !!(window.PublicKeyCredential && window.authkitPasskeys);
+}
+
+function enhancePasskeys() {
+  if (autofill) {
+    autofill.abort();
+    autofill = null;
+  }
+  if (!passkeysWork()) return;
+  for (const box of document.querySelectorAll("[data-passkey]")) {
+    box.hidden = false;
+  }
+  const tpl = document.getElementById("passkey-add-template");
+  if (tpl && !document.getElementById("passkey-add-form")) {
+    tpl.after(tpl.content.cloneNode(true));
+  }
+  startAutofill();
+}
+
+// startAutofill offers the user's passkeys in the email field's autofill
+// (autocomplete="username webauthn"), where the browser can.
+async function startAutofill() {
+  const box = document.querySelector("[data-passkey=signin]");
+  const email = document.querySelector("input[autocomplete~=webauthn]");
+  if (!box || !email || !PublicKeyCredential.isConditionalMediationAvailable) return;
+  try {
+    if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+  } catch (e) {
+    return;
+  }
+  const ctrl = new AbortController();
+  autofill = ctrl;
+  authkitPasskeys.signIn({ conditional: true, signal: ctrl.signal, get remember() { return rememberMe(); } })
+    .then(() => location.assign(box.dataset.next))
+    .catch((e) => {
+      // A passkey chosen from the autofill that fails says so; the
+      // request being ended (the button, another page) says nothing.
+      if (ctrl.signal.aborted || !e || e.name === "AbortError" || e.code === "AbortError") return;
+      if (e.status) passkeyError(box, e);
+    });
+}
+
+function rememberMe() {
+  const r = document.getElementById("remember");
+  return !!(r && r.checked);
+}
+
+// passkeyError puts what went wrong beside the button, in its alert.
+function passkeyError(box, e) {
+  const out = box.querySelector("[role=alert]");
+  if (!out) return;
+  let text = box.dataset.failed;
+  if (e && (e.code === "NotAllowedError" || e.code === "AbortError")) {
+    text = box.dataset.cancelled; // the person closed the browser's dialog
+  } else if (e && e.status && e.message) {
+    text = e.message; // the server's text, in the page's language
+  }
+  out.textContent = text;
+}
+
+async function passkeyStep(box, button) {
+  if (autofill) {
+    autofill.abort();
+    autofill = null;
+  }
+  const out = box.querySelector("[role=alert]");
+  if (out) out.textContent = "";
+  button.disabled = true;
+  try {
+    if (box.dataset.passkey === "signin") {
+      await authkitPasskeys.signIn({ remember: rememberMe() });
+    } else {
+      await authkitPasskeys.secondFactor(); // the password step's "keep me signed in" holds
+    }
+    location.assign(box.dataset.next);
+  } catch (e) {
+    button.disabled = false;
+    passkeyError(box, e);
+  }
+}
+
+// go loads url, also when only its fragment differs from this page's.
+function go(url) {
+  const u = new URL(url, location.href);
+  if (u.pathname + u.search !== location.pathname + location.search) {
+    location.assign(u.href);
+    return;
+  }
+  history.replaceState(null, "", u.href);
+  location.reload();
+}
+
+async function addPasskey(form) {
+  const box = document.getElementById("passkey-add-box");
+  const out = document.getElementById("passkey-add-error");
+  const button = form.querySelector("button[type=submit]");
+  out.textContent = "";
+  button.disabled = true;
+  try {
+    await authkitPasskeys.register(form.elements.name.value);
+    go(box.dataset.done);
+  } catch (e) {
+    button.disabled = false;
+    if (e && e.code === "reauthentication_required") {
+      // An old sign-in: confirm the password, then come back here.
+      location.assign(box.dataset.confirm);
+      return;
+    }
+    passkeyError(box, e);
+  }
+}
+
+document.addEventListener("click", (ev) => {
+  const button = ev.target.closest && ev.target.closest("#passkey-signin, #passkey-2fa");
+  if (button) passkeyStep(button.closest("[data-passkey]"), button);
+});
+
+document.addEventListener("submit", (ev) => {
+  if (ev.target.id !== "passkey-add-form") return;
+  ev.preventDefault();
+  addPasskey(ev.target);
 });
 
 // shown is the address of the page the document shows.

@@ -34,6 +34,7 @@ import (
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/pages"
+	"github.com/authkit-go/authkit/passkeys"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -42,12 +43,16 @@ type Env func(key string) (string, bool)
 
 // App is a configured service with what the startup log says about it.
 type App struct {
-	Addr        string
-	Production  bool
-	Service     *auth.Service
-	Users       user.Store
-	Pages       *pages.Handler // the pages module at the root; it answers every path no route answers (its 404 page)
-	Description string         // stores and mailer, for the first log line
+	Addr       string
+	Production bool
+	Service    *auth.Service
+	Users      user.Store
+	Pages      *pages.Handler // the pages module at the root; it answers every path no route answers (its 404 page)
+	// Passkeys is the passkeys module, to mount at passkeys.Prefix
+	// (/api/passkeys and every path under it); nil when PASSKEYS turns it
+	// off or the user store cannot hold passkeys.
+	Passkeys    *passkeys.Handler
+	Description string // stores and mailer, for the first log line
 	Warnings    []string
 
 	closers    []func(context.Context) error
@@ -176,15 +181,62 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	a.Pages, err = pages.New(svc, pages.Config{Theme: pages.Theme{AppName: get(env, "APP_NAME", "authkit")},
-		WarnPlainHTTP: a.Production, Logger: logger})
+	passkeysDesc, err := a.passkeys(get(env, "PASSKEYS", ""), appURL, get(env, "APP_NAME", "authkit"), logger)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, appEnv)
+	pagesCfg := pages.Config{Theme: pages.Theme{AppName: get(env, "APP_NAME", "authkit")},
+		WarnPlainHTTP: a.Production, Logger: logger}
+	if a.Passkeys != nil {
+		pagesCfg.Passkeys = &pages.Passkeys{}
+	}
+	a.Pages, err = pages.New(svc, pagesCfg)
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, appEnv)
 	return a, nil
+}
+
+// passkeys makes the passkeys module of PASSKEYS: unset, on when the user
+// store can hold passkeys (user.Passkeys); "true", on, and a store that
+// cannot is an error; "false", off. The relying party is APP_URL's host
+// and its one origin APP_URL's scheme, host and port, so the pages must
+// be opened at APP_URL (http://localhost:8080 in development: a browser
+// offers WebAuthn on plain HTTP only on localhost). It returns the
+// description for the start-up log.
+func (a *App) passkeys(setting, appURL, appName string, logger *slog.Logger) (string, error) {
+	want := strings.TrimSpace(setting)
+	switch want {
+	case "", "true", "false":
+	default:
+		return "", fmt.Errorf("PASSKEYS must be true or false, not %q", setting)
+	}
+	if want == "false" {
+		return "off", nil
+	}
+	if _, ok := a.Service.Users().(user.Passkeys); !ok {
+		if want == "true" {
+			return "", fmt.Errorf("PASSKEYS=true: the user store (DATABASE_URL) cannot hold passkeys")
+		}
+		return "off (the user store cannot hold them)", nil
+	}
+	u, err := url.Parse(appURL)
+	if err != nil || u.Hostname() == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("PASSKEYS: APP_URL %q is not an http(s) URL, which the passkeys' origin comes from", appURL)
+	}
+	origin := u.Scheme + "://" + u.Host
+	pk, err := passkeys.New(a.Service, passkeys.Config{RPID: u.Hostname(), RPDisplayName: appName,
+		Origins: []string{origin}, Logger: logger})
+	if err != nil {
+		return "", fmt.Errorf("PASSKEYS: %w", err)
+	}
+	a.Passkeys = pk
+	a.closers = append(a.closers, func(context.Context) error { return pk.Close() })
+	return "on for " + origin, nil
 }
 
 // pwnedChecker is the breached-password check of PWNED_PASSWORDS: unset or

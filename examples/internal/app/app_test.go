@@ -13,6 +13,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/pages"
+	"github.com/authkit-go/authkit/passkeys"
 )
 
 func env(m map[string]string) Env {
@@ -241,5 +243,64 @@ func TestPwnedPasswords(t *testing.T) {
 		if err != nil || desc != want || (c == nil) != (want == "off") {
 			t.Errorf("PWNED_PASSWORDS=%q: %v, %q, %v; want %q", setting, c, desc, err, want)
 		}
+	}
+}
+
+// TestPasskeys: PASSKEYS unset mounts the passkeys module when the user
+// store can hold passkeys, with APP_URL's host as the relying party and
+// its origin as the one origin; false turns it off; true on a store that
+// cannot hold them refuses to start.
+func TestPasskeys(t *testing.T) {
+	for _, tt := range []struct {
+		vars    map[string]string
+		on      bool
+		desc    string // in the start-up line
+		wantErr string
+	}{
+		{vars: map[string]string{"DATABASE_URL": "memory"}, on: true, desc: "passkeys: on for http://localhost:8080"},
+		{vars: map[string]string{"DATABASE_URL": "memory", "APP_URL": "https://app.example.com:8443/base"}, on: true,
+			desc: "passkeys: on for https://app.example.com:8443"},
+		{vars: map[string]string{"DATABASE_URL": "memory", "PASSKEYS": "false"}, desc: "passkeys: off,"},
+		{vars: map[string]string{"DATABASE_URL": "memory", "PASSKEYS": "yes"}, wantErr: `PASSKEYS must be true or false, not "yes"`},
+	} {
+		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
+		a, err := Load(env(tt.vars), io.Discard, quiet)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.vars, err)
+		}
+		if (a.Passkeys != nil) != tt.on || !strings.Contains(a.Description, tt.desc) {
+			t.Errorf("%v: passkeys mounted %v, description %q; want %v and %q", tt.vars, a.Passkeys != nil, a.Description, tt.on, tt.desc)
+		}
+		a.Close(t.Context())
+	}
+	// A store without user.Passkeys: off unless asked for, then refused.
+	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(t.Context())
+	if _, holds := a.Users.(user.Passkeys); !holds {
+		if a.Passkeys != nil || !strings.Contains(a.Description, "passkeys: off (the user store cannot hold them)") {
+			t.Errorf("SQLite without passkeys: mounted %v, description %q", a.Passkeys != nil, a.Description)
+		}
+		_, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "PASSKEYS": "true"}), io.Discard, quiet)
+		if err == nil || !strings.Contains(err.Error(), "PASSKEYS=true: the user store (DATABASE_URL) cannot hold passkeys") {
+			t.Errorf("PASSKEYS=true on SQLite without passkeys: %v", err)
+		}
+	} else if a.Passkeys == nil {
+		t.Errorf("SQLite holds passkeys, but they are off: %q", a.Description)
+	}
+}
+
+// TestPasskeysPath: the pages look for the passkeys module where it is.
+func TestPasskeysPath(t *testing.T) {
+	if pages.PasskeysPath != passkeys.Prefix {
+		t.Errorf("pages.PasskeysPath %q, passkeys.Prefix %q", pages.PasskeysPath, passkeys.Prefix)
 	}
 }
