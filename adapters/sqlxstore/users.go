@@ -36,6 +36,11 @@ import (
 // operation on authkit's state alone stays one statement. A user without a
 // state row (one the app had before authkit) gets it, idempotently, before
 // its first conditional update.
+//
+// The [user.Passkeys] part (passkeys.go) keeps handles and credentials in
+// the tables of migration 0003, which name users by id: Delete removes a
+// user's rows in its transaction, and Create those left under its id by a
+// user deleted outside the store.
 type UserStore struct {
 	db *DB
 	s  *schema
