@@ -141,7 +141,7 @@ func (s *sqlStore) forTest(t *testing.T) *sqlxstore.DB {
 		t.Fatalf("migrate: %v", err)
 	}
 	t.Cleanup(func() {
-		for _, table := range []string{"sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
+		for _, table := range []string{"passkeys", "passkey_handles", "sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
 			if _, err := s.db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 				t.Errorf("drop %s%s: %v", prefix, table, err)
 			}
