@@ -8,7 +8,8 @@
 // [New] takes the app's *sqlx.DB ([NewSQL] a *sql.DB and its [Dialect]) and
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
-// other migration tools); [DB.Users] is the [user.Store], [DB.Limits]
+// other migration tools); [DB.Users] is the [user.Store] (with the
+// [user.Passkeys] part, for the passkeys module), [DB.Limits]
 // the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
 // and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys
@@ -33,17 +34,21 @@
 //
 // # Schema
 //
-// The tables are named with Config.TablePrefix (default "authkit_"; empty
-// means the default): users, rate_limits and schema_migrations (0001),
-// sessions and trusted_devices (0002), challenges (0004, the one-time
-// values, keyed by the SHA-256 of their key). Timestamps are BIGINT Unix
-// milliseconds on every database (NULL for "never"), so they keep the
-// millisecond precision the contract asks for and compare the same
-// everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
+// Tables named with Config.TablePrefix (default "authkit_"; empty means
+// the default): users, rate_limits and schema_migrations (0001),
+// sessions and trusted_devices (0002), passkey_handles and passkeys (0003:
+// each user's WebAuthn user handle and credentials, the credential id as
+// the binary primary key), challenges (0004, the one-time values, keyed
+// by the SHA-256 of their key). Timestamps are BIGINT Unix milliseconds on
+// every database (NULL for "never"), so they keep the millisecond
+// precision the contract asks for and compare the same everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
 // emails compare byte for byte: the "C" collation on PostgreSQL, binary
 // columns on MySQL/MariaDB, SQLite's BINARY collation; the unique index on
-// email is what stops two accounts sharing an address. The module's
-// README.md lists every column per database.
+// email is what stops two accounts sharing an address. The tables of 0002
+// and 0003 name their user by id, as text, with no foreign key, so they
+// fit an app's own users table too; [UserStore.Delete] removes a user's
+// passkeys and handle in its transaction. The module's README.md lists
+// every column per database.
 //
 // # An app's own users table
 //
@@ -74,11 +79,15 @@
 // the condition sits in the UPDATE's WHERE clause, so of two racing
 // requests exactly one changes the row and the other gets
 // [user.ErrConflict]. Races between users for one email are decided by the
-// unique index and reported as [user.ErrEmailTaken]. Deadlocks and lock
-// timeouts (MySQL/MariaDB, and serialization failures on PostgreSQL) are
-// retried a few times, so losers get the contract's answer rather than an
-// error; SQLite waits for its write lock (busy_timeout) and takes it at the
-// start of each transaction (BEGIN IMMEDIATE).
+// unique index and reported as [user.ErrEmailTaken]. Passkeys follow the
+// same rule (the sign count in UsePasskey's WHERE clause, the credential
+// id's primary key, ON CONFLICT for the user handle); adding one
+// share-locks the user's row in its transaction, so a racing Delete never
+// leaves a credential behind. Deadlocks and lock timeouts (MySQL/MariaDB,
+// and serialization failures on PostgreSQL) are retried a few times, so
+// losers get the contract's answer rather than an error; SQLite waits for
+// its write lock (busy_timeout) and takes it at the start of each
+// transaction (BEGIN IMMEDIATE).
 //
 // # Failures
 //

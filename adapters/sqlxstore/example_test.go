@@ -119,6 +119,7 @@ func ExampleNewSQL() {
 	// Output:
 	// 0001_init true
 	// 0002_sessions true
+	// 0003_passkeys true
 	// 0004_challenges true
 }
 
@@ -143,6 +144,9 @@ func ExampleMigrations() {
 	// 2 0002_sessions
 	// CREATE TABLE IF NOT EXISTS auth_sessions (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (2, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 3 0003_passkeys
+	// CREATE TABLE IF NOT EXISTS auth_passkey_handles (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (3, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 	// 4 0004_challenges
 	// CREATE TABLE IF NOT EXISTS auth_challenges (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (4, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;

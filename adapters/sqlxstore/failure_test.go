@@ -177,6 +177,21 @@ func testStoreCallsDuringCut(t *testing.T, e *cutEnv) {
 		},
 		"ClearLoginFailures": func() error { return s.ClearLoginFailures(ctx, u.ID) },
 		"Migrate":            func() error { return e.db.Migrate(ctx) },
+		"PasskeyUserHandle": func() error {
+			_, err := s.PasskeyUserHandle(ctx, u.ID, []byte("handle"))
+			return err
+		},
+		"ByPasskeyUserHandle": func() error { _, err := s.ByPasskeyUserHandle(ctx, []byte("handle")); return err },
+		"AddPasskey": func() error {
+			return s.AddPasskey(ctx, &user.Passkey{ID: []byte("cred"), UserID: u.ID, UserHandle: []byte("handle"), CreatedAt: at})
+		},
+		"ListPasskeys":  func() error { _, err := s.ListPasskeys(ctx, u.ID); return err },
+		"PasskeyByID":   func() error { _, err := s.PasskeyByID(ctx, []byte("cred")); return err },
+		"RenamePasskey": func() error { return s.RenamePasskey(ctx, u.ID, []byte("cred"), "n") },
+		"DeletePasskey": func() error { return s.DeletePasskey(ctx, u.ID, []byte("cred")) },
+		"UsePasskey": func() error {
+			return s.UsePasskey(ctx, u.ID, []byte("cred"), user.PasskeyUse{SignCount: 1, At: at})
+		},
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, user.ErrUnavailable) {

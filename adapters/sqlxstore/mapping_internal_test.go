@@ -2,6 +2,7 @@ package sqlxstore
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,17 +99,28 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 3 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 4 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 and 0004 as they are", d, layout, len(ms))
+			if len(ms) != 4 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002, 0003 and 0004 as they are", d, layout, len(ms))
 			}
 			// 0004 (one-time values) does not name the users table either.
-			if got := strings.Join(ms[2].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_challenges") || strings.Contains(got, quote(d, "users")) {
+			if got := strings.Join(ms[3].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_challenges") || strings.Contains(got, quote(d, "users")) {
 				t.Errorf("%s %s: 0004 is not the challenges table alone:\n%s", d, layout, got)
 			}
-			// 0002 names users by id only: it applies unchanged.
-			if got := strings.Join(ms[1].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_sessions") ||
-				!strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_trusted_devices") || strings.Contains(got, quote(d, "users")) {
-				t.Errorf("%s %s: 0002 is not the sessions and trusted devices tables alone:\n%s", d, layout, got)
+			// 0002 and 0003 name users by id only: they apply unchanged.
+			own, err := testDB(t, d, "authkit_", UsersTable{}).migrations()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, tables := range map[int][]string{1: {"sessions", "trusted_devices"}, 2: {"passkey_handles", "passkeys"}} {
+				got := strings.Join(ms[i].stmts, ";\n")
+				if !slices.Equal(ms[i].stmts, own[i].stmts) || strings.Contains(got, quote(d, "users")) || strings.Contains(got, "authkit_users") {
+					t.Errorf("%s %s: %s is not the default layout's:\n%s", d, layout, ms[i].name, got)
+				}
+				for _, table := range tables {
+					if !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_"+table+" (") {
+						t.Errorf("%s %s: %s lacks the table %s:\n%s", d, layout, ms[i].name, table, got)
+					}
+				}
 			}
 			all := strings.Join(ms[0].stmts, ";\n")
 			for _, bad := range []string{"CREATE TABLE IF NOT EXISTS authkit_users", "DROP", "{{", `CREATE TABLE "users"`, "CREATE TABLE `users`"} {
@@ -131,5 +143,23 @@ func TestMappedMigrations(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMappedMigrationsRefuseUsersTable: a migration after 0001 that names
+// authkit's own users table has no mapped form, and the mapped migrations
+// say so rather than apply it to a table a mapping does not have.
+func TestMappedMigrationsRefuseUsersTable(t *testing.T) {
+	db := testDB(t, Postgres, "authkit_", UsersTable{Table: "users", IDType: IDInt64})
+	embedded := []migration{
+		{version: 1, name: "0001_init.sql", stmts: []string{"CREATE TABLE IF NOT EXISTS authkit_users (id TEXT)"}},
+		{version: 2, name: "0002_more.sql", stmts: []string{"CREATE TABLE IF NOT EXISTS authkit_users_extra (id TEXT)"}},
+	}
+	if _, err := db.mappedMigrations(embedded); err != nil {
+		t.Fatalf("a table whose name starts with authkit_users: %v, want it applied as it is", err)
+	}
+	embedded = append(embedded, migration{version: 3, name: "0003_alter.sql", stmts: []string{"ALTER TABLE authkit_users ADD COLUMN x TEXT"}})
+	if _, err := db.mappedMigrations(embedded); err == nil || !strings.Contains(err.Error(), "0003_alter.sql") {
+		t.Fatalf("a later migration that alters authkit_users: %v, want an error naming it", err)
 	}
 }

@@ -11,19 +11,19 @@ import (
 // users table (Config.Users): the rate-limit table as always, authkit's
 // <prefix>users table never, and instead authkit's state in the app's
 // table (LayoutColumns) or in <prefix>user_state (LayoutSideTable). Only
-// 0001 touches the users table; the later ones (0002: sessions and trusted
-// devices, which name users by id only, no foreign key; 0004: one-time
-// values) apply as they are. A later migration that names the users table
-// must get a mapped form here too, which the check below enforces.
+// 0001 touches the users table; the later ones (0002 sessions and trusted
+// devices, 0003 passkeys: tables that name users by id only, no foreign
+// key; 0004 one-time values) apply as they are. A later migration that names <prefix>users must
+// get a mapped form here, which the check below enforces.
 func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {
 	if len(embedded) == 0 || embedded[0].version != 1 {
-		return nil, fmt.Errorf("migrations do not start with 0001")
+		return nil, fmt.Errorf("the first migration is not 0001: none has a form for a mapped users table (Config.Users)")
 	}
-	users := regexp.MustCompile(`\b` + regexp.QuoteMeta(db.t.users) + `\b`)
-	for _, m := range embedded[1:] {
-		for _, st := range m.stmts {
-			if users.MatchString(st) {
-				return nil, fmt.Errorf("migration %s has no form for a mapped users table (Config.Users)", m.name)
+	ownUsersName := regexp.MustCompile(`\b` + regexp.QuoteMeta(db.t.users) + `\b`)
+	for _, later := range embedded[1:] {
+		for _, st := range later.stmts {
+			if ownUsersName.MatchString(st) {
+				return nil, fmt.Errorf("migration %s names %s and has no form for a mapped users table (Config.Users)", later.name, db.t.users)
 			}
 		}
 	}

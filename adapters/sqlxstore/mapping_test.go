@@ -236,6 +236,12 @@ func checkNotFound(t *testing.T, s *sqlxstore.UserStore, id string) {
 		"ResetPassword":        s.ResetPassword(c, id, user.Reset{OldHash: "h", Hash: "h2", IssuedBefore: base, At: base}),
 		"ClearLoginFailures":   s.ClearLoginFailures(c, id),
 	}
+	_, errs["PasskeyUserHandle"] = s.PasskeyUserHandle(c, id, []byte("h"))
+	_, errs["ListPasskeys"] = s.ListPasskeys(c, id)
+	errs["AddPasskey"] = s.AddPasskey(c, &user.Passkey{ID: []byte("c"), UserID: id, UserHandle: []byte("h"), CreatedAt: base})
+	errs["RenamePasskey"] = s.RenamePasskey(c, id, []byte("c"), "n")
+	errs["DeletePasskey"] = s.DeletePasskey(c, id, []byte("c"))
+	errs["UsePasskey"] = s.UsePasskey(c, id, []byte("c"), user.PasskeyUse{SignCount: 1, At: base})
 	_, errs["BumpSessionVersion"] = s.BumpSessionVersion(c, id)
 	_, _, errs["RecordLoginFailure"] = s.RecordLoginFailure(c, id, 5, 0, base)
 	for op, err := range errs {

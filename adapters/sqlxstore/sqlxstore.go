@@ -108,18 +108,21 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 type tables struct {
 	prefix, users, limits, migrations string
 	sessions, trusted                 string
+	passkeys, passkeyHandles          string
 	challenges                        string
 }
 
 func newTables(prefix string) tables {
 	return tables{
-		prefix:     prefix,
-		users:      prefix + "users",
-		limits:     prefix + "rate_limits",
-		migrations: prefix + "schema_migrations",
-		sessions:   prefix + "sessions",
-		trusted:    prefix + "trusted_devices",
-		challenges: prefix + "challenges",
+		prefix:         prefix,
+		users:          prefix + "users",
+		limits:         prefix + "rate_limits",
+		migrations:     prefix + "schema_migrations",
+		sessions:       prefix + "sessions",
+		trusted:        prefix + "trusted_devices",
+		passkeys:       prefix + "passkeys",
+		passkeyHandles: prefix + "passkey_handles",
+		challenges:     prefix + "challenges",
 	}
 }
 

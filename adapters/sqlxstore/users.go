@@ -36,10 +36,16 @@ import (
 // operation on authkit's state alone stays one statement. A user without a
 // state row (one the app had before authkit) gets it, idempotently, before
 // its first conditional update.
+//
+// The [user.Passkeys] part (passkeys.go) keeps handles and credentials in
+// the tables of migration 0003, which name users by id: Delete removes a
+// user's rows in its transaction, and Create those left under its id by a
+// user deleted outside the store.
 type UserStore struct {
 	db *DB
 	s  *schema
 	q  userQueries
+	pq passkeyQueries
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -71,7 +77,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery
@@ -509,27 +515,30 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 			return q.GetContext(ctx, &c.ID, s.db.userQuery(`SELECT {{id}} FROM {{users}} WHERE {{id}} IS NOT NULL AND `+s.emailCond("")), s.emailArgs(c.Email)...)
 		}
 	}
-	if !s.s.side && (idv != nil || s.db.dialect != MySQL || s.s.idType == IDInt64) {
-		err = s.db.retry(ctx, func() error { return insertUser(s.db.x) })
-	} else {
-		err = s.db.inTxOpts(ctx, readCommitted, func(q queryer) error {
-			if err := insertUser(q); err != nil {
-				return err
-			}
-			if !s.s.side {
-				return nil
-			}
-			// A state row left by a user deleted outside authkit (SQLite
-			// without foreign keys) must not reach the new one.
-			id, _ := s.s.idArg(c.ID)
-			if _, err := q.ExecContext(ctx, s.q.deleteSide, id); err != nil {
-				return err
-			}
-			query, args := s.insertQuery("{{state}}", append([]colVal{{"{{sid}}", id}}, own...))
-			_, err := q.ExecContext(ctx, query, args...)
+	err = s.db.inTxOpts(ctx, readCommitted, func(q queryer) error {
+		if err := insertUser(q); err != nil {
 			return err
-		})
-	}
+		}
+		// Passkeys and a handle left under the id by a user deleted
+		// outside authkit (the app's own DELETE, then an id the database
+		// hands out again) must not reach the new one: they would sign in
+		// as them.
+		if err := s.deletePasskeysOf(ctx, q, c.ID); err != nil {
+			return err
+		}
+		if !s.s.side {
+			return nil
+		}
+		// A state row left by a user deleted outside authkit (SQLite
+		// without foreign keys) must not reach the new one either.
+		id, _ := s.s.idArg(c.ID)
+		if _, err := q.ExecContext(ctx, s.q.deleteSide, id); err != nil {
+			return err
+		}
+		query, args := s.insertQuery("{{state}}", append([]colVal{{"{{sid}}", id}}, own...))
+		_, err := q.ExecContext(ctx, query, args...)
+		return err
+	})
 	if err != nil {
 		if unique, onEmail := s.db.uniqueViolation(err); unique {
 			if onEmail || (s.s.mapped && s.emailInUse(ctx, c.Email)) {
@@ -594,21 +603,26 @@ func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*us
 	return u, nil
 }
 
-// Delete implements [user.Registration]. With the side table, the state row goes
-// in the same transaction (the foreign key's ON DELETE CASCADE removes it
-// too, where foreign keys are enforced).
+// Delete implements [user.Registration]: one transaction that deletes the
+// user's row, then their passkeys and passkey handle (migration 0003, no
+// foreign key) and, with the side table, their state row (the foreign
+// key's ON DELETE CASCADE removes it too, where foreign keys are
+// enforced).
 func (s *UserStore) Delete(ctx context.Context, id string) error {
 	const op = "delete user"
 	idv, ok := s.s.idArg(id)
 	if !ok {
 		return notFound(op)
 	}
-	if !s.s.side {
-		return s.update(ctx, op, idv, s.q.delete, idv)
-	}
 	return s.inTx(ctx, op, idv, func(q queryer) error {
 		if err := execOne(ctx, q, s.q.delete, idv); err != nil {
 			return err
+		}
+		if err := s.deletePasskeysOf(ctx, q, id); err != nil {
+			return err
+		}
+		if !s.s.side {
+			return nil
 		}
 		_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
 		return err

@@ -145,7 +145,7 @@ func (s *sqlStore) forTest(t *testing.T) *sqlxstore.DB {
 		t.Fatalf("migrate: %v", err)
 	}
 	t.Cleanup(func() {
-		for _, table := range []string{"challenges", "sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
+		for _, table := range []string{"challenges", "passkeys", "passkey_handles", "sessions", "trusted_devices", "users", "rate_limits", "schema_migrations"} {
 			if _, err := s.db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 				t.Errorf("drop %s%s: %v", prefix, table, err)
 			}

@@ -31,6 +31,7 @@ func Example() {
 	// Output:
 	// applied 0001_init
 	// applied 0002_sessions
+	// applied 0003_passkeys
 	// applied 0004_challenges
 	// sqlite 1
 }
