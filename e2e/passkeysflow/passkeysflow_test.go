@@ -2,7 +2,8 @@
 // on each framework, with the passkeys handler mounted beside the
 // framework module's routes as passkeys' package docs show: net/http
 // (nethttpauth.Mount and the handler on one ServeMux), gin (gin.WrapH) and
-// fiber (adaptor.HTTPHandler), over the memory store.
+// fiber (adaptor.HTTPHandler), over the memory store; and over each SQL
+// database (sqlxstore's user.Passkeys part), each on one framework.
 package passkeysflow
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/e2e/internal/sqltest"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/ginauth"
 	"github.com/authkit-go/authkit/nethttpauth"
@@ -75,6 +77,20 @@ func TestPasskeyFlows(t *testing.T) {
 				Start:    start,
 				NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
 			})
+		})
+	}
+}
+
+// TestPasskeyFlowsSQL runs the suite over sqlxstore on each database, each
+// on one framework (the frameworks ran it on memory above, and the store
+// is behind the Service whatever serves it): SQLite on gin, PostgreSQL on
+// net/http, MySQL/MariaDB on fiber.
+func TestPasskeyFlowsSQL(t *testing.T) {
+	on := map[string]string{"sqlite": "gin", "postgres": "nethttp", "mysql": "fiber"}
+	for _, d := range sqltest.Databases {
+		t.Run(d.Name+"/"+on[d.Name], func(t *testing.T) {
+			db := sqltest.Open(t, d.URL(t))
+			passkeystest.Run(t, passkeystest.Harness{Start: frameworks[on[d.Name]], NewUsers: db.Users})
 		})
 	}
 }
