@@ -123,6 +123,7 @@ table() { # table TITLE COL UNIT FILE [FILTER]
   table "Password (bcrypt cost 12)" impl sec/op login Password
   table "Login against its hash" path sec/op login Login
   table "Sign-in verifications, typed, memory store" factor sec/op signin
+  table "Sign-in verifications, CPU time of the process per call" factor cpu-ns/op signin
   table "Sign-in verifications, typed, memory store" factor allocs/op signin
   if [ -s "$OUT/load.txt" ]; then
     # Load runs are made side by side on a machine whose load drifts: their
