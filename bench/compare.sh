@@ -54,6 +54,12 @@ if [ "${1:-}" != tables ]; then
   bench http '^BenchmarkHTTP$' 200ms
   bench crypto '^Benchmark(Secretbox|RecoveryVerify)$' 200ms
   bench login '^Benchmark(Password|Login)$' 3x
+  # The sign-in verifications side by side: bcrypt at 3 iterations a run, as
+  # the login section, the others 200ms; one file, so one table.
+  bench signin '^BenchmarkSignInVerify$/^factor=(totp|passkey-2fa|passkey-login|webauthn)$' 200ms
+  bench signin-password '^BenchmarkSignInVerify$/^factor=password$' 3x
+  grep '^BenchmarkSignInVerify' "$OUT/signin-password.txt" >> "$OUT/signin.txt"
+  rm "$OUT/signin-password.txt"
 
   echo "== load: wrk pinned to CPU 0, the server to CPU 1"
   if ! command -v wrk >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -83,6 +89,7 @@ fi
   echo "### crypto"; "$BENCHSTAT" "$OUT/crypto.txt"
   echo "### login"; "$BENCHSTAT" -col /path -filter '.name:Login' "$OUT/login.txt"
   "$BENCHSTAT" -filter '.name:Password' "$OUT/login.txt"
+  echo "### signin"; "$BENCHSTAT" -col /factor "$OUT/signin.txt"
   if [ -s "$OUT/load.txt" ]; then
     echo "### load"; "$BENCHSTAT" -col /route "$OUT/load.txt"
     echo "### load-login"; "$BENCHSTAT" -col /path "$OUT/load-login.txt"
@@ -115,6 +122,9 @@ table() { # table TITLE COL UNIT FILE [FILTER]
   table "Crypto" impl sec/op crypto
   table "Password (bcrypt cost 12)" impl sec/op login Password
   table "Login against its hash" path sec/op login Login
+  table "Sign-in verifications, typed, memory store" factor sec/op signin
+  table "Sign-in verifications, CPU time of the process per call" factor cpu-ns/op signin
+  table "Sign-in verifications, typed, memory store" factor allocs/op signin
   if [ -s "$OUT/load.txt" ]; then
     # Load runs are made side by side on a machine whose load drifts: their
     # ratios are run by run.

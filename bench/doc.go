@@ -20,7 +20,10 @@
 //   - crypto: TOTP verify (against pquerna/otp, which authkit wraps),
 //     encrypt and decrypt, the worst case of a recovery-code check, the
 //     password hash at its default cost, and a login's cost against the
-//     hash alone.
+//     hash alone;
+//   - sign-in verifications: a TOTP code, a passkey (second factor and
+//     passwordless) and the bcrypt password step, each through its typed
+//     method, and go-webauthn's bare assertion check beside them.
 //
 // The module is not part of authkit's release and stays out of go.work, so
 // no peer ever reaches authkit's own go.mod files: run it with GOWORK=off,

@@ -84,12 +84,12 @@ func TestApp(t *testing.T) {
 			}{
 				{"GET", "/bare", "", "", 200, Body},
 				{"GET", "/auth", env.CookieHeader(), "", 200, Body},
-				{"GET", "/auth", "", "", 401, `{"error":"Not authenticated"}`},
+				{"GET", "/auth", "", "", 401, `{"error":"Not authenticated","code":"not_authenticated"}`},
 				{"GET", "/auth", "a=1; " + env.CookieHeader() + "; b=2", "", 200, Body},
-				{"GET", "/auth", "authkit_session=" + env.Cookie[:len(env.Cookie)-2] + "AA", "", 401, `{"error":"Not authenticated"}`},
+				{"GET", "/auth", "authkit_session=" + env.Cookie[:len(env.Cookie)-2] + "AA", "", 401, `{"error":"Not authenticated","code":"not_authenticated"}`},
 				{"POST", "/api/login", "", env.LoginBody, 200, `{"success":true}`},
 				{"POST", "/hash", "", env.LoginBody, 204, ""},
-				{"POST", "/api/login", "", strings.Replace(env.LoginBody, "staple", "stapler", 1), 401, `{"error":"Invalid credentials"}`},
+				{"POST", "/api/login", "", strings.Replace(env.LoginBody, "staple", "stapler", 1), 401, `{"error":"Invalid credentials","code":"invalid_credentials"}`},
 			} {
 				if c.path == "/hash" && fw != "nethttp" {
 					continue
