@@ -8,7 +8,8 @@
 // [New] takes the app's *sqlx.DB ([NewSQL] a *sql.DB and its [Dialect]) and
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
-// other migration tools); [DB.Users] is the [user.Store], [DB.Limits]
+// other migration tools); [DB.Users] is the [user.Store] (and
+// user.EmailCodes, over the email_codes table of migration 0005), [DB.Limits]
 // the [ratelimit.Store], and [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices:
 //

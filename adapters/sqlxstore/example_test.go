@@ -119,6 +119,7 @@ func ExampleNewSQL() {
 	// Output:
 	// 0001_init true
 	// 0002_sessions true
+	// 0005_email_codes true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -142,4 +143,7 @@ func ExampleMigrations() {
 	// 2 0002_sessions
 	// CREATE TABLE IF NOT EXISTS auth_sessions (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (2, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 5 0005_email_codes
+	// CREATE TABLE IF NOT EXISTS auth_email_codes (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (5, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

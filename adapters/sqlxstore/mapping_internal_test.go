@@ -98,8 +98,13 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 2 || ms[0].version != 1 || ms[1].version != 2 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped and 0002 as it is", d, layout, len(ms))
+			if len(ms) != 3 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 5 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 and 0005 as they are", d, layout, len(ms))
+			}
+			// 0005 names users by id only too.
+			if got := strings.Join(ms[2].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_email_codes") ||
+				strings.Contains(got, quote(d, "users")) || strings.Contains(got, "authkit_users") {
+				t.Errorf("%s %s: 0005 is not the email_codes table alone:\n%s", d, layout, got)
 			}
 			// 0002 names users by id only: it applies unchanged.
 			if got := strings.Join(ms[1].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_sessions") ||
@@ -126,6 +131,25 @@ func TestMappedMigrations(t *testing.T) {
 					t.Errorf("%s %s: migration lacks %q:\n%s", d, layout, w, all)
 				}
 			}
+		}
+	}
+}
+
+// TestNamesTable: the check that keeps a later migration off a mapped
+// users table matches the table's name as a whole word only.
+func TestNamesTable(t *testing.T) {
+	for st, want := range map[string]bool{
+		"CREATE TABLE IF NOT EXISTS authkit_users (":              true,
+		"ALTER TABLE authkit_users ADD COLUMN x":                  true,
+		"SELECT * FROM authkit_users":                             true,
+		`UPDATE "authkit_users" SET x = 1`:                        true,
+		"CREATE TABLE IF NOT EXISTS authkit_email_codes (":        false,
+		"CREATE INDEX authkit_users_idx ON authkit_sessions (id)": false,
+		"CREATE TABLE my_authkit_users (":                         false,
+		"CREATE TABLE authkit_user_state (":                       false,
+	} {
+		if got := namesTable(st, "authkit_users"); got != want {
+			t.Errorf("namesTable(%q) = %v, want %v", st, got, want)
 		}
 	}
 }

@@ -107,6 +107,7 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 type tables struct {
 	prefix, users, limits, migrations string
 	sessions, trusted                 string
+	emailCodes                        string
 }
 
 func newTables(prefix string) tables {
@@ -117,6 +118,7 @@ func newTables(prefix string) tables {
 		migrations: prefix + "schema_migrations",
 		sessions:   prefix + "sessions",
 		trusted:    prefix + "trusted_devices",
+		emailCodes: prefix + "email_codes",
 	}
 }
 

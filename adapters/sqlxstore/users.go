@@ -37,9 +37,10 @@ import (
 // state row (one the app had before authkit) gets it, idempotently, before
 // its first conditional update.
 type UserStore struct {
-	db *DB
-	s  *schema
-	q  userQueries
+	db    *DB
+	s     *schema
+	q     userQueries
+	codes emailCodeQueries // emailcodes.go
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -71,7 +72,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s}
+	s := &UserStore{db: db, s: db.s, codes: newEmailCodeQueries(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery

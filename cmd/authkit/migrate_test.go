@@ -20,10 +20,10 @@ import (
 
 // appliedLine matches one line of `authkit migrate status` for an applied
 // migration.
-var appliedLine = regexp.MustCompile(`^0001_init      applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0002_sessions  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+var appliedLine = regexp.MustCompile(`^0001_init         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0002_sessions     applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0005_email_codes  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
 
 // appliedAll is what a migrate of an empty database prints.
-const appliedAll = "authkit migrate: applied 0001_init\nauthkit migrate: applied 0002_sessions\n"
+const appliedAll = "authkit migrate: applied 0001_init\nauthkit migrate: applied 0002_sessions\nauthkit migrate: applied 0005_email_codes\n"
 
 func TestMigrate(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "app.db")
@@ -64,7 +64,7 @@ func TestMigrateReadsDATABASE_URL(t *testing.T) {
 
 func TestMigrateStatus(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "status.db")
-	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init      pending\n0002_sessions  pending\n" || stderr != "" {
+	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init         pending\n0002_sessions     pending\n0005_email_codes  pending\n" || stderr != "" {
 		t.Fatalf("status before: exit %d, stdout %q, stderr %q; want 0, 0001_init pending", code, stdout, stderr)
 	}
 	if code, _, stderr := runCLI("migrate", "--database-url", url); code != 0 {

@@ -31,6 +31,7 @@ func Example() {
 	// Output:
 	// applied 0001_init
 	// applied 0002_sessions
+	// applied 0005_email_codes
 	// sqlite 1
 }
 
