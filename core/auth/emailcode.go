@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"time"
 
@@ -119,11 +120,10 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) error {
 		return err
 	}
 	s.rateHeaders(v.header, vd)
-	n, err := rand.Int(s.cfg.Rand, emailCodeSpace)
+	code, err := newEmailCode(s.cfg.Rand)
 	if err != nil {
-		return fmt.Errorf("2fa email code: random: %w", err)
+		return fmt.Errorf("2fa email code: %w", err)
 	}
-	code := fmt.Sprintf("%0*d", emailCodeDigits, n)
 	now := s.now()
 	c := user.EmailCode{UserID: u.ID, Hash: s.emailCodeHash(v, u.ID, code), CreatedAt: now, ExpiresAt: now.Add(s.cfg.EmailCode.Lifetime)}
 	if err := s.users.emailCodes.PutEmailCode(v.ctx, c); err != nil {
@@ -134,6 +134,17 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) error {
 		Name: u.Name, Code: code, Expiry: s.cfg.EmailCode.Lifetime, IP: s.clientAddr(v.req),
 	})
 	return nil
+}
+
+// newEmailCode returns a code of emailCodeDigits decimal digits, uniform
+// over all 10^6 (crypto/rand.Int rejects the bias a modulo would have),
+// read from r (Config.Rand: crypto/rand unless a test injects one).
+func newEmailCode(r io.Reader) (string, error) {
+	n, err := rand.Int(r, emailCodeSpace)
+	if err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return fmt.Sprintf("%0*d", emailCodeDigits, n), nil
 }
 
 // emailCodeHash is the keyed hash a code is stored as: bound to the user
