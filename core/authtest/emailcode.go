@@ -49,6 +49,15 @@ func (s suite) codeEnv(t *testing.T, opts ...option) *env {
 	return e
 }
 
+// emailCodesWhereStored switches email codes on when the harness's user
+// store implements user.EmailCodes, so that the tests of every route
+// (405s, Cache-Control, the hostile corpus) reach their routes too.
+func emailCodesWhereStored(c *auth.Config) {
+	if _, ok := c.Users.(user.EmailCodes); ok {
+		c.EmailCode.Enabled = true
+	}
+}
+
 // codeUser signs ada@example.com up, verifies her address and turns 2FA
 // on. It returns her record and TOTP secret.
 func (e *env) codeUser(t *testing.T) (*user.User, string) {

@@ -383,7 +383,7 @@ type option func(*auth.Config)
 func relaxed(c *auth.Config) {
 	big := auth.Limit{Max: 1000, Window: time.Hour}
 	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
-		ResetEmail: big, Resend: big, TwoFactor: big, Password: big}
+		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big}
 }
 
 // env is one subtest's world: a Service on fresh stores, served by the
