@@ -9,7 +9,8 @@
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
 // other migration tools); [DB.Users] is the [user.Store] (with the
-// [user.Passkeys] part, for the passkeys module), [DB.Limits]
+// [user.Passkeys] part, for the passkeys module, and user.EmailCodes, over
+// the email_codes table of migration 0005), [DB.Limits]
 // the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
 // and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys

@@ -121,6 +121,7 @@ func ExampleNewSQL() {
 	// 0002_sessions true
 	// 0003_passkeys true
 	// 0004_challenges true
+	// 0005_email_codes true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -150,4 +151,7 @@ func ExampleMigrations() {
 	// 4 0004_challenges
 	// CREATE TABLE IF NOT EXISTS auth_challenges (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (4, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 5 0005_email_codes
+	// CREATE TABLE IF NOT EXISTS auth_email_codes (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (5, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

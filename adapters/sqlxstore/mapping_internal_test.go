@@ -99,8 +99,13 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 4 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002, 0003 and 0004 as they are", d, layout, len(ms))
+			if len(ms) != 5 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 || ms[4].version != 5 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 to 0005 as they are", d, layout, len(ms))
+			}
+			// 0005 names users by id only too.
+			if got := strings.Join(ms[4].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_email_codes") ||
+				strings.Contains(got, quote(d, "users")) || strings.Contains(got, "authkit_users") {
+				t.Errorf("%s %s: 0005 is not the email_codes table alone:\n%s", d, layout, got)
 			}
 			// 0004 (one-time values) does not name the users table either.
 			if got := strings.Join(ms[3].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_challenges") || strings.Contains(got, quote(d, "users")) {
@@ -161,5 +166,24 @@ func TestMappedMigrationsRefuseUsersTable(t *testing.T) {
 	embedded = append(embedded, migration{version: 3, name: "0003_alter.sql", stmts: []string{"ALTER TABLE authkit_users ADD COLUMN x TEXT"}})
 	if _, err := db.mappedMigrations(embedded); err == nil || !strings.Contains(err.Error(), "0003_alter.sql") {
 		t.Fatalf("a later migration that alters authkit_users: %v, want an error naming it", err)
+	}
+}
+
+// TestNamesTable: the check that keeps a later migration off a mapped
+// users table matches the table's name as a whole word only.
+func TestNamesTable(t *testing.T) {
+	for st, want := range map[string]bool{
+		"CREATE TABLE IF NOT EXISTS authkit_users (":              true,
+		"ALTER TABLE authkit_users ADD COLUMN x":                  true,
+		"SELECT * FROM authkit_users":                             true,
+		`UPDATE "authkit_users" SET x = 1`:                        true,
+		"CREATE TABLE IF NOT EXISTS authkit_email_codes (":        false,
+		"CREATE INDEX authkit_users_idx ON authkit_sessions (id)": false,
+		"CREATE TABLE my_authkit_users (":                         false,
+		"CREATE TABLE authkit_user_state (":                       false,
+	} {
+		if got := namesTable(st, "authkit_users"); got != want {
+			t.Errorf("namesTable(%q) = %v, want %v", st, got, want)
+		}
 	}
 }

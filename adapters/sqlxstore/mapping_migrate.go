@@ -3,7 +3,6 @@ package sqlxstore
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -11,19 +10,18 @@ import (
 // users table (Config.Users): the rate-limit table as always, authkit's
 // <prefix>users table never, and instead authkit's state in the app's
 // table (LayoutColumns) or in <prefix>user_state (LayoutSideTable). Only
-// 0001 touches the users table; the later ones (0002 sessions and trusted
-// devices, 0003 passkeys: tables that name users by id only, no foreign
-// key; 0004 one-time values) apply as they are. A later migration that names <prefix>users must
-// get a mapped form here, which the check below enforces.
+// 0001 touches the users table; the later ones (0002: sessions and trusted
+// devices; 0003: passkeys; 0004: one-time values; 0005: email codes; each
+// naming users by id only, no foreign key) apply as they are. A later migration that touches the users table must
+// get a mapped form here too, which the check below enforces.
 func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {
 	if len(embedded) == 0 || embedded[0].version != 1 {
-		return nil, fmt.Errorf("the first migration is not 0001: none has a form for a mapped users table (Config.Users)")
+		return nil, fmt.Errorf("migrations start at %s, not 0001: no form for a mapped users table (Config.Users)", embedded[0].name)
 	}
-	ownUsersName := regexp.MustCompile(`\b` + regexp.QuoteMeta(db.t.users) + `\b`)
-	for _, later := range embedded[1:] {
-		for _, st := range later.stmts {
-			if ownUsersName.MatchString(st) {
-				return nil, fmt.Errorf("migration %s names %s and has no form for a mapped users table (Config.Users)", later.name, db.t.users)
+	for _, m := range embedded[1:] {
+		for _, st := range m.stmts {
+			if namesTable(st, db.t.users) {
+				return nil, fmt.Errorf("migration %s has no form for a mapped users table (Config.Users)", m.name)
 			}
 		}
 	}
@@ -198,4 +196,26 @@ func (db *DB) checkUsersSchema(ctx context.Context) error {
 	return fmt.Errorf("sqlxstore: migrate: %w: the users table %s does not have what Config.Users needs (%v); "+
 		"were the migrations of table prefix %q applied for another Users configuration? Use a new TablePrefix",
 		ErrInvalidConfig, db.s.users, err, db.t.prefix)
+}
+
+// namesTable reports whether statement st names table (as a whole word:
+// authkit_users, not authkit_users_idx).
+func namesTable(st, table string) bool {
+	for i := 0; ; {
+		j := strings.Index(st[i:], table)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(table)
+		if end == len(st) || !isIdentByte(st[end]) {
+			if start := i + j; start == 0 || !isIdentByte(st[start-1]) {
+				return true
+			}
+		}
+		i = end
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }

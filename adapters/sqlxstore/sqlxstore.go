@@ -110,6 +110,7 @@ type tables struct {
 	sessions, trusted                 string
 	passkeys, passkeyHandles          string
 	challenges                        string
+	emailCodes                        string
 }
 
 func newTables(prefix string) tables {
@@ -123,6 +124,7 @@ func newTables(prefix string) tables {
 		passkeys:       prefix + "passkeys",
 		passkeyHandles: prefix + "passkey_handles",
 		challenges:     prefix + "challenges",
+		emailCodes:     prefix + "email_codes",
 	}
 }
 

@@ -42,10 +42,11 @@ import (
 // user's rows in its transaction, and Create those left under its id by a
 // user deleted outside the store.
 type UserStore struct {
-	db *DB
-	s  *schema
-	q  userQueries
-	pq passkeyQueries
+	db    *DB
+	s     *schema
+	q     userQueries
+	pq    passkeyQueries
+	codes emailCodeQueries // emailcodes.go
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -77,7 +78,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db)}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), codes: newEmailCodeQueries(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery

@@ -201,6 +201,11 @@ type Config struct {
 	// a session is always recent enough. Default: 15 minutes.
 	ReauthWindow time.Duration
 
+	// EmailCode offers a 6-digit code mailed to the account's verified
+	// address as a fallback second factor at the second step of a login
+	// (see [EmailCodeConfig]). Default: off.
+	EmailCode EmailCodeConfig
+
 	// MaxBodyBytes caps request bodies. Default: 16 KiB.
 	MaxBodyBytes int64
 
@@ -253,26 +258,27 @@ type Lockout struct {
 // with [New], mount its [Service.Routes] with a framework module, and
 // [Service.Close] it on shutdown.
 type Service struct {
-	cfg      Config
-	users    userStore // Config.Users, by part (stores.go)
-	keys     *secretbox.Keyring
-	hasher   password.Hasher
-	recovery password.Hasher
-	policy   password.Policy
-	totp     *totp.TOTP
-	sessions *session.Manager
-	pending  *token.Verifier
-	verify   *token.Verifier
-	reset    *token.Verifier
-	device   *token.Verifier // the device cookie (notices.go)
-	trusted  *token.Verifier // the trusted-device cookie (trusted.go)
-	sender   *mail.Sender
-	tmpl     mail.Templates
-	proxies  *clientip.Resolver
-	origins  *http.CrossOriginProtection
-	log      *slog.Logger
-	now      func() time.Time
-	maxBody  int64
+	cfg       Config
+	users     userStore // Config.Users, by part (stores.go)
+	keys      *secretbox.Keyring
+	hasher    password.Hasher
+	recovery  password.Hasher
+	policy    password.Policy
+	totp      *totp.TOTP
+	sessions  *session.Manager
+	pending   *token.Verifier
+	verify    *token.Verifier
+	reset     *token.Verifier
+	device    *token.Verifier // the device cookie (notices.go)
+	trusted   *token.Verifier // the trusted-device cookie (trusted.go)
+	emailCode *token.Verifier // hashes mailed codes (emailcode.go); only its Bind is used
+	sender    *mail.Sender
+	tmpl      mail.Templates
+	proxies   *clientip.Resolver
+	origins   *http.CrossOriginProtection
+	log       *slog.Logger
+	now       func() time.Time
+	maxBody   int64
 
 	lim limits // one limiter per rate limit (limits.go)
 
@@ -333,6 +339,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.TrustedDeviceLifetime <= 0 {
 		cfg.TrustedDeviceLifetime = DefaultTrustedDeviceLifetime
+	}
+	if cfg.EmailCode.Lifetime <= 0 {
+		cfg.EmailCode.Lifetime = DefaultEmailCodeLifetime
 	}
 	if cfg.ReauthWindow == 0 {
 		cfg.ReauthWindow = DefaultReauthWindow
@@ -417,6 +426,7 @@ func New(cfg Config) (*Service, error) {
 		{&s.reset, purposeReset, ResetLifetime},
 		{&s.device, purposeDevice, DeviceLifetime},
 		{&s.trusted, purposeTrusted, cfg.TrustedDeviceLifetime},
+		{&s.emailCode, purposeEmailCode, cfg.EmailCode.Lifetime},
 	} {
 		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
 			return nil, fmt.Errorf("auth: %w", err)

@@ -18,7 +18,8 @@
 // [Service.ForgetTrustedDevice], and with a store that implements
 // user.Passkeys [Service.ListPasskeys], [Service.RenamePasskey] and
 // [Service.DeletePasskey] (the passkeys module registers passkeys and
-// serves these three as its routes).
+// serves these three as its routes), and with email codes on
+// [Service.SendTwoFactorEmailCode] and [Service.VerifyTwoFactorEmailCode].
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The
@@ -112,6 +113,17 @@
 //     that raises the session version ends every trust; a failure to
 //     record a trust after a successful second step is logged and the
 //     login stands.
+//   - Email codes (Config.EmailCode) are off by default, not a Feature to
+//     switch off: an app opts into the weakest factor, it is not handed
+//     it. With them on, they are an alternative at the second step only:
+//     no method turns 2FA on with one, so an account never has an email
+//     code as its only factor. The address must be verified (403
+//     email_code_needs_verified_email); sending counts against
+//     Limits.EmailCode, checking against Limits.TwoFactor (with TOTP and
+//     recovery codes); the right code past its lifetime answers
+//     email_code_expired, any wrong code invalid_two_factor_code. The code
+//     is hashed with a key of its own purpose and bound to the pending
+//     login (SECURITY.md deviation 14).
 //   - Backend failures (a store or a limiter store down) answer 503
 //     {"error":"Service temporarily unavailable. Try again later."} with
 //     Retry-After: 5 ([RetryAfterUnavailable]), and rate limiting fails

@@ -80,3 +80,55 @@ func ExampleService_Login() {
 
 // nethttpRequest stands for nethttpauth.Request, which core cannot import.
 func nethttpRequest(r *http.Request) auth.Request { return auth.HTTPRequest(r, nil) }
+
+// Email codes are off by default. An app that offers them as a fallback
+// second factor switches them on; the store must implement
+// user.EmailCodes. Their two routes are then listed with the others, and
+// the second step of an app's own pages calls the typed methods.
+func ExampleEmailCodeConfig() {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	type yourStoreWithCodes struct {
+		user.Store
+		user.EmailCodes // store.NewMemory and sqlxstore's UserStore have it
+	}
+	svc, err := auth.New(auth.Config{
+		Users:     yourStoreWithCodes{},
+		Secrets:   []string{strings.Repeat("x", 32)},
+		Keys:      keys,
+		AppURL:    "https://app.example.com",
+		EmailCode: auth.EmailCodeConfig{Enabled: true}, // codes live 10 minutes unless Lifetime says otherwise
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, rt := range svc.Routes() {
+		if strings.Contains(rt.Pattern, "email-code") {
+			fmt.Println(rt.Method, rt.Pattern)
+		}
+	}
+	// On the app's 2FA page: "Email me a code" posts here ...
+	send := func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(nethttpRequest(r))
+		err := svc.SendTwoFactorEmailCode(r.Context(), v)
+		v.WriteHeaders(w)
+		if errors.Is(err, auth.ErrEmailCodeNeedsVerifiedEmail) {
+			http.Error(w, "Use your authenticator app", http.StatusForbidden)
+		}
+	}
+	// ... and the form with the mailed code here.
+	verify := func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(nethttpRequest(r))
+		_, err := svc.VerifyTwoFactorEmailCode(r.Context(), v, auth.TwoFactorInput{Code: r.PostFormValue("code")})
+		v.WriteHeaders(w) // the session cookie, or nothing: the pending cookie stays on an error
+		if err != nil {
+			http.Error(w, auth.AsError(err).Message, auth.AsError(err).Status)
+			return
+		}
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	}
+	_, _ = send, verify
+	// Output:
+	// POST /api/2fa/email-code
+	// POST /api/2fa/email-code/verify
+}

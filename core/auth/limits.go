@@ -39,6 +39,11 @@ type Limits struct {
 	// user (disable 2FA, change email, change password).
 	// Default: 5 per 15 minutes, key password:{user id}.
 	Password Limit
+	// EmailCode limits the codes mailed for the second step of a login
+	// (Config.EmailCode), so the route cannot flood a mailbox. Checking a
+	// code counts against TwoFactor, like a TOTP code.
+	// Default: 3 per 15 minutes, key email-code:{user id}.
+	EmailCode Limit
 }
 
 func (l Limits) withDefaults() Limits {
@@ -58,6 +63,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.Resend, 3, 15*time.Minute)
 	def(&l.TwoFactor, 5, 5*time.Minute)
 	def(&l.Password, 5, 15*time.Minute)
+	def(&l.EmailCode, 3, 15*time.Minute)
 	return l
 }
 
@@ -65,6 +71,7 @@ func (l Limits) withDefaults() Limits {
 // own key prefix and store (nil for a limit that is Off).
 type limits struct {
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
+	emailCode                                                                       *limiter
 }
 
 // newLimits builds the limiter of every limit of cfg.Limits, in the
@@ -86,6 +93,7 @@ func newLimits(cfg *Config) (limits, error) {
 		{&ls.resend, limitSpec{"resend", ErrTooManyResends, lim.Resend, false}},
 		{&ls.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
 		{&ls.password, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
+		{&ls.emailCode, limitSpec{"email-code", ErrTooManyEmailCodes, lim.EmailCode, false}},
 	} {
 		var err error
 		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
@@ -98,7 +106,7 @@ func newLimits(cfg *Config) (limits, error) {
 
 // all returns every limiter, nil ones included.
 func (ls *limits) all() []*limiter {
-	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password}
+	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode}
 }
 
 // close stops the background work of the default in-memory stores.

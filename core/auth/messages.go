@@ -18,4 +18,5 @@ const (
 	msgPasswordConfirmed    = "Password confirmed"
 	msgSessionEnded         = "Session ended"
 	msgTrustedDeviceRemoved = "Trusted device removed"
+	msgEmailCodeSent        = "Code sent. Check your email."
 )

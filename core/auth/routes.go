@@ -42,6 +42,7 @@ const (
 	none           needStore = iota
 	sessionRecords           // Config.Sessions
 	trustedDevices           // Config.TrustedDevices
+	emailCodes               // Config.EmailCode.Enabled (and so user.EmailCodes)
 )
 
 // has reports whether the configuration has store st.
@@ -51,6 +52,8 @@ func (cfg *Config) has(st needStore) bool {
 		return cfg.Sessions != nil
 	case trustedDevices:
 		return cfg.TrustedDevices != nil
+	case emailCodes:
+		return cfg.EmailCode.Enabled
 	}
 	return true
 }
@@ -81,13 +84,16 @@ var routes = []Route{
 	{http.MethodDelete, "/api/auth/sessions/{id}", endSessionRoute, "", sessionRecords},
 	{http.MethodGet, "/api/2fa/trusted-devices", trustedDevicesRoute, "", trustedDevices},
 	{http.MethodDelete, "/api/2fa/trusted-devices/{id}", forgetTrustedDeviceRoute, "", trustedDevices},
+	{http.MethodPost, "/api/2fa/email-code", sendEmailCodeRoute, "", emailCodes},
+	{http.MethodPost, "/api/2fa/email-code/verify", verifyEmailCodeRoute, "", emailCodes},
 }
 
 // Routes lists every endpoint of the features the Service has on
 // (Config.Disable): a switched-off route is not listed, so no framework
 // module registers it and it answers 404. The session routes are listed
 // only with Config.Sessions, the trusted-device routes only with
-// Config.TrustedDevices. The slice is the caller's.
+// Config.TrustedDevices, the email-code routes only with
+// Config.EmailCode.Enabled. The slice is the caller's.
 func (s *Service) Routes() []Route {
 	var out []Route
 	for _, rt := range routes {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestPaths(t *testing.T) {
-	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}}} // every route listed
+	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}, EmailCode: EmailCodeConfig{Enabled: true}}} // every route listed
 	paths := s.Paths()
 	byPattern := map[string]Path{}
 	for _, p := range paths {

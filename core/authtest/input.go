@@ -307,7 +307,7 @@ var hostileTokens = []struct {
 }
 
 func (s suite) hostileEveryRoute(t *testing.T) {
-	e := s.env(t, relaxed, fast)
+	e := s.env(t, relaxed, fast, emailCodesWhereStored)
 	_, ada, _, _ := e.twoFactorUser(t)
 	fields := map[string]string{}
 	for _, rt := range bodyRoutes {

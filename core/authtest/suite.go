@@ -179,6 +179,24 @@ var topics = []struct {
 		{"password reset, logout-all, 2FA disable and password change end every trust", suite.trustedEndedByChanges},
 		{"a trusted cookie is its user's only and must verify", suite.trustedCookieIsTheUsers},
 	}},
+	// emailcode.go: email codes (Config.EmailCode, off by default), a fallback second factor:
+	// send, verify, wrong, expired, replayed and another login's codes, the limits, an unverified
+	// address, the routes off, and racing verifies of one code.
+	{"EmailCodes", []test{
+		{"off by default: the routes answer 404 and mail nothing", suite.emailCodeOffByDefault},
+		{"send mails a 6-digit code to the verified address; verify signs in and spends it", suite.emailCodeSendAndVerify},
+		{"wrong codes keep the pending cookie and share the 2FA limit with TOTP", suite.emailCodeWrongCodeSharesLimit},
+		{"a code expires after its lifetime", suite.emailCodeExpires},
+		{"a code works once", suite.emailCodeOnce},
+		{"a code mailed for one login cannot finish another", suite.emailCodeBoundToLogin},
+		{"a new send replaces the old code", suite.emailCodeNewSendReplaces},
+		{"sending: 3 per 15 minutes per user", suite.emailCodeSendLimited},
+		{"an unverified address gets no code", suite.emailCodeNeedsVerifiedAddress},
+		{"send and verify need a pending login", suite.emailCodeNeedsPendingLogin},
+		{"remember carries through the email code", suite.emailCodeRemember},
+		{"trustDevice at the email-code step trusts the browser", suite.emailCodeTrustsDevice},
+		{"50 browsers verify one mailed code: one session", suite.raceEmailCode},
+	}},
 	// notices.go: the mails that tell the account of 2FA turned on, recovery codes replaced or used,
 	// and a sign-in from a browser without its device cookie.
 	{"Notices", []test{
@@ -366,7 +384,7 @@ type option func(*auth.Config)
 func relaxed(c *auth.Config) {
 	big := auth.Limit{Max: 1000, Window: time.Hour}
 	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
-		ResetEmail: big, Resend: big, TwoFactor: big, Password: big}
+		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big}
 }
 
 // env is one subtest's world: a Service on fresh stores, served by the

@@ -21,6 +21,7 @@ func DefaultTemplates() Templates {
 		NewSignIn:                defaultNewSignIn,
 		PasskeyAdded:             defaultPasskeyAdded,
 		PasskeyDeleted:           defaultPasskeyDeleted,
+		TwoFactorEmailCode:       defaultTwoFactorEmailCode,
 	}
 }
 
@@ -266,5 +267,28 @@ If you did not, someone else is signed in to your account: reset your password n
 <p>A passkey{{with .PasskeyName}} named &quot;{{.}}&quot;{{end}} was deleted from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.</p>
 <p>If you did this, there is nothing more to do.</p>
 <p>If you did not, someone else is signed in to your account: reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+// The code stands on a line of its own, so that a mail client's preview and
+// a reader find it at once; it is never in the subject, which notification
+// banners show on a locked screen.
+var defaultTwoFactorEmailCode = Template{
+	Subject: subjectPrefix + `Your sign-in code`,
+	Text: greeting + `
+
+Someone signed in to your account` + atApp + onTime + fromIP + ` with your password and asked for a code by email to finish signing in.
+{{with .Code}}
+Your code: {{.}}
+{{end}}
+The code works once{{with .ExpiryText}} and expires in {{.}}{{end}}. Never give it to anyone: we will never ask you for it.
+
+If this was not you, someone else knows your password: do not use the code, reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Someone signed in to your account` + atApp + onTime + fromIP + ` with your password and asked for a code by email to finish signing in.</p>
+{{with .Code}}<p>Your code: <strong>{{.}}</strong></p>
+{{end}}<p>The code works once{{with .ExpiryText}} and expires in {{.}}{{end}}. Never give it to anyone: we will never ask you for it.</p>
+<p>If this was not you, someone else knows your password: do not use the code, reset your password now` + resetLinkHTML + ` and contact support.</p>
 ` + htmlTail,
 }

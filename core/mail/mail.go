@@ -70,6 +70,11 @@ const (
 	// KindPasskeyDeleted tells the owner that a passkey was deleted from
 	// the account (Data.PasskeyName, Data.IP).
 	KindPasskeyDeleted Kind = "passkey_deleted"
+
+	// KindTwoFactorEmailCode carries a one-time code that finishes a
+	// sign-in as its second step (Data.Code, Data.Expiry, Data.IP): the
+	// fallback factor of auth.Config.EmailCode.
+	KindTwoFactorEmailCode Kind = "two_factor_email_code"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -79,6 +84,7 @@ func Kinds() []Kind {
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
+		KindTwoFactorEmailCode,
 	}
 }
 

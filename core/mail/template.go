@@ -45,6 +45,7 @@ type Templates struct {
 	TwoFactorCodeReused      Template
 	PasskeyAdded             Template
 	PasskeyDeleted           Template
+	TwoFactorEmailCode       Template
 }
 
 // Data is what a template sees.
@@ -94,6 +95,10 @@ type Data struct {
 	// the HTML part escapes.
 	PasskeyName string
 
+	// Code is the one-time code of KindTwoFactorEmailCode. It is a secret
+	// until used: Message.LogValue never logs the body it is in.
+	Code string
+
 	// Words, when set, words Expiry and Time in the mail's language for
 	// ExpiryText and TimeText (core/i18n's Language does). Nil: English.
 	Words Wording
@@ -113,6 +118,7 @@ type Wording interface {
 const (
 	verifyEmailExpiry   = 24 * time.Hour
 	resetPasswordExpiry = time.Hour
+	emailCodeExpiry     = 10 * time.Minute // auth's default
 )
 
 // ExpiryText returns Expiry in words: "24 hours", "1 hour", "30 minutes",
@@ -191,6 +197,8 @@ func (t Templates) Render(kind Kind, data Data) (Message, error) {
 			data.Expiry = verifyEmailExpiry
 		case KindResetPassword:
 			data.Expiry = resetPasswordExpiry
+		case KindTwoFactorEmailCode:
+			data.Expiry = emailCodeExpiry
 		}
 	}
 	subject, err := execText(kind, "Subject", tpl.Subject, data)
@@ -224,6 +232,7 @@ func (t Templates) Validate() error {
 		AppName: "Sample App", Expiry: time.Hour, NewEmail: "new@example.com",
 		Time: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), IP: "203.0.113.9",
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0", CodesLeft: 7,
+		Code: "123456",
 	}
 	for _, k := range Kinds() {
 		if _, err := t.Render(k, sample); err != nil {
@@ -274,6 +283,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.PasskeyAdded
 	case KindPasskeyDeleted:
 		return &t.PasskeyDeleted
+	case KindTwoFactorEmailCode:
+		return &t.TwoFactorEmailCode
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ type Memory struct {
 	byID    map[string]*user.User
 	byEmail map[string]string // email -> id
 	passkeys
+	codes emailCodes // user id -> mailed code (emailcodes.go)
 }
 
 var _ user.Store = (*Memory)(nil)
@@ -37,7 +38,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys()}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), codes: emailCodes{}}
 }
 
 // Create implements [user.Registration].
@@ -100,6 +101,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		delete(m.byEmail, u.Email)
 		delete(m.byID, id)
 		m.dropPasskeys(id)
+		delete(m.codes, id)
 		return nil
 	})
 }

@@ -33,6 +33,7 @@ func Example() {
 	// applied 0002_sessions
 	// applied 0003_passkeys
 	// applied 0004_challenges
+	// applied 0005_email_codes
 	// sqlite 1
 }
 

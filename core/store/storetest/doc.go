@@ -11,6 +11,8 @@
 // (core/user: Accounts, TwoFactor, EmailVerification, EmailChange,
 // PasswordReset, PasswordChange, PasswordRehash, SessionVersions, Lockout,
 // Passkeys;
+// EmailCodes, the mailed second-factor codes: single use, expiry, the hash
+// as the condition, one winner of racing takes;
 // a part the store does not implement is skipped, with the reason): the records
 // round-trip with millisecond timestamps, the sentinel errors come back
 // wrapped, and each conditional operation holds under racing goroutines

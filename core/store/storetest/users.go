@@ -35,6 +35,7 @@ type parts struct {
 	user.Lockout
 	user.SessionVersions
 	user.Passkeys
+	user.EmailCodes
 }
 
 func split(s user.Accounts) *parts {
@@ -49,6 +50,7 @@ func split(s user.Accounts) *parts {
 	p.Lockout, _ = s.(user.Lockout)
 	p.SessionVersions, _ = s.(user.SessionVersions)
 	p.Passkeys, _ = s.(user.Passkeys)
+	p.EmailCodes, _ = s.(user.EmailCodes)
 	return p
 }
 
@@ -109,12 +111,13 @@ var suite = []struct {
 		{"LoginFailures", testLoginFailures},
 	}},
 	{"Passkeys", func(p *parts) bool { return p.Passkeys != nil }, passkeyTests},
+	{"EmailCodes", func(p *parts) bool { return p.EmailCodes != nil }, emailCodeTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout, Passkeys) that the store implements; a part
+// SessionVersions, Lockout, Passkeys, EmailCodes) that the store implements; a part
 // it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's

@@ -1,0 +1,64 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+var _ user.EmailCodes = (*Memory)(nil)
+
+// emailCodes is the [user.EmailCodes] part of a Memory store, guarded by
+// its mutex: one code per user id.
+type emailCodes map[string]user.EmailCode
+
+// copyCode returns c with its own copy of Hash and millisecond times.
+func copyCode(c user.EmailCode) user.EmailCode {
+	c.Hash = bytes.Clone(c.Hash)
+	c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
+	c.ExpiresAt = c.ExpiresAt.Truncate(time.Millisecond)
+	return c
+}
+
+// PutEmailCode implements [user.EmailCodes].
+func (m *Memory) PutEmailCode(ctx context.Context, c user.EmailCode) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.codes[c.UserID] = copyCode(c)
+	return nil
+}
+
+// EmailCode implements [user.EmailCodes].
+func (m *Memory) EmailCode(ctx context.Context, userID string) (user.EmailCode, error) {
+	if err := ctx.Err(); err != nil {
+		return user.EmailCode{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.codes[userID]
+	if !ok {
+		return user.EmailCode{}, fmt.Errorf("store: email code: %w", user.ErrNotFound)
+	}
+	return copyCode(c), nil
+}
+
+// TakeEmailCode implements [user.EmailCodes].
+func (m *Memory) TakeEmailCode(ctx context.Context, userID string, hash []byte, now time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.codes[userID]
+	if !ok || !bytes.Equal(c.Hash, hash) || !c.ExpiresAt.After(now) {
+		return fmt.Errorf("store: take email code: %w", user.ErrConflict)
+	}
+	delete(m.codes, userID)
+	return nil
+}
