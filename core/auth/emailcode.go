@@ -87,6 +87,12 @@ var (
 	ErrTooManyEmailCodes = def(429, "too_many_email_codes", "Too many codes requested. Try again later.")
 )
 
+// HasEmailCodes reports whether the second step of a login offers a
+// mailed code (Config.EmailCode.Enabled), so that SendTwoFactorEmailCode
+// and VerifyTwoFactorEmailCode work: a page offers "email me a code" only
+// then (and only to an account whose address is verified).
+func (s *Service) HasEmailCodes() bool { return s.cfg.EmailCode.Enabled }
+
 // emailCodesOn fails the email-code methods when the feature is off.
 func (s *Service) emailCodesOn() error {
 	if !s.cfg.EmailCode.Enabled {

@@ -61,7 +61,7 @@ func TestEmailCodeNeedsStorePart(t *testing.T) {
 
 // TestEmailCodeOff: with email codes off (the default) the methods fail
 // with ErrFeatureDisabled before they read anything, and the routes are
-// not listed; with them on, both are.
+// not listed and HasEmailCodes says no; with them on, all say yes.
 func TestEmailCodeOff(t *testing.T) {
 	s := mustNewWith(t, func(c *Config) {})
 	v := s.Visit(jsonReq(`{}`))
@@ -79,10 +79,16 @@ func TestEmailCodeOff(t *testing.T) {
 		}
 		return n
 	}
+	if s.HasEmailCodes() {
+		t.Error("HasEmailCodes with the feature off")
+	}
 	if n := count(s); n != 0 {
 		t.Errorf("%d email-code routes listed with the feature off, want 0", n)
 	}
 	on := mustNewWith(t, func(c *Config) { c.Users = store.NewMemory(store.MemoryConfig{}); c.EmailCode.Enabled = true })
+	if !on.HasEmailCodes() {
+		t.Error("HasEmailCodes false with the feature on")
+	}
 	if n := count(on); n != 2 {
 		t.Errorf("%d email-code routes listed with the feature on, want 2", n)
 	}
