@@ -1,12 +1,12 @@
 // Package pages is authkit's pages as an http.Handler any app mounts: log
-// in with a password and a TOTP or recovery code, register, verify the
-// email from the mailed link, resend it, forgot and reset the password, a
-// dashboard, and the security settings (2FA setup with the QR code and the
-// key by hand, recovery codes with copy and download, regenerating them
-// after a confirmation, 2FA off, email change, password change, sign out,
-// sign out everywhere), a 404 page and the assets, and, beside the
-// passkeys module, the passkey steps. It needs the standard library and
-// core only.
+// in with a password and a TOTP or recovery code (or a mailed code, see
+// Email codes), register, verify the email from the mailed link, resend
+// it, forgot and reset the password, a dashboard, and the security
+// settings (2FA setup with the QR code and the key by hand, recovery codes
+// with copy and download, regenerating them after a confirmation, 2FA off,
+// email change, password change, sign out, sign out everywhere), a 404
+// page and the assets, and, beside the passkeys module, the passkey steps.
+// It needs the standard library and core only.
 //
 //	svc, _ := auth.New(cfg) // cfg.VerifyEmailPath, cfg.ResetPasswordPath = pages.MailLinks("/auth")
 //	p, _ := pages.New(svc, pages.Config{Prefix: "/auth"})
@@ -53,10 +53,23 @@
 // add form), so without JavaScript no control is dead and every other
 // step still works.
 //
+// # Email codes
+//
+// When the Service sends sign-in codes by mail ([auth.Service.HasEmailCodes],
+// auth.Config.EmailCode) and the pending login's user has a verified
+// address, the 2FA page offers "Email me a code instead": a plain form
+// that calls [auth.Service.SendTwoFactorEmailCode] and returns to the page
+// with the code's field, where the code went, and "Send a new code". The
+// code's form calls [auth.Service.VerifyTwoFactorEmailCode] and signs in as
+// the TOTP form does (the password step's "keep me signed in", "trust this
+// browser", AfterLogin). The address is shown in full: only someone who
+// typed it at the password step sees the page.
+//
 // # Routes
 //
 // Under the prefix: GET and POST /login, /register, /2fa, /forgot-password,
 // /reset-password/{token}, /resend-verification; POST /2fa/recover,
+// /2fa/email-code and /2fa/email-code/verify (with email codes on),
 // /logout, /logout-all; GET /verify-email/{token} (verifies, then
 // redirects); GET /dashboard, /settings/security, /settings/recovery-codes
 // (the confirmation; POST replaces the codes); POST /settings/2fa/setup,

@@ -32,9 +32,13 @@ func (h *Handler) routes() {
 
 	get("/login", h.simple("login"))
 	h.post("/login", h.login)
-	get("/2fa", h.simple("twofactor"))
+	get("/2fa", h.twoFactorPage)
 	h.post("/2fa", h.verifyCode)
 	h.post("/2fa/recover", h.recoverCode)
+	if h.svc.HasEmailCodes() {
+		h.post("/2fa/email-code", h.sendEmailCode)
+		h.post("/2fa/email-code/verify", h.verifyEmailCode)
+	}
 	h.post("/logout", h.logout)
 	h.post("/logout-all", h.logoutAll)
 	get("/verify-email/{token}", h.verifyEmail)
@@ -284,6 +288,51 @@ func (h *Handler) recoverCode(w http.ResponseWriter, r *http.Request, visit *aut
 		return
 	}
 	h.redirect(w, r, withQuery(h.afterLogin, "done", "recovery-used"), visit)
+}
+
+// emailCodeSent is the ?done= key of the 2FA page after a code was
+// mailed: the page then shows the code's field. It has no banner text
+// (the form says where the code went), so notice ignores it.
+const emailCodeSent = "email-code-sent"
+
+// twoFactorPage serves the second step of a login; after a mailed code
+// (?done=email-code-sent) it shows the field for that code.
+func (h *Handler) twoFactorPage(w http.ResponseWriter, r *http.Request) {
+	visit := h.visit(r)
+	u, _ := h.viewer(r, visit)
+	v := &View{Page: "twofactor", User: u, emailCodeSent: r.URL.Query().Get("done") == emailCodeSent}
+	h.notice(v, r)
+	h.render(w, r, http.StatusOK, v, visit)
+}
+
+// sendEmailCode mails a code for the pending login (a new one replaces
+// the last) and shows the 2FA page with the field for it. The form of the
+// "send a new code" button says again=on, so that an error keeps that
+// field on the page.
+func (h *Handler) sendEmailCode(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	if err := h.svc.SendTwoFactorEmailCode(r.Context(), visit); err != nil {
+		h.fail(w, r, visit, &View{Page: "twofactor", Form: "email-send-form", emailCodeSent: checked(r, "again")}, err, nil)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/2fa?done="+emailCodeSent, visit)
+}
+
+// emailCodeFields puts the errors of a mailed code beside its field; the
+// others (too many tries, no pending login, an unverified address) belong
+// to the form, as on the TOTP form.
+var emailCodeFields = fields{"invalid_two_factor_code": "email-code", "code_already_used": "email-code",
+	"email_code_expired": "email-code", "invalid_characters": "email-code"}
+
+// verifyEmailCode finishes the login with a mailed code, as verifyCode
+// does with a TOTP code: the password step's "keep me signed in", "trust
+// this browser" when offered, then AfterLogin.
+func (h *Handler) verifyEmailCode(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	_, err := h.svc.VerifyTwoFactorEmailCode(r.Context(), visit, auth.TwoFactorInput{Code: r.PostFormValue("code"), TrustDevice: checked(r, "trustDevice")})
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "twofactor", Form: "email-code-form", emailCodeSent: true}, err, emailCodeFields)
+		return
+	}
+	h.redirect(w, r, h.afterLogin, visit)
 }
 
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {

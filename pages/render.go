@@ -64,10 +64,37 @@ type View struct {
 	// PasskeyFactor is set on the 2FA page when the pending login's user
 	// has a passkey to finish it with (and Config.Passkeys is set).
 	PasskeyFactor bool
+	// EmailCode is the mailed-code part of the 2FA page, nil when it is
+	// not offered: the Service sends no codes (auth.Config.EmailCode), or
+	// the pending login's user has no verified address.
+	EmailCode *EmailCodeStep
 
-	h     *Handler
-	lang  *i18n.Language
-	focus string // the input that takes the focus
+	h             *Handler
+	lang          *i18n.Language
+	focus         string // the input that takes the focus
+	emailCodeSent bool   // a code was mailed for this login: show its field
+}
+
+// EmailCodeStep is the 2FA page's offer of a code by mail.
+type EmailCodeStep struct {
+	// Sent is set once a code was mailed: the page shows the field for it
+	// and "send a new code" instead of "email me a code".
+	Sent bool
+	// Address is where the code went, shown in full: whoever sees this
+	// page typed it at the password step (the login is by email), so it
+	// tells them nothing new, and it tells a person with several
+	// addresses which mailbox to open. "" when the pending login is gone.
+	Address string
+}
+
+// EmailCodeField is the field of a mailed code. Right after the mail it
+// takes the focus, unless an error of the page does.
+func (v *View) EmailCodeField() Field {
+	f := v.Field("email-code", "code", "otp", "one-time-code", "field.email_code")
+	if v.EmailCode != nil && v.EmailCode.Sent && !v.Invalid() {
+		f.Autofocus = true
+	}
+	return f
 }
 
 // Setup is a pending TOTP secret as the security page shows it.
@@ -248,8 +275,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if v.Page == "security" && v.User != nil && visit != nil {
 		h.fillSecurity(r, visit, v)
 	}
-	if v.Page == "twofactor" && visit != nil && h.cfg.Passkeys != nil {
-		v.PasskeyFactor = h.pendingHasPasskey(r, visit)
+	if v.Page == "twofactor" && visit != nil {
+		h.fillTwoFactor(r, visit, v)
 	}
 	var buf bytes.Buffer
 	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
@@ -351,15 +378,36 @@ func (v *View) SessionsShown() bool { return v.h.svc.HasSessionRecords() }
 // DevicesShown reports whether the security page lists trusted browsers.
 func (v *View) DevicesShown() bool { return v.h.svc.HasTrustedDevices() }
 
-// pendingHasPasskey reports whether the user of the visit's pending 2FA
-// login has a passkey: only then does the 2FA page offer one. A pending
-// login that is gone or a store that fails offers none (the code forms
-// still work and say what is wrong).
-func (h *Handler) pendingHasPasskey(r *http.Request, visit *auth.Visit) bool {
+// fillTwoFactor offers the other factors of the 2FA page, from the user
+// of the visit's pending login, read once: a passkey when the user has one
+// (and Config.Passkeys is set), a mailed code when the Service sends them
+// and the user's address is verified. A pending login that is gone or a
+// store that fails offers neither (the code forms still work and say what
+// is wrong), except that the email-code forms stay when it is their error
+// the page shows.
+func (h *Handler) fillTwoFactor(r *http.Request, visit *auth.Visit, v *View) {
 	u, err := h.svc.PendingTwoFactorUser(r.Context(), visit)
 	if err != nil {
-		return false
+		u = nil
 	}
+	if u != nil && h.cfg.Passkeys != nil {
+		v.PasskeyFactor = h.hasPasskey(r, u)
+	}
+	if !h.svc.HasEmailCodes() {
+		return
+	}
+	posted := v.Invalid() && (v.Form == "email-send-form" || v.Form == "email-code-form")
+	switch {
+	case u != nil && !u.EmailVerifiedAt.IsZero():
+		v.EmailCode = &EmailCodeStep{Sent: v.emailCodeSent, Address: u.Email}
+	case posted:
+		v.EmailCode = &EmailCodeStep{Sent: v.emailCodeSent}
+	}
+}
+
+// hasPasskey reports whether u, the user of a pending 2FA login, has a
+// passkey: only then does the 2FA page offer one.
+func (h *Handler) hasPasskey(r *http.Request, u *user.User) bool {
 	st, _ := h.svc.Users().(user.Passkeys) // checked in New
 	keys, err := st.ListPasskeys(r.Context(), u.ID)
 	if err != nil {

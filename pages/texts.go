@@ -54,6 +54,12 @@ var english = map[string]string{
 	"2fa.use_recovery":    "Use a recovery code instead",
 	"2fa.recovery_help":   "Enter one of the recovery codes you saved when you turned on two-factor authentication. Each works once.",
 	"2fa.recovery_submit": "Use recovery code",
+	"2fa.email_offer":     "Email me a code instead",
+	"2fa.email_sent":      "We mailed a 6-digit code to {email}. Enter it here.",
+	"2fa.email_sent_any":  "We mailed a 6-digit code to your address. Enter it here.",
+	"2fa.email_submit":    "Sign in with the code",
+	"2fa.email_resend":    "Send a new code",
+	"field.email_code":    "Code from the email",
 	"2fa.restart":         "Signing in takes too long?",
 	"2fa.restart_link":    "Start again from the login page",
 
