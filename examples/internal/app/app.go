@@ -156,6 +156,12 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 
+	emailCode, err := emailCodeSetting(get(env, "EMAIL_CODE", ""))
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
+
 	svc, err := auth.New(auth.Config{
 		Users:      users,
 		Secrets:    splitList(secrets),
@@ -173,7 +179,9 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		// second step, kept with the users.
 		Sessions:       records.sessions,
 		TrustedDevices: records.trusted,
-		Logger:         logger,
+		// EMAIL_CODE: a mailed code as the fallback second step.
+		EmailCode: auth.EmailCodeConfig{Enabled: emailCode},
+		Logger:    logger,
 	})
 	if err != nil {
 		a.Close(context.Background())
@@ -196,8 +204,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), appEnv)
 	return a, nil
 }
 
@@ -237,6 +245,26 @@ func (a *App) passkeys(setting, appURL, appName string, logger *slog.Logger) (st
 	a.Passkeys = pk
 	a.closers = append(a.closers, func(context.Context) error { return pk.Close() })
 	return "on for " + origin, nil
+}
+
+// emailCodeSetting reads EMAIL_CODE: unset or "false", off (the default:
+// the weakest factor, see auth.EmailCodeConfig); "true", the 2FA step
+// offers a code mailed to a verified address.
+func emailCodeSetting(setting string) (bool, error) {
+	switch strings.TrimSpace(setting) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("EMAIL_CODE must be true or false, not %q", setting)
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // pwnedChecker is the breached-password check of PWNED_PASSWORDS: unset or

@@ -304,3 +304,37 @@ func TestPasskeysPath(t *testing.T) {
 		t.Errorf("pages.PasskeysPath %q, passkeys.Prefix %q", pages.PasskeysPath, passkeys.Prefix)
 	}
 }
+
+// TestEmailCode: EMAIL_CODE is off unless "true", which turns the mailed
+// code of the 2FA step on (on the default SQLite store and in memory);
+// anything else refuses to start.
+func TestEmailCode(t *testing.T) {
+	for _, tt := range []struct {
+		vars    map[string]string
+		on      bool
+		wantErr string
+	}{
+		{vars: map[string]string{}},
+		{vars: map[string]string{"EMAIL_CODE": "false"}},
+		{vars: map[string]string{"EMAIL_CODE": "true"}, on: true},
+		{vars: map[string]string{"EMAIL_CODE": "true", "DATABASE_URL": "memory"}, on: true},
+		{vars: map[string]string{"EMAIL_CODE": "yes"}, wantErr: `EMAIL_CODE must be true or false, not "yes"`},
+	} {
+		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
+		a, err := Load(env(tt.vars), io.Discard, quiet)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.vars, err)
+		}
+		desc := "email codes: " + onOff(tt.on) + ","
+		if a.Service.HasEmailCodes() != tt.on || !strings.Contains(a.Description, desc) {
+			t.Errorf("%v: email codes %v, description %q; want %v and %q", tt.vars, a.Service.HasEmailCodes(), a.Description, tt.on, desc)
+		}
+		a.Close(t.Context())
+	}
+}
