@@ -1,0 +1,117 @@
+package browsertest
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/e2e/servertest"
+)
+
+// TestEmailCodePages signs in with a code mailed at the second step, in
+// Chromium against the net/http server with EMAIL_CODE=true, once with
+// JavaScript on and once with it off: register and verify the address,
+// turn 2FA on, log in with the password, press "Email me a code instead",
+// read the code from the mail the server printed, type a wrong one (the
+// error beside the field), then the right one, which signs in. With
+// JavaScript on, axe-core audits the 2FA page offering the code, after
+// the mail, and with the wrong code, light and dark: 0 violations.
+func TestEmailCodePages(t *testing.T) {
+	Chromium(t)
+	for _, js := range []bool{true, false} {
+		name := map[bool]string{true: "js", false: "nojs"}[js]
+		t.Run(name, func(t *testing.T) {
+			if js {
+				AxePath(t)
+			}
+			s := servertest.Start(t, "nethttp", "EMAIL_CODE=true")
+			if !strings.Contains(s.FirstLine, "email codes: on") {
+				t.Fatalf("first log line %q: email codes not on", s.FirstLine)
+			}
+			b := New(t, "emailcode-"+name)
+			b.DisableScripts(!js)
+			f := &flow{t: t, s: s, b: b, js: js}
+			audit := func(state string) {
+				t.Helper()
+				if !js {
+					return
+				}
+				b.DarkMode(false)
+				b.Audit(state)
+				b.DarkMode(true)
+				b.Audit(state + ", dark")
+				b.DarkMode(false)
+			}
+
+			b.Open(s.URL + "/register")
+			b.Fill("name", userName)
+			b.Fill("email", email)
+			b.Fill("password", password)
+			b.Submit("register-form")
+			b.WaitPage("dashboard", "/dashboard")
+			b.Open(f.mailedLink("verify-email", 1))
+			b.WaitText("notice", "Your email address is verified")
+			b.Open(s.URL + "/settings/security")
+			b.Click("setup-start")
+			b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
+			f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
+			b.Fill("confirm-code", f.code(time.Now()))
+			b.Submit("confirm-form")
+			b.WaitText("twofa-state", "Two-factor authentication is on")
+			f.logout()
+
+			f.login(email, password)
+			b.WaitPage("twofactor", "/2fa")
+			b.WaitText("email-code-send", "Email me a code instead")
+			b.Shot("2fa-email-offered")
+			audit("2FA, email code offered")
+
+			b.Submit("email-send-form")
+			b.WaitText("email-code-sent", "We mailed a 6-digit code to "+email+".")
+			if !b.Eventually(`document.activeElement === document.getElementById("email-code")`) {
+				t.Errorf("after the mail the focus is on #%s, want the code field", b.Focused())
+			}
+			b.Shot("2fa-email-sent")
+			audit("2FA, email code sent")
+			code := mailedCode(t, s)
+
+			wrong := "000000"
+			if code == wrong {
+				wrong = "111111"
+			}
+			b.Fill("email-code", wrong)
+			b.Submit("email-code-form")
+			f.fieldError("email-code", "Invalid 2FA code", 400)
+			b.Shot("2fa-email-wrong")
+			audit("2FA, wrong email code")
+
+			b.Fill("email-code", code)
+			b.Submit("email-code-form")
+			b.WaitPage("dashboard", "/dashboard")
+			f.wantText("user-email", email)
+			if b.Cookie("authkit_session") == nil || b.Cookie("2fa_pending") != nil {
+				t.Error("after the mailed code: want a session cookie and no pending one")
+			}
+			b.NoProblems()
+		})
+	}
+}
+
+// mailCode matches the code of the sign-in mail the console mailer printed.
+var mailCode = regexp.MustCompile(`Your code: ([0-9]{6})`)
+
+// mailedCode waits for the server's sign-in mail and returns its code.
+func mailedCode(t *testing.T, s *servertest.Server) string {
+	t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		if m := mailCode.FindAllStringSubmatch(s.Stdout(), -1); m != nil {
+			return m[len(m)-1][1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no sign-in code mailed after %v; stdout:\n%s", Timeout, s.Stdout())
+		}
+		time.Sleep(50 * time.Millisecond) // the server mails asynchronously
+	}
+}
