@@ -314,3 +314,28 @@ func TestEmailCodeGerman(t *testing.T) {
 		t.Errorf("beside the code: %q", got)
 	}
 }
+
+// TestEmailCodeCrossOriginPost: both email-code forms refuse a cross-site
+// post, as every form does, and mail nothing.
+func TestEmailCodeCrossOriginPost(t *testing.T) {
+	e := setup(t, emailCodes)
+	b := atSecondStep(t, e, true)
+	if err := e.svc.FlushMail(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.mail.To(adaEmail))
+	b.header.Set("Sec-Fetch-Site", "cross-site")
+	for _, path := range []string{"/2fa/email-code", "/2fa/email-code/verify"} {
+		p := b.post(path, form("code", "123456"))
+		p.wantPage(t, http.StatusForbidden, "problem")
+		if got := p.summary(t); len(got) != 1 || got[0] != "Cross-origin request blocked" {
+			t.Errorf("%s: %q", path, got)
+		}
+	}
+	if err := e.svc.FlushMail(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.mail.To(adaEmail)); n != before {
+		t.Errorf("a cross-site post mailed %d codes", n-before)
+	}
+}
