@@ -386,8 +386,15 @@ func (v *View) DevicesShown() bool { return v.h.svc.HasTrustedDevices() }
 // is wrong), except that the email-code forms stay when it is their error
 // the page shows.
 func (h *Handler) fillTwoFactor(r *http.Request, visit *auth.Visit, v *View) {
+	if h.cfg.Passkeys == nil && !h.svc.HasEmailCodes() {
+		return // nothing to offer: no store read
+	}
 	u, err := h.svc.PendingTwoFactorUser(r.Context(), visit)
 	if err != nil {
+		var known *auth.Error
+		if !errors.As(err, &known) {
+			h.log.WarnContext(r.Context(), "authkit pages: pending login", "err", err)
+		}
 		u = nil
 	}
 	if u != nil && h.cfg.Passkeys != nil {
