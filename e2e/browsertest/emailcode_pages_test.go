@@ -10,22 +10,27 @@ import (
 )
 
 // TestEmailCodePages signs in with a code mailed at the second step, in
-// Chromium against the net/http server with EMAIL_CODE=true, once with
-// JavaScript on and once with it off: register and verify the address,
-// turn 2FA on, log in with the password, press "Email me a code instead",
-// read the code from the mail the server printed, type a wrong one (the
-// error beside the field), then the right one, which signs in. With
-// JavaScript on, axe-core audits the 2FA page offering the code, after
-// the mail, and with the wrong code, light and dark: 0 violations.
+// Chromium against each server with EMAIL_CODE=true (JavaScript on), and
+// the net/http one with it off too: register and verify the address, turn
+// 2FA on, log in with the password, press "Email me a code instead", read
+// the code from the mail the server printed, type a wrong one (the error
+// beside the field), then the right one, which signs in. On net/http with
+// JavaScript on, axe-core audits the 2FA page offering the code, after the
+// mail, and with the wrong code, light and dark: 0 violations.
 func TestEmailCodePages(t *testing.T) {
 	Chromium(t)
-	for _, js := range []bool{true, false} {
-		name := map[bool]string{true: "js", false: "nojs"}[js]
+	for _, run := range []struct {
+		fw string
+		js bool
+	}{{"nethttp", true}, {"nethttp", false}, {"gin", true}, {"fiber", true}} {
+		js := run.js
+		name := run.fw + "-" + map[bool]string{true: "js", false: "nojs"}[js]
 		t.Run(name, func(t *testing.T) {
-			if js {
+			audited := run.fw == "nethttp" && js
+			if audited {
 				AxePath(t)
 			}
-			s := servertest.Start(t, "nethttp", "EMAIL_CODE=true")
+			s := servertest.Start(t, run.fw, "EMAIL_CODE=true")
 			if !strings.Contains(s.FirstLine, "email codes: on") {
 				t.Fatalf("first log line %q: email codes not on", s.FirstLine)
 			}
@@ -34,7 +39,7 @@ func TestEmailCodePages(t *testing.T) {
 			f := &flow{t: t, s: s, b: b, js: js}
 			audit := func(state string) {
 				t.Helper()
-				if !js {
+				if !audited {
 					return
 				}
 				b.DarkMode(false)
