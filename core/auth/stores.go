@@ -21,7 +21,7 @@ type userStore struct {
 	twoFactor    user.TwoFactor
 	lockout      user.Lockout
 	versions     user.SessionVersions
-	passkeys     user.Passkeys // optional: without it, the passkey management methods are off
+	passkeys     user.Passkeys   // optional: without it, the passkey management methods are off
 	emailCodes   user.EmailCodes // Config.EmailCode
 }
 
