@@ -130,6 +130,7 @@ func (s *Sessions) Create(ctx context.Context, r session.Record) error {
 	n, err := createScript.Run(ctx, s.client, []string{s.recordKey(r.ID), s.indexKey(r.UserID)},
 		r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(), r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, remember,
 		s.ttlMillis(r.ExpiresAt)).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: create session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -145,6 +146,7 @@ func (s *Sessions) Get(ctx context.Context, id string) (session.Record, error) {
 		return session.Record{}, fmt.Errorf("redisstore: get session: %w", errNilClient)
 	}
 	m, err := s.client.HGetAll(ctx, s.recordKey(id)).Result()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return session.Record{}, fmt.Errorf("redisstore: get session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -198,6 +200,7 @@ func (s *Sessions) Touch(ctx context.Context, id string, seen, expires time.Time
 		return fmt.Errorf("redisstore: touch session: %w", errNilClient)
 	}
 	n, err := touchScript.Run(ctx, s.client, []string{s.recordKey(id)}, seen.UnixMilli(), expires.UnixMilli(), s.ttlMillis(expires)).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: touch session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -226,6 +229,7 @@ func (s *Sessions) Delete(ctx context.Context, userID, id string) error {
 		return fmt.Errorf("redisstore: delete session: %w", errNilClient)
 	}
 	n, err := deleteScript.Run(ctx, s.client, []string{s.recordKey(id), s.indexKey(userID)}, userID, id).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: delete session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -244,6 +248,7 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 	}
 	idx := s.indexKey(userID)
 	ids, err := s.client.SMembers(ctx, idx).Result()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
 	}
@@ -258,6 +263,7 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 		}
 		return nil
 	})
+	reloadAfter(s.client, err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
 	}
@@ -297,6 +303,7 @@ func (s *Sessions) DeleteAll(ctx context.Context, userID, except string) error {
 		return fmt.Errorf("redisstore: delete sessions: %w", errNilClient)
 	}
 	err := deleteAllScript.Run(ctx, s.client, []string{s.indexKey(userID)}, s.base+"r:", except).Err()
+	reloadAfter(s.client, err)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("redisstore: delete sessions: %w: %w", user.ErrUnavailable, err)
 	}
