@@ -1,0 +1,119 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// maxFailoverErrors bounds the time, from the moment a primary dies, during
+// which the limit store may fail on that primary's keys: Redis marks the
+// primary failed after clusterNodeTimeout, its replica waits 0.5 to 1
+// second more and is elected; the client then learns the new map. The bound
+// leaves room for a slow CI machine.
+const maxFailoverErrors = 10 * time.Second
+
+// testFailover kills one primary (SIGKILL) and lets its replica take over,
+// as Redis Cluster does by itself. Before the kill each of 20 keys on that
+// primary is counted 3 times and WAIT confirms that the replica has those
+// counts; then each is counted 2 times more with no WAIT: those are the
+// attempts in flight, acknowledged to the client but perhaps not yet on
+// the replica. It asserts that
+//
+//   - the store fails on the dead primary's keys for less than
+//     maxFailoverErrors, then works again, on the promoted replica;
+//   - no count confirmed on the replica is lost: each key's count after
+//     the failover is between 3 and 5, so at most the 2 attempts in flight
+//     are lost, all of them in the current window (a counter holds nothing
+//     else);
+//   - the window is not restarted: the key's reset time is the one it had
+//     before the failover (the replica got the absolute expiry).
+func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
+	ctx := context.Background()
+	s := New(c, Config{Prefix: randomPrefix()})
+	victim := masterAddr(t, c, s.redisKey("probe"))
+	_, replicaOf := tc.primaries(t, victim)
+	replica := replicaOf[victim]
+	if replica == "" {
+		t.Fatalf("primary %s has no replica", victim)
+	}
+	var keys []string
+	for i := 0; len(keys) < 20; i++ {
+		if k := fmt.Sprintf("login:email:user-%d", i); masterAddr(t, c, s.redisKey(k)) == victim {
+			keys = append(keys, k)
+		}
+	}
+	const confirmed, inFlight = 3, 2
+	resetAt := map[string]time.Time{}
+	for _, k := range keys {
+		for range confirmed {
+			_, r, err := s.Increment(ctx, k, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resetAt[k] = r
+		}
+	}
+	primary, err := c.MasterForKey(ctx, s.redisKey(keys[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := primary.Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1 on %s = %d, %v; want 1 replica", victim, n, err)
+	}
+	for _, k := range keys {
+		for range inFlight {
+			if _, _, err := s.Increment(ctx, k, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	tc.node(t, victim).kill()
+	died := time.Now()
+	failures := 0
+	for {
+		_, _, err := s.Increment(ctx, "probe", time.Minute)
+		if err == nil {
+			break
+		}
+		failures++
+		if time.Since(died) > maxFailoverErrors {
+			t.Fatalf("the store still fails %v after the primary died: %v", maxFailoverErrors, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	window := time.Since(died)
+	t.Logf("errors for %v after the kill (%d failed calls), then working", window.Round(time.Millisecond), failures)
+	if failures == 0 {
+		t.Errorf("no call failed after the primary died: the probe did not reach it")
+	}
+	if got := masterAddr(t, c, s.redisKey("probe")); got != replica {
+		t.Errorf("the probe's slot is served by %s, want the promoted replica %s", got, replica)
+	}
+	prims, _ := tc.primaries(t, replica)
+	if !slices.Contains(prims, replica) || slices.Contains(prims, victim) {
+		t.Errorf("primaries after the failover %v: want %s in, %s out", prims, replica, victim)
+	}
+
+	lost := 0
+	for _, k := range keys {
+		n, r, err := s.Increment(ctx, k, time.Minute)
+		if err != nil {
+			t.Fatalf("Increment(%s) after the failover: %v", k, err)
+		}
+		before := int(n) - 1
+		if before < confirmed || before > confirmed+inFlight {
+			t.Errorf("key %s: count %d after the failover, want %d to %d", k, before, confirmed, confirmed+inFlight)
+		}
+		lost += confirmed + inFlight - before
+		if d := r.Sub(resetAt[k]).Abs(); d > 250*time.Millisecond {
+			t.Errorf("key %s: reset at %v after the failover, %v before: the window moved by %v", k, r, resetAt[k], d)
+		}
+	}
+	t.Logf("attempts lost: %d of the %d in flight (%d keys)", lost, inFlight*len(keys), len(keys))
+}
