@@ -140,9 +140,9 @@ func (n *clusterNode) kill() {
 	<-n.done
 }
 
-// primaries returns the addresses of the nodes that are primaries now, and
-// for each the address of its replica (empty when it has none), as node
-// seed sees them in CLUSTER NODES.
+// primaries returns the addresses of the nodes that are primaries serving
+// slots now (not marked failed), and for each the address of its replica
+// (empty when it has none), as node seed sees them in CLUSTER NODES.
 func (tc *testCluster) primaries(t *testing.T, seed string) (prims []string, replicaOf map[string]string) {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: seed})
@@ -151,9 +151,13 @@ func (tc *testCluster) primaries(t *testing.T, seed string) (prims []string, rep
 	if err != nil {
 		t.Fatalf("CLUSTER NODES on %s: %v", seed, err)
 	}
-	// <id> <ip:port@cport> <flags> <master id or -> ...
+	// <id> <ip:port@cport> <flags> <master id or -> <ping> <pong> <epoch>
+	// <link> <slot ranges (of a primary that serves some)>...
 	idAddr := map[string]string{}
-	type line struct{ addr, flags, master string }
+	type line struct {
+		addr, flags, master string
+		slots               bool
+	}
 	var lines []line
 	for l := range strings.Lines(out) {
 		f := strings.Fields(l)
@@ -162,14 +166,14 @@ func (tc *testCluster) primaries(t *testing.T, seed string) (prims []string, rep
 		}
 		addr, _, _ := strings.Cut(f[1], "@")
 		idAddr[f[0]] = addr
-		lines = append(lines, line{addr, f[2], f[3]})
+		lines = append(lines, line{addr, f[2], f[3], len(f) > 8})
 	}
 	replicaOf = map[string]string{}
 	for _, l := range lines {
 		flags := strings.Split(l.flags, ",")
 		switch {
 		case slices.Contains(flags, "fail"):
-		case slices.Contains(flags, "master"):
+		case slices.Contains(flags, "master") && l.slots:
 			prims = append(prims, l.addr)
 		case slices.Contains(flags, "slave"):
 			replicaOf[idAddr[l.master]] = l.addr

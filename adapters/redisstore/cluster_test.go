@@ -17,7 +17,8 @@ import (
 // TestCluster runs the stores on a Redis Cluster of three primaries, each
 // with a replica, started for it (startCluster): the storetest suites of
 // the limit, session-record and one-time stores, limits on keys spread
-// over every primary, and last (it kills a primary) a failover.
+// over every primary, a manual failover, and last (it kills a primary) a
+// failover.
 func TestCluster(t *testing.T) {
 	start := time.Now()
 	tc := startCluster(t)
@@ -71,7 +72,11 @@ func TestCluster(t *testing.T) {
 		})
 	})
 	t.Run("LimitsHoldAcrossSlots", func(t *testing.T) { testLimitsAcrossSlots(t, c) })
-	t.Run("Failover", func(t *testing.T) { testFailover(t, tc, c) })
+	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, tc, c) })
+	t.Run("Failover", func(t *testing.T) {
+		awaitMap(t, tc, c, tc.nodes[0].addr) // whatever ManualFailover left
+		testFailover(t, tc, c)
+	})
 	t.Logf("cluster tests took %v", time.Since(start).Round(time.Millisecond))
 }
 
