@@ -38,11 +38,7 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	victim := masterAddr(t, c, s.redisKey("probe"))
-	_, replicaOf := tc.primaries(t, victim)
-	replica := replicaOf[victim]
-	if replica == "" {
-		t.Fatalf("primary %s has no replica", victim)
-	}
+	replica := tc.replicaOf(t, victim)
 	keys := keysOn(t, c, s, victim, 20)
 	const confirmed, inFlight = 3, 2
 	resetAt := map[string]time.Time{}
@@ -70,6 +66,32 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		}
 	}
 
+	var other string // a key on another primary, tried while the victim is down
+	prims, _ := tc.primaries(t, replica)
+	for _, p := range prims {
+		if p != victim {
+			other = keysOn(t, c, s, p, 1)[0]
+			break
+		}
+	}
+	stop := make(chan struct{})
+	var otherCalls, otherFailures int
+	var otherErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			otherCalls++
+			if _, _, err := s.Increment(ctx, other, time.Minute); err != nil {
+				otherFailures, otherErr = otherFailures+1, err
+			}
+		}
+	})
+
 	tc.node(t, victim).kill()
 	died := time.Now()
 	failures := 0
@@ -85,8 +107,11 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	window := time.Since(died)
+	close(stop)
+	wg.Wait()
 	t.Logf("errors for %v after the kill (%d failed calls), then working", window.Round(time.Millisecond), failures)
-	prims, _ := tc.primaries(t, replica)
+	t.Logf("meanwhile a key on another primary failed %d of %d calls (last error: %v)", otherFailures, otherCalls, otherErr)
+	prims, _ = tc.primaries(t, replica)
 	if !slices.Contains(prims, replica) || slices.Contains(prims, victim) {
 		t.Errorf("primaries after the failover %v: want %s in, %s out", prims, replica, victim)
 	}
@@ -123,11 +148,7 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	primary := masterAddr(t, c, s.redisKey("manual"))
-	_, replicaOf := tc.primaries(t, primary)
-	replica := replicaOf[primary]
-	if replica == "" {
-		t.Fatalf("primary %s has no replica", primary)
-	}
+	replica := tc.replicaOf(t, primary)
 	keys := keysOn(t, c, s, primary, 20)
 	const counted = 3
 	resetAt := map[string]time.Time{}
@@ -175,6 +196,32 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		}
 	}
 	awaitMap(t, tc, c, replica)
+	if got := tc.replicaOf(t, replica); got != primary {
+		t.Errorf("the promoted %s has the replica %s, want its old primary %s", replica, got, primary)
+	}
+}
+
+// replicaOf returns the address of primary's replica once primary sees
+// it in CLUSTER NODES and the replica is in sync with it (a demoted
+// primary takes a moment to become its successor's replica), failing t
+// after maxFailoverErrors.
+func (tc *testCluster) replicaOf(t *testing.T, primary string) string {
+	t.Helper()
+	for began := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		_, replicas := tc.primaries(t, primary)
+		if r := replicas[primary]; r != "" {
+			rc := redis.NewClient(&redis.Options{Addr: r})
+			info, err := rc.Info(context.Background(), "replication").Result()
+			_ = rc.Close()
+			if err == nil && strings.Contains(info, "role:slave") && strings.Contains(info, "master_link_status:up") &&
+				strings.Contains(info, "master_port:"+primary[strings.LastIndexByte(primary, ':')+1:]) {
+				return r
+			}
+		}
+		if time.Since(began) > maxFailoverErrors {
+			t.Fatalf("primary %s has no replica in sync after %v", primary, maxFailoverErrors)
+		}
+	}
 }
 
 // awaitMap waits until c's map of the cluster names the primaries that
