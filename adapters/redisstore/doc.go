@@ -4,7 +4,7 @@
 // auth.Config.Sessions), so that every instance sees every session and
 // ending one ends it everywhere:
 //
-//	sessions := redisstore.NewSessions(rdb, redisstore.SessionsConfig{}) // keys under "authkit:sess:"
+//	sessions := redisstore.NewSessions(rdb, redisstore.SessionsConfig{}) // keys under "authkit:sess:{s}"
 //	svc, err := auth.New(auth.Config{ /* ... */ Sessions: sessions})
 //
 // [Sessions] documents its data layout: a hash per record that expires at
@@ -77,6 +77,22 @@
 // closed unless auth.Config.RateLimitFailOpen is set. A command retried by
 // the client after its reply was lost may count an attempt twice, which errs
 // towards limiting.
+//
+// # Redis Cluster
+//
+// Every store runs on a *redis.ClusterClient, tested on a cluster of three
+// primaries with a replica each that the tests start (README, "Redis
+// Cluster"). The limit script and the one-time commands touch one key, so
+// their keys spread over every primary. A session script touches a record
+// and its user's index together, so a [Sessions] store keeps its keys in
+// one hash slot: its prefix's hash tag, or [SessionsHashTag] after it.
+// When a primary fails, its slots' calls fail until its replica is
+// elected; every failed call makes a Cluster client reload its map of
+// slots (go-redis would otherwise wait for its periodic reload, 60 seconds
+// by default). The increments a primary acknowledged but had not yet
+// replicated are lost: all in the current window, so a key gets at most
+// one window's attempts more per failover; a manual failover (CLUSTER
+// FAILOVER) loses nothing.
 //
 // [Store.Ping] checks that Redis answers, for a readiness check. go-redis
 // logs its own troubles through a process-wide logger; [NewLogger] routes

@@ -106,3 +106,22 @@ func ExampleNewOneTime() {
 	// ceremony state <nil>
 	// true
 }
+
+// The three stores on a Redis Cluster: one ClusterClient seeded with some
+// of its nodes. The limit counters and one-time values spread over every
+// primary; each session store keeps its keys in one hash slot, here one
+// hash tag per store so that sessions and trusted devices sit on different
+// primaries. (No output: it needs a running cluster.)
+func ExampleNewSessions_cluster() {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:       []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"},
+		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+	})
+	defer rdb.Close()
+
+	limits := redisstore.New(rdb, redisstore.Config{})                                            // "authkit:rl:" + key
+	challenges := redisstore.NewOneTime(rdb, redisstore.OneTimeConfig{})                          // "authkit:once:" + key
+	sessions := redisstore.NewSessions(rdb, redisstore.SessionsConfig{Prefix: "{authkit-sess}:"}) // one slot
+	trusted := redisstore.NewSessions(rdb, redisstore.SessionsConfig{Prefix: "{authkit-trusted}:"})
+	_, _, _, _ = limits, challenges, sessions, trusted
+}

@@ -87,6 +87,7 @@ func (s *OneTime) Put(ctx context.Context, key string, data []byte, expires time
 		binary.BigEndian.PutUint64(v, uint64(exp))
 		err = s.client.Set(ctx, k, append(v, data...), time.Duration(windowMillis(ttl))*time.Millisecond).Err()
 	}
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: put one-time value: %w", err)
 	}
@@ -105,6 +106,7 @@ func (s *OneTime) Take(ctx context.Context, key string, now time.Time) ([]byte, 
 	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("redisstore: take one-time value: %w", onetime.ErrNotFound)
 	}
+	reloadAfter(s.client, err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: take one-time value: %w", err)
 	}

@@ -128,6 +128,7 @@ func (s *Store) Increment(ctx context.Context, key string, window time.Duration)
 		return 0, time.Time{}, fmt.Errorf("redisstore: increment: %w", errNilClient)
 	}
 	res, err := incrementScript.Run(ctx, s.client, []string{s.redisKey(key)}, strconv.FormatInt(windowMillis(window), 10)).Int64Slice()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("redisstore: increment: %w", err)
 	}
@@ -185,6 +186,7 @@ func (s *Store) Refund(ctx context.Context, key string, resetAt time.Time) error
 	}
 	err := refundScript.Run(ctx, s.client, []string{s.redisKey(key)},
 		strconv.FormatInt(left, 10), strconv.FormatInt(RefundTolerance.Milliseconds(), 10)).Err()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: refund: %w", err)
 	}
@@ -215,7 +217,9 @@ func (s *Store) Reset(ctx context.Context, key string) error {
 	if s.client == nil {
 		return fmt.Errorf("redisstore: reset: %w", errNilClient)
 	}
-	if err := s.client.Del(ctx, s.redisKey(key)).Err(); err != nil {
+	err := s.client.Del(ctx, s.redisKey(key)).Err()
+	reloadAfter(s.client, err)
+	if err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
 	}
 	return nil
@@ -229,7 +233,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if s.client == nil {
 		return fmt.Errorf("redisstore: ping: %w", errNilClient)
 	}
-	if err := s.client.Ping(ctx).Err(); err != nil {
+	err := s.client.Ping(ctx).Err()
+	reloadAfter(s.client, err)
+	if err != nil {
 		return fmt.Errorf("redisstore: ping: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,12 +20,21 @@ import (
 // SessionsConfig.Prefix is empty.
 const DefaultSessionsPrefix = "authkit:sess:"
 
+// SessionsHashTag follows a [Sessions] store's prefix in its keys when the
+// prefix holds no Cluster hash tag of its own, so that a record and its
+// user's index, which a script touches together, share one hash slot: with
+// the default prefix a record is at "authkit:sess:{s}r:" + id.
+const SessionsHashTag = "{s}"
+
 // SessionsConfig configures a [Sessions] store. The zero value means all
 // defaults.
 type SessionsConfig struct {
 	// Prefix is put before every key. The scripts touch a record and its
-	// user's index together, so on a Redis Cluster give a prefix with a
-	// hash tag ("{authkit-sess}:") to keep every key in one slot.
+	// user's index together, so on a Redis Cluster every key of the store
+	// must hash to one slot: a prefix with a hash tag ("{authkit-sess}:")
+	// gives the slot; any other prefix is followed by the tag "{s}"
+	// (SessionsHashTag). A prefix whose first "{" is followed at once by
+	// "}" hashes each key whole, so it works on a single node only.
 	// Default: DefaultSessionsPrefix ("authkit:sess:").
 	Prefix string
 }
@@ -33,18 +43,24 @@ type SessionsConfig struct {
 // processes: every process sees every session record, and ending one ends
 // it everywhere at once.
 //
-// Each record is a hash at PREFIX + "r:" + id (fields u, c, l, e, ip, ua,
+// Each record is a hash at BASE + "r:" + id (fields u, c, l, e, ip, ua,
 // m, and x, its index's key) that expires at the record's ExpiresAt (PEXPIREAT), so Redis drops
-// ended lifetimes by itself. Each user has an index, a set of record ids
-// at PREFIX + "u:" + the hex SHA-256 of the user id, whose TTL is kept at
+// ended lifetimes by itself. BASE is the prefix, followed by
+// [SessionsHashTag] unless it holds a hash tag. Each user has an index, a set of record ids
+// at BASE + "u:" + the hex SHA-256 of the user id, whose TTL is kept at
 // least as long as its longest record's; ids of records Redis expired are
 // dropped from it when List meets them. Create, Touch, Delete and
 // DeleteAll are each one Lua script, so atomic: Touch changes only a
 // record that exists, so a session deleted while a request used it never
 // comes back. It is safe for concurrent use.
+//
+// On a Redis Cluster every key of one store is in one hash slot, so on
+// one primary: the Cluster spreads the rate-limit counters, not the
+// session records (give Sessions and TrustedDevices prefixes with
+// different hash tags to put them on different primaries).
 type Sessions struct {
 	client redis.UniversalClient
-	prefix string
+	base   string // the prefix, and SessionsHashTag unless it has a tag
 	now    func() time.Time
 }
 
@@ -59,14 +75,25 @@ func NewSessions(client redis.UniversalClient, cfg SessionsConfig) *Sessions {
 	if prefix == "" {
 		prefix = DefaultSessionsPrefix
 	}
-	return &Sessions{client: client, prefix: prefix, now: time.Now}
+	if !hasHashTag(prefix) {
+		prefix += SessionsHashTag
+	}
+	return &Sessions{client: client, base: prefix, now: time.Now}
 }
 
-func (s *Sessions) recordKey(id string) string { return s.prefix + "r:" + id }
+// hasHashTag reports whether a key beginning with prefix is hashed by
+// Redis Cluster on a tag within prefix: its first "{" is followed, later
+// in prefix, by a "}" with at least one byte between them.
+func hasHashTag(prefix string) bool {
+	_, after, ok := strings.Cut(prefix, "{")
+	return ok && strings.IndexByte(after, '}') > 0
+}
+
+func (s *Sessions) recordKey(id string) string { return s.base + "r:" + id }
 
 func (s *Sessions) indexKey(userID string) string {
 	sum := sha256.Sum256([]byte(userID))
-	return s.prefix + "u:" + hex.EncodeToString(sum[:])
+	return s.base + "u:" + hex.EncodeToString(sum[:])
 }
 
 // ttlMillis is the milliseconds from now to t, at least 1 (a PEXPIRE of 0
@@ -103,6 +130,7 @@ func (s *Sessions) Create(ctx context.Context, r session.Record) error {
 	n, err := createScript.Run(ctx, s.client, []string{s.recordKey(r.ID), s.indexKey(r.UserID)},
 		r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(), r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, remember,
 		s.ttlMillis(r.ExpiresAt)).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: create session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -118,6 +146,7 @@ func (s *Sessions) Get(ctx context.Context, id string) (session.Record, error) {
 		return session.Record{}, fmt.Errorf("redisstore: get session: %w", errNilClient)
 	}
 	m, err := s.client.HGetAll(ctx, s.recordKey(id)).Result()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return session.Record{}, fmt.Errorf("redisstore: get session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -171,6 +200,7 @@ func (s *Sessions) Touch(ctx context.Context, id string, seen, expires time.Time
 		return fmt.Errorf("redisstore: touch session: %w", errNilClient)
 	}
 	n, err := touchScript.Run(ctx, s.client, []string{s.recordKey(id)}, seen.UnixMilli(), expires.UnixMilli(), s.ttlMillis(expires)).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: touch session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -199,6 +229,7 @@ func (s *Sessions) Delete(ctx context.Context, userID, id string) error {
 		return fmt.Errorf("redisstore: delete session: %w", errNilClient)
 	}
 	n, err := deleteScript.Run(ctx, s.client, []string{s.recordKey(id), s.indexKey(userID)}, userID, id).Int()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: delete session: %w: %w", user.ErrUnavailable, err)
 	}
@@ -217,6 +248,7 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 	}
 	idx := s.indexKey(userID)
 	ids, err := s.client.SMembers(ctx, idx).Result()
+	reloadAfter(s.client, err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
 	}
@@ -231,6 +263,7 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 		}
 		return nil
 	})
+	reloadAfter(s.client, err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
 	}
@@ -269,7 +302,8 @@ func (s *Sessions) DeleteAll(ctx context.Context, userID, except string) error {
 	if s.client == nil {
 		return fmt.Errorf("redisstore: delete sessions: %w", errNilClient)
 	}
-	err := deleteAllScript.Run(ctx, s.client, []string{s.indexKey(userID)}, s.prefix+"r:", except).Err()
+	err := deleteAllScript.Run(ctx, s.client, []string{s.indexKey(userID)}, s.base+"r:", except).Err()
+	reloadAfter(s.client, err)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("redisstore: delete sessions: %w: %w", user.ErrUnavailable, err)
 	}

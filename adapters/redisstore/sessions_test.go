@@ -52,7 +52,7 @@ func TestSessionsTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx := s.indexKey("u1")
-	if got := mr.TTL("p:r:" + r.ID); got != time.Hour {
+	if got := mr.TTL("p:{s}r:" + r.ID); got != time.Hour {
 		t.Errorf("record TTL %v, want 1h", got)
 	}
 	if got := mr.TTL(idx); got != time.Hour {
@@ -61,7 +61,7 @@ func TestSessionsTTL(t *testing.T) {
 	if err := s.Touch(ctx, r.ID, now, now.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if got, got2 := mr.TTL("p:r:"+r.ID), mr.TTL(idx); got != 2*time.Hour || got2 != 2*time.Hour {
+	if got, got2 := mr.TTL("p:{s}r:"+r.ID), mr.TTL(idx); got != 2*time.Hour || got2 != 2*time.Hour {
 		t.Errorf("after Touch: record TTL %v, index TTL %v; want 2h, 2h", got, got2)
 	}
 	mr.FastForward(time.Hour)
@@ -78,5 +78,29 @@ func TestSessionsTTL(t *testing.T) {
 	}
 	if mr.Exists(idx) {
 		t.Errorf("the index outlived every record")
+	}
+}
+
+// TestSessionsKeyLayout: a prefix with a Cluster hash tag is used as it
+// is; any other is followed by SessionsHashTag, so that a record and its
+// user's index share a slot (TestCluster/SessionKeysShareASlot checks the
+// slots on a real Cluster).
+func TestSessionsKeyLayout(t *testing.T) {
+	for _, tt := range []struct{ prefix, record string }{
+		{"", "authkit:sess:{s}r:id"},
+		{"app:sess:", "app:sess:{s}r:id"},
+		{"{app-sess}:", "{app-sess}:r:id"},
+		{"a{b}c:", "a{b}c:r:id"},
+		{"a{", "a{{s}r:id"},     // no "}" after the "{": Redis's tag is "{s"
+		{"a}{b", "a}{b{s}r:id"}, // tag "b{s"
+		{"{}x:", "{}x:{s}r:id"}, // an empty first tag: hashed whole on a Cluster
+	} {
+		s := NewSessions(nil, SessionsConfig{Prefix: tt.prefix})
+		if got := s.recordKey("id"); got != tt.record {
+			t.Errorf("prefix %q: record key %q, want %q", tt.prefix, got, tt.record)
+		}
+		if got, want := s.indexKey("u"), strings.TrimSuffix(tt.record, "r:id")+"u:"+hexSHA256("u"); got != want {
+			t.Errorf("prefix %q: index key %q, want %q", tt.prefix, got, want)
+		}
 	}
 }
