@@ -294,13 +294,15 @@ func (r TwoFactorReset) Changed() bool { return r.TOTP || r.Passkeys > 0 }
 // DisableTwoFactor turns off every second factor of a user who lost them
 // all: TOTP with its recovery codes (user.TwoFactor.DisableTOTP, which
 // raises the session version, so every session and pending login ends)
-// and every passkey (user.Passkeys). Passkeys go too because a passkey
+// and every passkey (user.Passkeys; when there was no TOTP to turn off, the
+// session version is raised here, through user.SessionVersions). Passkeys go too because a passkey
 // both signs in and passes the second step: one left on a lost device
 // would still open the account. The user's session records and trusted
 // devices are deleted, so that no browser skips the next second step.
 // When something changed it audits EventSupportTwoFactorDisabled and mails
-// the account the two-factor-disabled notice; a failed mail is returned
-// with the result (Notified false) after the change.
+// the account the two-factor-disabled notice (mail.KindTwoFactorDisabled,
+// in English: there is no request to take a language from); a failed mail
+// is returned with the result (Notified false) after the change.
 func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (TwoFactorReset, error) {
 	tf, ok := sp.cfg.Users.(user.TwoFactor)
 	if !ok {
@@ -336,6 +338,13 @@ func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (TwoF
 	if !r.Changed() {
 		r.Sessions, r.Trusted = -1, -1
 		return r, nil
+	}
+	if !r.TOTP { // passkeys only: DisableTOTP did not end the sessions
+		if sv, ok := sp.cfg.Users.(user.SessionVersions); ok {
+			if _, err := sv.BumpSessionVersion(ctx, u.ID); err != nil {
+				return r, fmt.Errorf("auth: support: bump session version: %w", err)
+			}
+		}
 	}
 	sp.audit(ctx, EventSupportTwoFactorDisabled, u, actor)
 	if r.Sessions, r.Trusted, err = sp.endRecords(ctx, u.ID); err != nil {
@@ -436,6 +445,7 @@ func (sp *Support) VerifyEmail(ctx context.Context, id, actor string) (alreadyVe
 
 // DeletedAccount is what [Support.DeleteAccount] deleted.
 type DeletedAccount struct {
+	User       bool // the user is deleted (false: nothing was)
 	Passkeys   int  // passkeys deleted with the user (-1: the store keeps none)
 	Sessions   int  // session records deleted (-1: the app keeps none)
 	Trusted    int  // trusted-device records deleted (-1: the app keeps none)
@@ -470,6 +480,7 @@ func (sp *Support) DeleteAccount(ctx context.Context, id, actor string) (Deleted
 	if err := reg.Delete(ctx, u.ID); err != nil {
 		return r, fmt.Errorf("auth: support: delete user: %w", err)
 	}
+	r.User = true
 	sp.audit(ctx, EventSupportAccountDeleted, u, actor)
 	var errs []error
 	if ec, ok := sp.cfg.Users.(user.EmailCodeEraser); ok {

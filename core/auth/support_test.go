@@ -257,6 +257,9 @@ func TestSupportDisableTwoFactorPasskeysOnly(t *testing.T) {
 	if want := (TwoFactorReset{Passkeys: 1, Sessions: 0, Trusted: 0, Notified: true}); err != nil || res != want {
 		t.Fatalf("DisableTwoFactor = %+v, %v; want %+v", res, err, want)
 	}
+	if v := r.reload(r.ada).SessionVersion; v != r.ada.SessionVersion+1 {
+		t.Fatalf("session version %d, want %d: a session a lost passkey opened must end", v, r.ada.SessionVersion+1)
+	}
 	r.wantEvents(EventSupportTwoFactorDisabled)
 }
 
@@ -321,7 +324,7 @@ func TestSupportDeleteAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.sp.DeleteAccount(r.ctx(), r.ada.ID, actor)
-	if want := (DeletedAccount{Passkeys: 1, Sessions: 1, Trusted: 1, EmailCodes: true}); err != nil || res != want {
+	if want := (DeletedAccount{User: true, Passkeys: 1, Sessions: 1, Trusted: 1, EmailCodes: true}); err != nil || res != want {
 		t.Fatalf("DeleteAccount = %+v, %v; want %+v", res, err, want)
 	}
 	if _, err := r.users.ByID(r.ctx(), r.ada.ID); !errors.Is(err, user.ErrNotFound) {
