@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,12 +57,18 @@ func setClock(t *testing.T) {
 }
 
 func newSupportDB(t *testing.T, url, prefix string) *supportDB {
+	return newMappedSupportDB(t, url, prefix, sqlxstore.UsersTable{}, nil)
+}
+
+// newMappedSupportDB is newSupportDB on the users table mapping describes,
+// which flags (the --users-* flags) name to the CLI.
+func newMappedSupportDB(t *testing.T, url, prefix string, mapping sqlxstore.UsersTable, flags []string) *supportDB {
 	t.Helper()
-	args := []string{"--database-url", url, "--table-prefix", prefix}
+	args := append([]string{"--database-url", url, "--table-prefix", prefix}, flags...)
 	if code, _, stderr := runCLI(append([]string{"migrate"}, args...)...); code != 0 {
 		t.Fatalf("migrate: exit %d, %s", code, stderr)
 	}
-	db, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{TablePrefix: prefix, CleanupInterval: -1})
+	db, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{TablePrefix: prefix, CleanupInterval: -1, Users: mapping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,4 +337,87 @@ func TestUserExitCodes(t *testing.T) {
 	if code, stdout, _ := runCLI("user", "--help"); code != 0 || !strings.HasPrefix(stdout, "usage: authkit user find|unlock|") {
 		t.Fatalf("user --help: exit %d, stdout %q", code, stdout)
 	}
+}
+
+// TestUserMappedTable: on an app's own users table (sqlxstore.Config.Users),
+// in both layouts, the --users-* flags reach the store: find counts what
+// authkit keeps beside the app's row, and delete removes the app's row,
+// authkit's state and everything else.
+func TestUserMappedTable(t *testing.T) {
+	for _, layout := range []string{"columns", "side-table"} {
+		t.Run(layout, func(t *testing.T) {
+			eachServer(t, func(t *testing.T, url, prefix string, d sqlxstore.Dialect) {
+				table := prefix + "app_users"
+				create := map[sqlxstore.Dialect]string{
+					sqlxstore.SQLite:   `CREATE TABLE %s (uid INTEGER PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
+					sqlxstore.Postgres: `CREATE TABLE %s (uid BIGSERIAL PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
+				}[d]
+				raw, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer raw.Close()
+				if _, err := raw.SQLX().Exec(fmt.Sprintf(create, table)); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + prefix + "user_state")
+					_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + table)
+				})
+				mapping := sqlxstore.UsersTable{Table: table, IDColumn: "uid", EmailColumn: "mail", PasswordHashColumn: "pw",
+					IDType: sqlxstore.IDInt64, Layout: sqlxstore.Layout(layout)}
+				if layout == "side-table" {
+					mapping.Layout = sqlxstore.LayoutSideTable
+				}
+				flags := []string{"--users-table", table, "--users-columns", "id=uid,email=mail,password=pw", "--users-id", "int64", "--users-layout", layout}
+				sd := newMappedSupportDB(t, url, prefix, mapping, flags)
+				sd.args = append(sd.args, flags...)
+				sd.give()
+				code, stdout, stderr := sd.run("", "find", "ada@example.com")
+				if code != 0 || !strings.Contains(stdout, "2fa:               on, 3 recovery codes left\npasskeys:          1\n") ||
+					!strings.Contains(stdout, "sessions:          2\ntrusted devices:   1\n") {
+					t.Fatalf("find: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+				}
+				code, stdout, stderr = sd.run("", "delete", "ada@example.com", "--yes")
+				if want := "deleted ada@example.com (id " + sd.ada.ID + "): 1 passkeys, 2 session records, 1 trusted devices\n"; code != 0 || stdout != want {
+					t.Fatalf("delete: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+				var n int
+				if err := raw.SQLX().Get(&n, "SELECT COUNT(*) FROM "+table); err != nil || n != 0 {
+					t.Fatalf("the app's rows: %d, %v; want 0", n, err)
+				}
+				if layout == "side-table" {
+					if err := raw.SQLX().Get(&n, "SELECT COUNT(*) FROM "+prefix+"user_state"); err != nil || n != 0 {
+						t.Fatalf("side-table rows: %d, %v; want 0", n, err)
+					}
+				}
+				if _, err := sd.db.Users().EmailCode(t.Context(), sd.ada.ID); !errors.Is(err, user.ErrNotFound) {
+					t.Fatalf("email code: %v", err)
+				}
+				sd.wantNoRecords()
+			})
+		})
+	}
+}
+
+// eachServer runs test on an SQLite file and on PostgreSQL
+// (AUTHKIT_TEST_POSTGRES), each with a table prefix of its own.
+func eachServer(t *testing.T, test func(t *testing.T, url, prefix string, d sqlxstore.Dialect)) {
+	setClock(t)
+	t.Setenv("SMTP_URL", "")
+	t.Run("SQLite", func(t *testing.T) {
+		test(t, "sqlite://"+filepath.Join(t.TempDir(), "app.db"), "authkit_", sqlxstore.SQLite)
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		url := os.Getenv("AUTHKIT_TEST_POSTGRES")
+		if url == "" {
+			if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+				t.Fatal("AUTHKIT_TEST_POSTGRES is not set (AUTHKIT_REQUIRE_SERVICES=1)")
+			}
+			t.Skip("AUTHKIT_TEST_POSTGRES is not set")
+		}
+		prefix := randomPrefix()
+		t.Cleanup(func() { dropTables(t, url, prefix) })
+		test(t, url, prefix, sqlxstore.Postgres)
+	})
 }
