@@ -356,7 +356,7 @@ func TestUserMappedTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer raw.Close()
+				t.Cleanup(func() { _ = raw.Close() }) // after the drops below
 				if _, err := raw.SQLX().Exec(fmt.Sprintf(create, table)); err != nil {
 					t.Fatal(err)
 				}
@@ -377,6 +377,11 @@ func TestUserMappedTable(t *testing.T) {
 				if code != 0 || !strings.Contains(stdout, "2fa:               on, 3 recovery codes left\npasskeys:          1\n") ||
 					!strings.Contains(stdout, "sessions:          2\ntrusted devices:   1\n") {
 					t.Fatalf("find: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+				}
+				// A row another table refers to is not deleted, and nor is anything
+				// else (SQLite enforces foreign keys only with PRAGMA foreign_keys).
+				if d != sqlxstore.SQLite {
+					deleteReferenced(t, raw, sd, prefix+"orders", table)
 				}
 				code, stdout, stderr = sd.run("", "delete", "ada@example.com", "--yes")
 				if want := "deleted ada@example.com (id " + sd.ada.ID + "): 1 passkeys, 2 session records, 1 trusted devices\n"; code != 0 || stdout != want {
@@ -420,4 +425,30 @@ func eachServer(t *testing.T, test func(t *testing.T, url, prefix string, d sqlx
 		t.Cleanup(func() { dropTables(t, url, prefix) })
 		test(t, url, prefix, sqlxstore.Postgres)
 	})
+}
+
+// deleteReferenced: delete fails, and changes nothing, while another table
+// refers to the app's row.
+func deleteReferenced(t *testing.T, raw *sqlxstore.DB, sd *supportDB, orders, table string) {
+	t.Helper()
+	if _, err := raw.SQLX().Exec(fmt.Sprintf("CREATE TABLE %s (uid BIGINT NOT NULL REFERENCES %s (uid))", orders, table)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + orders) })
+	if _, err := raw.SQLX().Exec("INSERT INTO " + orders + " (uid) VALUES (" + sd.ada.ID + ")"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := sd.run("", "delete", "ada@example.com", "--yes")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "authkit user delete: auth: support: delete user: ") {
+		t.Fatalf("delete of a referenced row: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if a := sd.reload(); !a.TwoFactorEnabled {
+		t.Fatal("the failed delete changed the user")
+	}
+	if keys, err := sd.db.Users().ListPasskeys(t.Context(), sd.ada.ID); err != nil || len(keys) != 1 {
+		t.Fatalf("the failed delete took the passkeys: %d, %v", len(keys), err)
+	}
+	if _, err := raw.SQLX().Exec("DELETE FROM " + orders); err != nil {
+		t.Fatal(err)
+	}
 }
