@@ -294,25 +294,30 @@ func (r TwoFactorReset) Changed() bool { return r.TOTP || r.Passkeys > 0 }
 // DisableTwoFactor turns off every second factor of a user who lost them
 // all: TOTP with its recovery codes (user.TwoFactor.DisableTOTP, which
 // raises the session version, so every session and pending login ends)
-// and every passkey (user.Passkeys; when there was no TOTP to turn off, the
-// session version is raised here, through user.SessionVersions). Passkeys go too because a passkey
-// both signs in and passes the second step: one left on a lost device
-// would still open the account. The user's session records and trusted
-// devices are deleted, so that no browser skips the next second step.
-// When something changed it audits EventSupportTwoFactorDisabled and mails
+// and every passkey (user.Passkeys; when there was no TOTP to turn off,
+// the session version is raised here, through user.SessionVersions).
+// Passkeys go too because a passkey both signs in and passes the second
+// step: one left on a lost device would still open the account. The
+// user's session records and trusted devices are deleted, so that no
+// browser skips the next second step. When something changed it audits
+// EventSupportTwoFactorDisabled (also when a later step failed) and mails
 // the account the two-factor-disabled notice (mail.KindTwoFactorDisabled,
 // in English: there is no request to take a language from); a failed mail
 // is returned with the result (Notified false) after the change.
-func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (TwoFactorReset, error) {
+func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (r TwoFactorReset, err error) {
 	tf, ok := sp.cfg.Users.(user.TwoFactor)
 	if !ok {
-		return TwoFactorReset{}, unsupported("user.TwoFactor")
+		return r, unsupported("user.TwoFactor")
 	}
 	u, err := sp.change(ctx, id, actor)
 	if err != nil {
-		return TwoFactorReset{}, err
+		return r, err
 	}
-	var r TwoFactorReset
+	defer func() {
+		if r.Changed() {
+			sp.audit(ctx, EventSupportTwoFactorDisabled, u, actor)
+		}
+	}()
 	if u.TwoFactorEnabled {
 		switch err := tf.DisableTOTP(ctx, u.ID); {
 		case err == nil:
@@ -346,7 +351,6 @@ func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (TwoF
 			}
 		}
 	}
-	sp.audit(ctx, EventSupportTwoFactorDisabled, u, actor)
 	if r.Sessions, r.Trusted, err = sp.endRecords(ctx, u.ID); err != nil {
 		return r, err
 	}

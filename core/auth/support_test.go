@@ -388,3 +388,29 @@ func TestServiceSupportEndsSession(t *testing.T) {
 		t.Fatalf("event %+v, %v", e, ok)
 	}
 }
+
+// failingPasskeys is a memory store whose passkeys cannot be deleted.
+type failingPasskeys struct{ *store.Memory }
+
+func (failingPasskeys) DeletePasskey(context.Context, string, []byte) error {
+	return user.ErrUnavailable
+}
+
+// A step that fails after TOTP went off still leaves the change audited.
+func TestSupportDisableTwoFactorAuditsPartialChange(t *testing.T) {
+	r := newSupportRig(t)
+	r.enableTOTP(r.ada)
+	r.passkey(r.ada, "pk1")
+	r.sp.cfg.Users = failingPasskeys{r.users}
+	res, err := r.sp.DisableTwoFactor(r.ctx(), r.ada.ID, actor)
+	if !errors.Is(err, user.ErrUnavailable) || err.Error() != "auth: support: delete passkey: user: store unavailable" {
+		t.Fatalf("err = %v", err)
+	}
+	if want := (TwoFactorReset{TOTP: true}); res != want {
+		t.Fatalf("DisableTwoFactor = %+v, want %+v", res, want)
+	}
+	if r.reload(r.ada).TwoFactorEnabled || r.mail.Len() != 0 {
+		t.Fatalf("2FA on %v, mails %d; want off, none", r.reload(r.ada).TwoFactorEnabled, r.mail.Len())
+	}
+	r.wantEvents(EventSupportTwoFactorDisabled)
+}
