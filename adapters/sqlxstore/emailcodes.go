@@ -17,13 +17,18 @@ import (
 // TakeEmailCode a conditional DELETE whose WHERE clause holds the
 // contract's condition (the hash and the expiry), so of racing takes the
 // database lets exactly one delete the row. Deleting a user leaves their
-// code; it expires, and it is bound to a login of that user only.
+// code; it expires, and it is bound to a login of that user only;
+// DeleteEmailCode (user.EmailCodeEraser) deletes it with the account
+// (auth.Support.DeleteAccount).
 
-var _ user.EmailCodes = (*UserStore)(nil)
+var (
+	_ user.EmailCodes      = (*UserStore)(nil)
+	_ user.EmailCodeEraser = (*UserStore)(nil)
+)
 
 // emailCodeQueries are the statements of the email-code part.
 type emailCodeQueries struct {
-	put, get, take string
+	put, get, take, del string
 }
 
 func newEmailCodeQueries(db *DB) emailCodeQueries {
@@ -38,6 +43,7 @@ func newEmailCodeQueries(db *DB) emailCodeQueries {
 		put:  db.query(put),
 		get:  db.query(`SELECT ` + cols + ` FROM {{prefix}}email_codes WHERE user_id = ?`),
 		take: db.query(`DELETE FROM {{prefix}}email_codes WHERE user_id = ? AND hash = ? AND expires_at > ?`),
+		del:  db.query(`DELETE FROM {{prefix}}email_codes WHERE user_id = ?`),
 	}
 }
 
@@ -87,6 +93,15 @@ func (s *UserStore) TakeEmailCode(ctx context.Context, userID string, hash []byt
 	}
 	if n == 0 {
 		return fmt.Errorf("sqlxstore: take email code: %w", user.ErrConflict)
+	}
+	return nil
+}
+
+// DeleteEmailCode implements [user.EmailCodeEraser]: one DELETE, no row is
+// no error.
+func (s *UserStore) DeleteEmailCode(ctx context.Context, userID string) error {
+	if _, err := s.db.x.ExecContext(ctx, s.codes.del, userID); err != nil {
+		return s.db.fail("delete email code", err)
 	}
 	return nil
 }

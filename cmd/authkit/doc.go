@@ -1,6 +1,7 @@
 // Authkit is the command-line tool of the authkit library. It makes the
-// secrets an authkit app is configured with, and creates or upgrades
-// authkit's tables in an SQL database.
+// secrets an authkit app is configured with, creates or upgrades authkit's
+// tables in an SQL database, and runs a support team's operations on one
+// account.
 //
 // Usage:
 //
@@ -11,6 +12,7 @@
 //	encryption-key  print a new key for ENCRYPTION_KEY
 //	session-secret  print a new secret for SESSION_SECRET
 //	migrate         create or upgrade authkit's tables, or print their SQL
+//	user            support operations on one account: find, unlock, disable-2fa, ...
 //	help            print help about a command
 //
 // Install it with
@@ -60,6 +62,25 @@
 // database, for the dialect --dialect names or else the URL's; each
 // migration ends by recording itself where migrate looks.
 //
+// # user
+//
+//	authkit user find|unlock|disable-2fa|end-sessions|verify-email|delete <id-or-email>
+//		[--database-url URL] [--table-prefix PREFIX] [--users-table TABLE [mapping flags]]
+//		[--actor WHO] [--yes]
+//
+// Support operations on one user (auth.Support), named by id or, with an
+// "@", by address, on the database and tables migrate names with the same
+// flags. "find" prints what authkit holds about the user, never a secret.
+// "unlock" clears a lock-out; "disable-2fa" turns off TOTP and deletes every
+// passkey of a user who lost every factor, ends their sessions and trusted
+// devices and mails them a notice (SMTP_URL and MAIL_FROM, else printed on
+// stdout); "end-sessions" raises the session version and deletes the
+// session records and trusted devices; "verify-email" marks the address
+// verified; "delete" deletes the account and everything authkit holds for
+// it. Every change asks for confirmation on stdin ("y") unless --yes, prints
+// what it changed, and is audited as a support_* event logged as JSON on
+// stderr, with --actor (default $USER) as its detail.
+//
 // # Exit status
 //
 // 0 on success (help included), 1 when the command failed (such as a
@@ -67,5 +88,8 @@
 // not be written), 2 on a usage error: no command, an unknown command, an
 // unknown flag or an unexpected argument, migrate without a database URL,
 // an invalid URL, dialect or table prefix, --print without a dialect,
-// --dialect without --print, or status with --print.
+// --dialect without --print, or status with --print, user without a
+// subcommand, a user or an actor. `authkit user` also exits 3 when no user
+// has the id or address, and 4 when the confirmation was declined (nothing
+// changed).
 package main

@@ -29,6 +29,7 @@ var commands = []*command{
 	encryptionKeyCmd,
 	sessionSecretCmd,
 	migrateCmd,
+	userCmd,
 }
 
 func main() {

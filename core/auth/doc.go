@@ -59,6 +59,20 @@
 //	defer svc.Close(ctx)
 //	nethttpauth.Mount(mux, svc, "")
 //
+// # Support operations
+//
+// [Support] is what a support team does for one account, outside any
+// request: [Support.Find] (what authkit holds, never a secret),
+// [Support.Unlock], [Support.DisableTwoFactor] (TOTP and every passkey,
+// with a notice mail), [Support.EndSessions], [Support.VerifyEmail] and
+// [Support.DeleteAccount]. Each change takes an actor (who, and why) and is
+// audited as a support_* event. [Service.Support] uses a Service's stores;
+// [NewSupport] needs only the stores, no secret, for a tool such as
+// `authkit user` (cmd/authkit):
+//
+//	sp := svc.Support()
+//	_, err := sp.Unlock(ctx, userID, "carol: ticket 4711")
+//
 // # Choices where the spec is silent
 //
 //   - Status 200 for every success, including registration.

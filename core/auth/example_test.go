@@ -1,13 +1,16 @@
 package auth_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -131,4 +134,28 @@ func ExampleEmailCodeConfig() {
 	// Output:
 	// POST /api/2fa/email-code
 	// POST /api/2fa/email-code/verify
+}
+
+// A support tool over the app's stores: unlock an account and say what was
+// done. Every change is audited with the actor.
+func ExampleNewSupport() {
+	users := store.NewMemory(store.MemoryConfig{})
+	ada, _ := users.Create(context.Background(), &user.User{Email: "ada@example.com", PasswordHash: "h"})
+	_, _, _ = users.RecordLoginFailure(context.Background(), ada.ID, 1, time.Hour, time.Now())
+
+	sp, err := auth.NewSupport(auth.SupportConfig{
+		Users: users,
+		Audit: func(_ context.Context, e auth.Event) { fmt.Println("audit:", e.Type, "by", e.Detail) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	a, _ := sp.Find(context.Background(), "ada@example.com")
+	fmt.Println("locked:", a.Locked(time.Now()))
+	wasLocked, _ := sp.Unlock(context.Background(), a.ID, "carol: ticket 4711")
+	fmt.Println("was locked:", wasLocked)
+	// Output:
+	// locked: true
+	// audit: support_account_unlocked by carol: ticket 4711
+	// was locked: true
 }

@@ -9,7 +9,10 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-var _ user.EmailCodes = (*Memory)(nil)
+var (
+	_ user.EmailCodes      = (*Memory)(nil)
+	_ user.EmailCodeEraser = (*Memory)(nil)
+)
 
 // emailCodes is the [user.EmailCodes] part of a Memory store, guarded by
 // its mutex: one code per user id.
@@ -59,6 +62,17 @@ func (m *Memory) TakeEmailCode(ctx context.Context, userID string, hash []byte, 
 	if !ok || !bytes.Equal(c.Hash, hash) || !c.ExpiresAt.After(now) {
 		return fmt.Errorf("store: take email code: %w", user.ErrConflict)
 	}
+	delete(m.codes, userID)
+	return nil
+}
+
+// DeleteEmailCode implements [user.EmailCodeEraser].
+func (m *Memory) DeleteEmailCode(ctx context.Context, userID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	delete(m.codes, userID)
 	return nil
 }

@@ -45,3 +45,13 @@ type EmailCode struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
+
+// EmailCodeEraser deletes a user's email code outright, for the deletion
+// of an account (auth.Support.DeleteAccount): a store that keeps codes
+// apart from its users (sqlxstore) does not drop them with the user. It is
+// optional, beside EmailCodes.
+type EmailCodeEraser interface {
+	// DeleteEmailCode deletes the user's code, spent or not, expired or
+	// not. It is idempotent: no code (or no user) is not an error.
+	DeleteEmailCode(ctx context.Context, userID string) error
+}

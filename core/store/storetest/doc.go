@@ -12,7 +12,8 @@
 // PasswordReset, PasswordChange, PasswordRehash, SessionVersions, Lockout,
 // Passkeys;
 // EmailCodes, the mailed second-factor codes: single use, expiry, the hash
-// as the condition, one winner of racing takes;
+// as the condition, one winner of racing takes; EmailCodeEraser, the
+// deletion of a user's code with the account;
 // a part the store does not implement is skipped, with the reason): the records
 // round-trip with millisecond timestamps, the sentinel errors come back
 // wrapped, and each conditional operation holds under racing goroutines

@@ -116,3 +116,34 @@ func testEmailCodeRace(t *testing.T, s *parts) {
 	}
 	wantNoCode(t, s, u.ID)
 }
+
+// emailCodeEraserTests are the tests of user.EmailCodeEraser (with
+// user.EmailCodes, to put the codes it deletes).
+var emailCodeEraserTests = []test{
+	{"DeleteEmailCode", testDeleteEmailCode},
+	{"DeleteEmailCodeOfDeletedUser", testDeleteEmailCodeDeletedUser},
+}
+
+func testDeleteEmailCode(t *testing.T, s *parts) {
+	ada := mustCreate(t, s, "ada@example.com")
+	bob := mustCreate(t, s, "bob@example.com")
+	putCode(t, s, newEmailCode(ada, "ada-code"))
+	putCode(t, s, newEmailCode(bob, "bob-code"))
+	wantOK(t, "DeleteEmailCode", s.DeleteEmailCode(ctx(t), ada.ID))
+	wantNoCode(t, s, ada.ID)
+	wantCode(t, s, newEmailCode(bob, "bob-code")) // another user's code stays
+	wantOK(t, "DeleteEmailCode again (idempotent)", s.DeleteEmailCode(ctx(t), ada.ID))
+	wantOK(t, "DeleteEmailCode of an unknown id", s.DeleteEmailCode(ctx(t), "no-such-user"))
+}
+
+// The case it exists for: an account deleted with its code left behind.
+func testDeleteEmailCodeDeletedUser(t *testing.T, s *parts) {
+	if s.Registration == nil {
+		t.Skip("the store does not implement user.Registration")
+	}
+	u := mustCreate(t, s, "ada@example.com")
+	putCode(t, s, newEmailCode(u, "code"))
+	wantOK(t, "Delete", s.Delete(ctx(t), u.ID))
+	wantOK(t, "DeleteEmailCode", s.DeleteEmailCode(ctx(t), u.ID))
+	wantNoCode(t, s, u.ID)
+}

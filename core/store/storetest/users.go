@@ -36,6 +36,7 @@ type parts struct {
 	user.SessionVersions
 	user.Passkeys
 	user.EmailCodes
+	user.EmailCodeEraser
 }
 
 func split(s user.Accounts) *parts {
@@ -51,6 +52,7 @@ func split(s user.Accounts) *parts {
 	p.SessionVersions, _ = s.(user.SessionVersions)
 	p.Passkeys, _ = s.(user.Passkeys)
 	p.EmailCodes, _ = s.(user.EmailCodes)
+	p.EmailCodeEraser, _ = s.(user.EmailCodeEraser)
 	return p
 }
 
@@ -112,12 +114,13 @@ var suite = []struct {
 	}},
 	{"Passkeys", func(p *parts) bool { return p.Passkeys != nil }, passkeyTests},
 	{"EmailCodes", func(p *parts) bool { return p.EmailCodes != nil }, emailCodeTests},
+	{"EmailCodeEraser", func(p *parts) bool { return p.EmailCodes != nil && p.EmailCodeEraser != nil }, emailCodeEraserTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout, Passkeys, EmailCodes) that the store implements; a part
+// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser) that the store implements; a part
 // it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
