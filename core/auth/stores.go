@@ -21,7 +21,7 @@ type userStore struct {
 	twoFactor    user.TwoFactor
 	lockout      user.Lockout
 	versions     user.SessionVersions
-	passkeys     user.Passkeys // optional: without it, the passkey management methods are off
+	passkeys     user.Passkeys   // optional: without it, the passkey management methods are off
 	emailCodes   user.EmailCodes // Config.EmailCode
 }
 
@@ -63,6 +63,9 @@ func bindUsers(cfg *Config) (userStore, error) {
 			msg += ", or " + p.instead
 		}
 		return userStore{}, errors.New(msg)
+	}
+	if cfg.Observer != nil {
+		s = s.observed(cfg.Observer)
 	}
 	return s, nil
 }
