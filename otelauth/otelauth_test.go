@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -70,7 +72,8 @@ func newHarness(t *testing.T) *harness {
 		Users: downOn{h.users, "down@example.com"}, Secrets: []string{strings.Repeat("s", 32)}, Keys: keys,
 		AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(slog.DiscardHandler),
 		Mailer: obs.Mailer(h.mails), Observer: obs,
-		Limits: auth.Limits{Register: auth.Limit{Max: 1}},
+		Limits:    auth.Limits{Register: auth.Limit{Max: 1}},
+		EmailCode: auth.EmailCodeConfig{Enabled: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -312,5 +315,48 @@ func TestUserIDs(t *testing.T) {
 	}
 	if got, want := set(attribute.NewSet(ev[0].Attributes...)), "{authkit.event=logged_out_everywhere,enduser.id=u-42}"; got != want {
 		t.Errorf("attributes %s, want %s", got, want)
+	}
+}
+
+// TestTwoFactorByEmailCode: the email code, a factor checked through
+// Service.FinishTwoFactor (the passkeys module's path too), counted by its
+// method: a wrong code, then the mailed one.
+func TestTwoFactorByEmailCode(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	pw, _ := password.ForTesting().Hash(ctx, "cy's long password")
+	if _, err := h.users.Create(ctx, &user.User{Email: "cy@example.com", Name: "Cy", PasswordHash: pw,
+		TwoFactorEnabled: true, EmailVerifiedAt: time.Unix(1700000000, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	h.post("cy", "/api/login", `{"email":"cy@example.com","password":"cy's long password"}`, 200)
+	h.post("cy", "/api/2fa/email-code", `{}`, 200)
+	if err := h.svc.FlushMail(ctx); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := h.mails.Last()
+	code := regexp.MustCompile(`\b\d{6}\b`).FindString(msg.Text)
+	wrong := "000000"
+	if code == wrong {
+		wrong = "000001"
+	}
+	h.post("cy", "/api/2fa/email-code/verify", `{"code":"`+wrong+`"}`, 400)
+	h.post("cy", "/api/2fa/email-code/verify", `{"code":"`+code+`"}`, 200)
+	if err := h.svc.FlushMail(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := h.counts()
+	for k, v := range map[string]int64{
+		"authkit.2fa.verifications{authkit.2fa.method=email_code,authkit.outcome=failure}":  1,
+		"authkit.2fa.verifications{authkit.2fa.method=email_code,authkit.outcome=success}":  1,
+		"authkit.logins{authkit.outcome=pending_2fa}":                                       1,
+		"authkit.logins{authkit.outcome=success}":                                           1,
+		"authkit.mails{authkit.mail.kind=two_factor_email_code,authkit.outcome=sent}":       1,
+		"authkit.flow.duration{authkit.flow=2fa/email-code/verify,authkit.outcome=failure}": 1,
+		"authkit.flow.duration{authkit.flow=2fa/email-code/verify,authkit.outcome=success}": 1,
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %d, want %d", k, got[k], v)
+		}
 	}
 }
