@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/store"
@@ -125,4 +127,57 @@ func TestRouteFlow(t *testing.T) {
 			t.Errorf("no route has flow %q; flows: %v", want, got)
 		}
 	}
+}
+
+// TestEventFactor: the events of the second step carry the factor, TOTP
+// and recovery code alike, failed and accepted (FinishTwoFactor's factors:
+// TestFinishTwoFactor's events, and otelauth's email-code test).
+func TestEventFactor(t *testing.T) {
+	f := newFlow(t, nil)
+	b, _ := f.register("ada@example.com", goodPW)
+	ctx := context.Background()
+	var setup TwoFactorSetup
+	if err := f.do(b, func(v *Visit) (err error) { setup, err = f.s.SetupTwoFactor(ctx, v); return err }); err != nil {
+		t.Fatal(err)
+	}
+	uri, _ := url.Parse(setup.URI)
+	secret := uri.Query().Get("secret")
+	code := func() string {
+		c, err := f.s.totp.Code(secret, f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	var codes []string
+	if err := f.do(b, func(v *Visit) (err error) {
+		codes, err = f.s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: code()})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(time.Minute) // past the step the confirmation used
+	second := func(name string, call func(*Visit, TwoFactorInput) (TwoFactorResult, error), in string, ok bool, typ EventType, want LoginMethod) {
+		t.Helper()
+		nb := newBrowser()
+		if err := f.do(nb, func(v *Visit) error {
+			_, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: goodPW})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		err := f.do(nb, func(v *Visit) error { _, err := call(v, TwoFactorInput{Code: in}); return err })
+		if (err == nil) != ok {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ev, found := f.event(typ); !found || ev.Factor != want {
+			t.Errorf("%s: %s event %+v, want Factor %q", name, typ, ev, want)
+		}
+	}
+	verify := func(v *Visit, in TwoFactorInput) (TwoFactorResult, error) { return f.s.VerifyTwoFactor(ctx, v, in) }
+	recoverCode := func(v *Visit, in TwoFactorInput) (TwoFactorResult, error) { return f.s.RecoverTwoFactor(ctx, v, in) }
+	second("wrong TOTP code", verify, "000000", false, EventTwoFactorFailed, LoginTOTP)
+	second("TOTP code", verify, code(), true, EventLoginSucceeded, LoginTOTP)
+	second("wrong recovery code", recoverCode, "aaaaaaaa-aaaaaaaa", false, EventTwoFactorFailed, LoginRecoveryCode)
+	second("recovery code", recoverCode, codes[0], true, EventRecoveryCodeUsed, LoginRecoveryCode)
 }
