@@ -62,11 +62,20 @@ type Event struct {
 	Email  string // the address tried, for failures without an account
 	IP     string // the client address as rate limits key it
 	Detail string // e.g. the limit's name, or why a login failed
+
+	// Factor is the second factor an event is about, set on the events of
+	// the second step of a login (EventTwoFactorFailed, and the
+	// EventLoginSucceeded or EventRecoveryCodeUsed that ends it): "totp",
+	// "recovery_code", "passkey", "email_code". Empty otherwise.
+	Factor LoginMethod
 }
 
 func (s *Service) audit(v *Visit, e Event) {
 	e.Time = s.now()
 	e.IP = v.ip
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Event(v.ctx, e)
+	}
 	if s.cfg.Audit != nil {
 		s.cfg.Audit(v.ctx, e)
 		return

@@ -212,6 +212,12 @@ type Config struct {
 	// Audit receives security events. Default: logged with Logger.
 	Audit func(ctx context.Context, e Event)
 
+	// Observer is told when each route's flow and each user-store call
+	// starts and ends, and receives every security event (as well as
+	// Audit), for metrics and traces: see [Observer] and the otelauth
+	// module. Default: none, at no cost.
+	Observer Observer
+
 	// Disable switches features off (see [Feature]): their routes are not
 	// registered and their methods fail with ErrFeatureDisabled.
 	// Default: every feature on.

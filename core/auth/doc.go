@@ -48,6 +48,11 @@
 // proxies, cross-origin protection, cookies, mail and audit events. So
 // every framework answers byte for byte the same.
 //
+// [Config.Observer] is told when each route's flow and each user-store
+// call starts and ends, and of every security event, for metrics and
+// traces; the otelauth module implements it on OpenTelemetry, so core
+// imports no telemetry library.
+//
 //	keys, _ := secretbox.ParseKeyring(os.Getenv("ENCRYPTION_KEY"))
 //	svc, err := auth.New(auth.Config{
 //		Users:   store.NewMemory(store.MemoryConfig{}), // or an sqlx store, or your own (core/user)

@@ -88,7 +88,7 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 	if err := in.Verify(v.ctx, u); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: string(in.Method) + ": " + string(e.Code)})
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: string(in.Method) + ": " + string(e.Code), Factor: in.Method})
 			return TwoFactorResult{}, err
 		}
 		return TwoFactorResult{}, fmt.Errorf("2fa %s: %w", in.Method, err)
@@ -96,7 +96,7 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 	if err := s.finishPending(v, u, claims, in.Method, in.Remember); err != nil {
 		return TwoFactorResult{}, err
 	}
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method)})
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method), Factor: in.Method})
 	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
 }
 

@@ -404,16 +404,16 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	m, err := s.totp.Match(code, secret, s.now(), u.LastTOTPStep)
 	switch {
 	case errors.Is(err, totp.ErrCodeUsed):
-		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
 		s.codeReused(v, u)
 		return nil, ErrCodeUsed
 	case err != nil:
-		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID})
+		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Factor: LoginTOTP})
 		return nil, ErrInvalidTwoFactorCode
 	}
 	if err := s.users.twoFactor.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used"})
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
 			s.codeReused(v, u)
 			return nil, ErrCodeUsed
 		}
@@ -423,7 +423,7 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 		return nil, err
 	}
 	s.maybeTrust(v, u, in.TrustDevice)
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp"})
+	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp", Factor: LoginTOTP})
 	return u, nil
 }
 
@@ -459,7 +459,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 			return TwoFactorResult{}, fmt.Errorf("2fa recover: verify: %w", err)
 		}
 		if !valid {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code"})
+			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code", Factor: LoginRecoveryCode})
 			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
 		err = s.users.twoFactor.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
@@ -489,7 +489,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 		return TwoFactorResult{}, err
 	}
 	s.maybeTrust(v, u, in.TrustDevice)
-	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining))})
+	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining)), Factor: LoginRecoveryCode})
 	s.send(v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), CodesLeft: len(remaining)})
 	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }

@@ -146,6 +146,11 @@ func (s *Service) Paths() []Path {
 // and answered 500.
 func (s *Service) Handle(rt Route, r Request) (resp Response) {
 	v := s.Visit(r)
+	if s.cfg.Observer != nil {
+		var end func(status int)
+		v.ctx, end = s.cfg.Observer.StartFlow(v.ctx, rt)
+		defer func() { end(resp.Status) }() // after the recover below: a panic ends as 500
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.ErrorContext(v.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)

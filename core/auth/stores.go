@@ -64,6 +64,9 @@ func bindUsers(cfg *Config) (userStore, error) {
 		}
 		return userStore{}, errors.New(msg)
 	}
+	if cfg.Observer != nil {
+		s = s.observed(cfg.Observer)
+	}
 	return s, nil
 }
 

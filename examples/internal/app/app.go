@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -54,6 +55,14 @@ type App struct {
 	Passkeys    *passkeys.Handler
 	Description string // stores and mailer, for the first log line
 	Warnings    []string
+
+	// MetricsAddr is METRICS_ADDR, where Main serves Metrics; empty
+	// (the default) for no metrics.
+	MetricsAddr string
+	// Metrics answers GET /metrics with the Prometheus text of the
+	// otelauth metrics (OpenTelemetry's Prometheus exporter); nil without
+	// METRICS_ADDR.
+	Metrics http.Handler
 
 	closers    []func(context.Context) error
 	logger     *slog.Logger
@@ -150,6 +159,16 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 
+	obs, err := a.metrics(get(env, "METRICS_ADDR", ""))
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
+	var observer auth.Observer // a nil *otelauth.Observer in it would not be nil
+	if obs != nil {
+		mailer, observer = obs.Mailer(mailer), obs
+	}
+
 	checker, checkerDesc, err := pwnedChecker(get(env, "PWNED_PASSWORDS", ""))
 	if err != nil {
 		a.Close(context.Background())
@@ -182,6 +201,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		// EMAIL_CODE: a mailed code as the fallback second step.
 		EmailCode: auth.EmailCodeConfig{Enabled: emailCode},
 		Logger:    logger,
+		Observer:  observer,
 	})
 	if err != nil {
 		a.Close(context.Background())

@@ -62,6 +62,19 @@ func Main(framework string, mount func(a *App) (Server, error)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	code := 0
+	if a.Metrics != nil {
+		mln, err := net.Listen("tcp", a.MetricsAddr)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "authkit example (%s): METRICS_ADDR: listen: %v\n", framework, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "authkit example (%s) metrics on http://%s/metrics\n", framework, mln.Addr())
+		go func() {
+			if err := ServeUntil(ctx, logger, HTTPServer(a.Metrics), mln); err != nil {
+				logger.Error("metrics server stopped", "err", err)
+			}
+		}()
+	}
 	if err := ServeUntil(ctx, logger, srv, ln); err != nil {
 		logger.Error("server stopped", "err", err)
 		code = 1

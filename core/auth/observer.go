@@ -1,0 +1,306 @@
+package auth
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+// Observer is told what a Service does, for metrics and traces
+// (Config.Observer). The otelauth module implements it on OpenTelemetry;
+// core imports no telemetry library.
+//
+// A Service calls an Observer in the request's goroutine, so its methods
+// must be quick and safe for concurrent use. Nothing an Observer receives
+// holds a password, a code, a token or a secret: routes by their pattern,
+// store calls by their interface and method, events as [Event] (the user
+// id, the address tried on a failed login, the client address).
+//
+// Why a hook in core rather than a wrapper around the user store: a
+// wrapper would have to implement every optional part of the store
+// contract a given store has (user.Passkeys, user.EmailCodes, ...), and
+// the Service tells a store's parts by type assertion, so one wrapper type
+// per combination would be needed. Core already holds the store split into
+// its parts (bindUsers) and wraps each part it found; flows and events
+// pass through core anyway. With Config.Observer nil nothing is wrapped
+// and Handle makes one nil check (BenchmarkHandleMe).
+type Observer interface {
+	// StartFlow is called when Handle starts route rt's flow. It returns
+	// the context the flow runs with (its store calls and events get it,
+	// so a span started here is their parent) and a function Handle calls
+	// exactly once, with the response status, when the flow ends, a panic
+	// included (500).
+	StartFlow(ctx context.Context, rt Route) (context.Context, func(status int))
+
+	// StartStoreCall is called before each call a flow makes to
+	// Config.Users, with the part of the store contract called (the
+	// interface's name in core/user: "Accounts", "TwoFactor", ...) and the
+	// method ("ByEmail"). It returns the context the call gets and a
+	// function called once with the call's error when it returns: nil, a
+	// core/user sentinel for an expected outcome (user.ErrNotFound,
+	// user.ErrConflict, user.ErrEmailTaken) or a failure.
+	StartStoreCall(ctx context.Context, part, op string) (context.Context, func(err error))
+
+	// Event receives every security event, as Config.Audit does (Audit
+	// still receives them, or the log). A limit hit is EventRateLimited
+	// with the limit's name in Detail; the second-factor events carry
+	// Event.Factor.
+	Event(ctx context.Context, e Event)
+}
+
+// Flow is the route's flow name for metrics and traces: its pattern
+// without the /api/ prefix, the auth/ segment and path parameters, so
+// "/api/login" and "/api/auth/login" are both "login",
+// "/api/2fa/verify" is "2fa/verify", "/api/auth/verify-email/{token}" is
+// "verify-email". A route deleting a session is "sessions/delete" (the
+// method is part of the name when two routes share a path). The set is
+// fixed by the route table, so it is safe as a metric attribute.
+func (r Route) Flow() string {
+	p := strings.TrimPrefix(r.Pattern, "/api/")
+	p = strings.TrimPrefix(p, "auth/")
+	if i := strings.Index(p, "/{"); i >= 0 {
+		p = p[:i]
+	}
+	if r.Method == "DELETE" {
+		p += "/delete"
+	}
+	return p
+}
+
+// observe runs one store call under o.
+func observe[T any](o Observer, ctx context.Context, part, op string, call func(context.Context) (T, error)) (T, error) {
+	ctx, end := o.StartStoreCall(ctx, part, op)
+	t, err := call(ctx)
+	end(err)
+	return t, err
+}
+
+// observe0 runs one store call that returns only an error under o.
+func observe0(o Observer, ctx context.Context, part, op string, call func(context.Context) error) error {
+	ctx, end := o.StartStoreCall(ctx, part, op)
+	err := call(ctx)
+	end(err)
+	return err
+}
+
+// observed wraps every part the store has (a nil part stays nil, so the
+// flows still tell a missing part) with one that reports its calls to o.
+func (s userStore) observed(o Observer) userStore {
+	w := s
+	w.Accounts = obsAccounts{s.Accounts, o}
+	if s.registration != nil {
+		w.registration = obsRegistration{s.registration, o}
+	}
+	if s.verification != nil {
+		w.verification = obsVerification{s.verification, o}
+	}
+	if s.emailChange != nil {
+		w.emailChange = obsEmailChange{s.emailChange, o}
+	}
+	if s.reset != nil {
+		w.reset = obsReset{s.reset, o}
+	}
+	if s.change != nil {
+		w.change = obsChange{s.change, o}
+	}
+	if s.rehash != nil {
+		w.rehash = obsRehash{s.rehash, o}
+	}
+	if s.twoFactor != nil {
+		w.twoFactor = obsTwoFactor{s.twoFactor, o}
+	}
+	if s.lockout != nil {
+		w.lockout = obsLockout{s.lockout, o}
+	}
+	if s.versions != nil {
+		w.versions = obsVersions{s.versions, o}
+	}
+	if s.passkeys != nil {
+		w.passkeys = obsPasskeys{s.passkeys, o}
+	}
+	if s.emailCodes != nil {
+		w.emailCodes = obsEmailCodes{s.emailCodes, o}
+	}
+	return w
+}
+
+type obsAccounts struct {
+	p user.Accounts
+	o Observer
+}
+
+func (w obsAccounts) ByID(ctx context.Context, id string) (*user.User, error) {
+	return observe(w.o, ctx, "Accounts", "ByID", func(ctx context.Context) (*user.User, error) { return w.p.ByID(ctx, id) })
+}
+
+func (w obsAccounts) ByEmail(ctx context.Context, email string) (*user.User, error) {
+	return observe(w.o, ctx, "Accounts", "ByEmail", func(ctx context.Context) (*user.User, error) { return w.p.ByEmail(ctx, email) })
+}
+
+type obsRegistration struct {
+	p user.Registration
+	o Observer
+}
+
+func (w obsRegistration) Create(ctx context.Context, u *user.User) (*user.User, error) {
+	return observe(w.o, ctx, "Registration", "Create", func(ctx context.Context) (*user.User, error) { return w.p.Create(ctx, u) })
+}
+
+func (w obsRegistration) Delete(ctx context.Context, id string) error {
+	return observe0(w.o, ctx, "Registration", "Delete", func(ctx context.Context) error { return w.p.Delete(ctx, id) })
+}
+
+type obsVerification struct {
+	p user.EmailVerification
+	o Observer
+}
+
+func (w obsVerification) VerifyEmail(ctx context.Context, id, email string, at time.Time) error {
+	return observe0(w.o, ctx, "EmailVerification", "VerifyEmail", func(ctx context.Context) error { return w.p.VerifyEmail(ctx, id, email, at) })
+}
+
+type obsEmailChange struct {
+	p user.EmailChange
+	o Observer
+}
+
+func (w obsEmailChange) ChangeEmail(ctx context.Context, id, oldEmail, newEmail string, at time.Time) error {
+	return observe0(w.o, ctx, "EmailChange", "ChangeEmail", func(ctx context.Context) error { return w.p.ChangeEmail(ctx, id, oldEmail, newEmail, at) })
+}
+
+type obsReset struct {
+	p user.PasswordReset
+	o Observer
+}
+
+func (w obsReset) ResetPassword(ctx context.Context, id string, r user.Reset) error {
+	return observe0(w.o, ctx, "PasswordReset", "ResetPassword", func(ctx context.Context) error { return w.p.ResetPassword(ctx, id, r) })
+}
+
+type obsChange struct {
+	p user.PasswordChange
+	o Observer
+}
+
+func (w obsChange) ChangePassword(ctx context.Context, id, oldHash, newHash string, at time.Time) error {
+	return observe0(w.o, ctx, "PasswordChange", "ChangePassword", func(ctx context.Context) error { return w.p.ChangePassword(ctx, id, oldHash, newHash, at) })
+}
+
+type obsRehash struct {
+	p user.PasswordRehash
+	o Observer
+}
+
+func (w obsRehash) RehashPassword(ctx context.Context, id, oldHash, newHash string) error {
+	return observe0(w.o, ctx, "PasswordRehash", "RehashPassword", func(ctx context.Context) error { return w.p.RehashPassword(ctx, id, oldHash, newHash) })
+}
+
+type obsTwoFactor struct {
+	p user.TwoFactor
+	o Observer
+}
+
+func (w obsTwoFactor) BeginTOTPSetup(ctx context.Context, id, pendingSecret string) error {
+	return observe0(w.o, ctx, "TwoFactor", "BeginTOTPSetup", func(ctx context.Context) error { return w.p.BeginTOTPSetup(ctx, id, pendingSecret) })
+}
+
+func (w obsTwoFactor) EnableTOTP(ctx context.Context, id string, e user.EnableTOTP) error {
+	return observe0(w.o, ctx, "TwoFactor", "EnableTOTP", func(ctx context.Context) error { return w.p.EnableTOTP(ctx, id, e) })
+}
+
+func (w obsTwoFactor) AcceptTOTPStep(ctx context.Context, id string, matched, current int64) error {
+	return observe0(w.o, ctx, "TwoFactor", "AcceptTOTPStep", func(ctx context.Context) error { return w.p.AcceptTOTPStep(ctx, id, matched, current) })
+}
+
+func (w obsTwoFactor) ConsumeRecoveryCode(ctx context.Context, id string, old, remaining []string) error {
+	return observe0(w.o, ctx, "TwoFactor", "ConsumeRecoveryCode", func(ctx context.Context) error { return w.p.ConsumeRecoveryCode(ctx, id, old, remaining) })
+}
+
+func (w obsTwoFactor) ReplaceRecoveryCodes(ctx context.Context, id string, hashes []string) error {
+	return observe0(w.o, ctx, "TwoFactor", "ReplaceRecoveryCodes", func(ctx context.Context) error { return w.p.ReplaceRecoveryCodes(ctx, id, hashes) })
+}
+
+func (w obsTwoFactor) DisableTOTP(ctx context.Context, id string) error {
+	return observe0(w.o, ctx, "TwoFactor", "DisableTOTP", func(ctx context.Context) error { return w.p.DisableTOTP(ctx, id) })
+}
+
+type obsLockout struct {
+	p user.Lockout
+	o Observer
+}
+
+func (w obsLockout) RecordLoginFailure(ctx context.Context, id string, max int, lockFor time.Duration, at time.Time) (int, time.Time, error) {
+	ctx, end := w.o.StartStoreCall(ctx, "Lockout", "RecordLoginFailure")
+	n, until, err := w.p.RecordLoginFailure(ctx, id, max, lockFor, at)
+	end(err)
+	return n, until, err
+}
+
+func (w obsLockout) ClearLoginFailures(ctx context.Context, id string) error {
+	return observe0(w.o, ctx, "Lockout", "ClearLoginFailures", func(ctx context.Context) error { return w.p.ClearLoginFailures(ctx, id) })
+}
+
+type obsVersions struct {
+	p user.SessionVersions
+	o Observer
+}
+
+func (w obsVersions) BumpSessionVersion(ctx context.Context, id string) (int64, error) {
+	return observe(w.o, ctx, "SessionVersions", "BumpSessionVersion", func(ctx context.Context) (int64, error) { return w.p.BumpSessionVersion(ctx, id) })
+}
+
+type obsPasskeys struct {
+	p user.Passkeys
+	o Observer
+}
+
+func (w obsPasskeys) PasskeyUserHandle(ctx context.Context, id string, candidate []byte) ([]byte, error) {
+	return observe(w.o, ctx, "Passkeys", "PasskeyUserHandle", func(ctx context.Context) ([]byte, error) { return w.p.PasskeyUserHandle(ctx, id, candidate) })
+}
+
+func (w obsPasskeys) ByPasskeyUserHandle(ctx context.Context, handle []byte) (*user.User, error) {
+	return observe(w.o, ctx, "Passkeys", "ByPasskeyUserHandle", func(ctx context.Context) (*user.User, error) { return w.p.ByPasskeyUserHandle(ctx, handle) })
+}
+
+func (w obsPasskeys) AddPasskey(ctx context.Context, p *user.Passkey) error {
+	return observe0(w.o, ctx, "Passkeys", "AddPasskey", func(ctx context.Context) error { return w.p.AddPasskey(ctx, p) })
+}
+
+func (w obsPasskeys) ListPasskeys(ctx context.Context, userID string) ([]*user.Passkey, error) {
+	return observe(w.o, ctx, "Passkeys", "ListPasskeys", func(ctx context.Context) ([]*user.Passkey, error) { return w.p.ListPasskeys(ctx, userID) })
+}
+
+func (w obsPasskeys) PasskeyByID(ctx context.Context, credentialID []byte) (*user.Passkey, error) {
+	return observe(w.o, ctx, "Passkeys", "PasskeyByID", func(ctx context.Context) (*user.Passkey, error) { return w.p.PasskeyByID(ctx, credentialID) })
+}
+
+func (w obsPasskeys) RenamePasskey(ctx context.Context, userID string, credentialID []byte, name string) error {
+	return observe0(w.o, ctx, "Passkeys", "RenamePasskey", func(ctx context.Context) error { return w.p.RenamePasskey(ctx, userID, credentialID, name) })
+}
+
+func (w obsPasskeys) DeletePasskey(ctx context.Context, userID string, credentialID []byte) error {
+	return observe0(w.o, ctx, "Passkeys", "DeletePasskey", func(ctx context.Context) error { return w.p.DeletePasskey(ctx, userID, credentialID) })
+}
+
+func (w obsPasskeys) UsePasskey(ctx context.Context, userID string, credentialID []byte, u user.PasskeyUse) error {
+	return observe0(w.o, ctx, "Passkeys", "UsePasskey", func(ctx context.Context) error { return w.p.UsePasskey(ctx, userID, credentialID, u) })
+}
+
+type obsEmailCodes struct {
+	p user.EmailCodes
+	o Observer
+}
+
+func (w obsEmailCodes) PutEmailCode(ctx context.Context, c user.EmailCode) error {
+	return observe0(w.o, ctx, "EmailCodes", "PutEmailCode", func(ctx context.Context) error { return w.p.PutEmailCode(ctx, c) })
+}
+
+func (w obsEmailCodes) EmailCode(ctx context.Context, userID string) (user.EmailCode, error) {
+	return observe(w.o, ctx, "EmailCodes", "EmailCode", func(ctx context.Context) (user.EmailCode, error) { return w.p.EmailCode(ctx, userID) })
+}
+
+func (w obsEmailCodes) TakeEmailCode(ctx context.Context, userID string, hash []byte, now time.Time) error {
+	return observe0(w.o, ctx, "EmailCodes", "TakeEmailCode", func(ctx context.Context) error { return w.p.TakeEmailCode(ctx, userID, hash, now) })
+}
