@@ -45,11 +45,14 @@ const scalePool = 32
 const scalePlansFile = "results/scale-plans.txt"
 
 // BenchmarkScale times the flows a signed-in app runs most, over
-// sqlxstore on PostgreSQL (AUTHKIT_TEST_POSTGRES), with 1,000 users and
-// then, in the same run and the same tables, 1,000,000 users; and as many
-// distinct expired keys in the rate-limit table beside the flows' own.
-// Not part of `make bench-compare`: run it with `make bench-scale` (about
-// five minutes, most of it loading the million rows).
+// sqlxstore on PostgreSQL (AUTHKIT_TEST_POSTGRES), at 1,000 users and at
+// 1,000,000 users in the same run: two sets of tables (two Services), each
+// with as many distinct expired keys in its rate-limit table as users,
+// beside the flows' own. Each flow is timed at 1k, then at 1M, before the
+// next flow, so that the two sizes of a flow see the same load on a shared
+// machine. Not part of `make bench-compare`: run it with
+// `make bench-scale` (about two minutes a count, a third of it loading the
+// million rows).
 //
 //   - flow=login: Service.Login of a random user without 2FA (email and
 //     password, both limits counted in the SQL limit store, the failed-
@@ -66,51 +69,56 @@ const scalePlansFile = "results/scale-plans.txt"
 // Passwords are checked by plainHasher, so the figures are the store's
 // and authkit's, not bcrypt's (BenchmarkLogin times the hash). The rows
 // are loaded by INSERT ... SELECT generate_series with the one hash, not
-// by Register calls. Before each size is timed, every flow runs once
-// with its SQL recorded (a pgx tracer), and each statement is EXPLAINed
-// with the arguments it ran with; at one million users the set-up fails
-// if any plan holds a sequential scan on one of the benchmark's tables.
-// The plans go to results/scale-plans.txt. Last, the time of
-// LimitStore.Cleanup deleting the million expired keys is logged and
-// written there too. The tables have a prefix of their own and are
-// dropped at the end.
+// by Register calls. Before the timing, every flow runs once at each size
+// with its SQL recorded (a pgx tracer), and each statement runs again
+// under EXPLAIN (ANALYZE, BUFFERS) with the arguments it ran with, rolled
+// back; at one million users the set-up fails if any plan holds a
+// sequential scan on one of the benchmark's tables. Last, the time of
+// LimitStore.Cleanup deleting each size's expired keys is logged. The
+// plans and the cleanup times go to results/scale-plans.txt. The tables
+// have prefixes of their own and are dropped at the end.
 func BenchmarkScale(b *testing.B) {
-	e := newScaleEnv(b)
-	var report strings.Builder
-	for _, size := range []struct {
+	sizes := []struct {
 		label string
 		n     int
-	}{{"1k", 1_000}, {"1M", 1_000_000}} {
+		env   *scaleEnv
+	}{{label: "1k", n: 1_000}, {label: "1M", n: 1_000_000}}
+	var report strings.Builder
+	for i := range sizes {
+		size := &sizes[i]
+		size.env = newScaleEnv(b)
 		start := time.Now()
-		e.grow(b, size.n)
+		size.env.grow(b, size.n)
 		fmt.Fprintf(&report, "== users=%s: %d users and %d expired limit keys loaded in %s\n\n",
 			size.label, size.n, size.n, time.Since(start).Round(time.Millisecond))
-		e.preparePools(b, size.n)
-		report.WriteString(e.plans(b, size.label, size.n == 1_000_000))
-
-		b.Run("users="+size.label+"/flow=login", func(b *testing.B) {
-			loopTimed(b, func() func() error { return e.login(b) })
-		})
-		b.Run("users="+size.label+"/flow=verify", func(b *testing.B) {
-			loopTimed(b, func() func() error { return e.verify(b) })
-		})
-		b.Run("users="+size.label+"/flow=require-user", func(b *testing.B) {
-			i := 0
-			loopTimed(b, func() func() error {
-				call := e.requireUser(i)
-				i++
-				return call
-			})
-		})
+		size.env.preparePools(b, size.n)
+		report.WriteString(size.env.plans(b, size.label, size.n == 1_000_000))
 	}
-	report.WriteString(e.cleanup(b))
+	flows := []struct {
+		name string
+		call func(*scaleEnv, testing.TB) func() error
+	}{
+		{"login", (*scaleEnv).login},
+		{"verify", (*scaleEnv).verify},
+		{"require-user", func(e *scaleEnv, _ testing.TB) func() error { return e.requireUser() }},
+	}
+	for _, f := range flows {
+		for _, size := range sizes {
+			b.Run("flow="+f.name+"/users="+size.label, func(b *testing.B) {
+				loopTimed(b, func() func() error { return f.call(size.env, b) })
+			})
+		}
+	}
+	for _, size := range sizes {
+		report.WriteString(size.env.cleanup(b))
+	}
 	if err := os.MkdirAll(filepath.Dir(scalePlansFile), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(scalePlansFile, []byte(report.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("plans and cleanup time written to %s", scalePlansFile)
+	b.Logf("plans and cleanup times written to %s", scalePlansFile)
 }
 
 // TestScaleSetUp runs BenchmarkScale's set-up and each flow a few times
@@ -127,15 +135,26 @@ func TestScaleSetUp(t *testing.T) {
 		}
 	}
 	for i := range 2 * scalePool {
-		for name, call := range map[string]func() error{"login": e.login(t), "verify": e.verify(t), "require-user": e.requireUser(i)} {
+		for name, call := range map[string]func() error{"login": e.login(t), "verify": e.verify(t), "require-user": e.requireUser()} {
 			if err := call(); err != nil {
 				t.Fatalf("%s %d: %v", name, i, err)
 			}
 		}
 	}
+	// Every login succeeded: no failed-login count is left, and exactly
+	// the verify pool has 2FA on.
+	var twoFA, failed int
+	if err := e.sql.QueryRow(`SELECT count(*) FILTER (WHERE two_factor_enabled), coalesce(sum(failed_logins), 0) FROM `+e.prefix+`users`).Scan(&twoFA, &failed); err != nil {
+		t.Fatal(err)
+	}
+	if twoFA != scalePool || failed != 0 {
+		t.Errorf("users: %d with 2FA (want %d), %d failed logins counted (want 0)", twoFA, scalePool, failed)
+	}
+	// The flows' windows (5 and 15 minutes) outlive the few minutes the
+	// clock moved: the cleanup deletes the loaded keys and only those.
 	report := e.cleanup(t)
-	if !strings.Contains(report, "1000 loaded keys") {
-		t.Errorf("cleanup report: %s", report)
+	if want := "deleted 1000 expired rows (1000 loaded keys and 0 of the flows')"; !strings.Contains(report, want) {
+		t.Errorf("cleanup report %q, want %q", report, want)
 	}
 }
 
@@ -157,6 +176,7 @@ type scaleEnv struct {
 
 	twoFA    []*scaleUser    // users with TOTP on, of the size being timed
 	verified int             // verifications prepared with this pool
+	required int             // GETs through RequireUser prepared
 	twoFASet map[string]bool // emails of every user with TOTP on
 	signedIn []*http.Request // a GET with a signed-in user's session cookie each
 }
@@ -317,15 +337,10 @@ func (e *scaleEnv) preparePools(tb testing.TB, n int) {
 	ctx := context.Background()
 	e.twoFA, e.signedIn, e.verified = nil, nil, 0
 	for j := range scalePool {
-		// Users n/scalePool*j + 1 (verify) and + 2 (RequireUser), spread
-		// from the first rows to the last
-		// (the next free ones when a smaller size took them).
+		// Users n/scalePool*j + 1 (verify) and + 2 (RequireUser): spread
+		// from the first rows to the last.
 		base := n / scalePool * j
-		next := base + 1
-		for e.twoFASet[scaleEmail(next)] {
-			next += 2
-		}
-		u := &scaleUser{email: scaleEmail(next), browser: &browser{cookies: map[string]string{}}}
+		u := &scaleUser{email: scaleEmail(base + 1), browser: &browser{cookies: map[string]string{}}}
 		e.signIn(tb, u.browser, u.email)
 		v := u.browser.visit(e.svc)
 		setup, err := e.svc.SetupTwoFactor(ctx, v)
@@ -351,7 +366,7 @@ func (e *scaleEnv) preparePools(tb testing.TB, n int) {
 		e.twoFASet[u.email] = true
 
 		br := &browser{cookies: map[string]string{}}
-		e.signIn(tb, br, scaleEmail(next+1))
+		e.signIn(tb, br, scaleEmail(base+2))
 		r := httptest.NewRequest(http.MethodGet, rpOrigin+"/", nil)
 		r.RemoteAddr = "192.0.2.7:40000"
 		br.addCookies(r)
@@ -421,9 +436,11 @@ func (e *scaleEnv) verify(tb testing.TB) func() error {
 	}
 }
 
-// requireUser prepares the i-th GET through RequireUser.
-func (e *scaleEnv) requireUser(i int) func() error {
-	r := e.signedIn[i%len(e.signedIn)]
+// requireUser prepares the next GET through RequireUser: the pool's
+// signed-in users in turn.
+func (e *scaleEnv) requireUser() func() error {
+	r := e.signedIn[e.required%len(e.signedIn)]
+	e.required++
 	return func() error {
 		w := &discardWriter{h: http.Header{}}
 		e.guard.ServeHTTP(w, r)
@@ -447,7 +464,7 @@ func (e *scaleEnv) plans(tb testing.TB, label string, strict bool) string {
 	}{
 		{"login", e.login(tb)},
 		{"verify", e.verify(tb)},
-		{"require-user", e.requireUser(0)},
+		{"require-user", e.requireUser()},
 	}
 	for _, f := range flows {
 		e.log.start(e.prefix)
