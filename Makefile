@@ -131,13 +131,13 @@ bench-compare: ## peer comparisons with benchstat (bench/, GOWORK=off)
 # make bench-scale [SCALE_COUNT=3 SCALE_BENCHTIME=1000x]: BenchmarkScale
 # (bench/scale_test.go) on AUTHKIT_TEST_POSTGRES, not part of bench-compare:
 # login, 2FA verify and RequireUser at 1,000 and at 1,000,000 users in one
-# run (each flow at both sizes before the next), every statement of those
-# flows under EXPLAIN ANALYZE (a sequential scan at 1M fails the set-up),
-# and the limit store's cleanup of a million expired keys. Each count loads
-# the million users and keys (INSERT ... SELECT generate_series, about 25 s)
-# into tables of a prefix of its own, dropped at its end. About 5 minutes on
-# 2 cores. Output: bench/results/scale.txt (read with benchstat -col /users),
-# the plans and the cleanup times of the last count in
+# run (every iteration one call at each size: the 1k-ns/op and 1M-ns/op
+# columns), every statement of those flows under EXPLAIN ANALYZE (a
+# sequential scan at 1M fails the set-up), and the limit store's cleanup of
+# a million expired keys. It loads the million users and keys once (INSERT
+# ... SELECT generate_series, about 25 s) into tables of a prefix of their
+# own, dropped at the end. About 5 minutes on 2 cores. Output:
+# bench/results/scale.txt, the plans and the cleanup times in
 # bench/results/scale-plans.txt; the last run's figures: BENCHMARKS.md, "Scale".
 SCALE_COUNT ?= 3
 SCALE_BENCHTIME ?= 1000x
