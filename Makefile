@@ -135,8 +135,8 @@ bench-compare: ## peer comparisons with benchstat (bench/, GOWORK=off)
 # columns), every statement of those flows under EXPLAIN ANALYZE (a
 # sequential scan at 1M fails the set-up), and the limit store's cleanup of
 # a million expired keys. It loads the million users and keys once (INSERT
-# ... SELECT generate_series, about 25 s) into tables of a prefix of their
-# own, dropped at the end. About 5 minutes on 2 cores. Output:
+# ... SELECT generate_series, about 20 s) into tables of a prefix of their
+# own, dropped at the end. About 3 minutes on 2 cores. Output:
 # bench/results/scale.txt, the plans and the cleanup times in
 # bench/results/scale-plans.txt; the last run's figures: BENCHMARKS.md, "Scale".
 SCALE_COUNT ?= 3

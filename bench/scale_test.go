@@ -31,8 +31,9 @@ import (
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
-// scalePassword is every loaded user's password; scaleHash its one hash,
-// computed once by plainHasher and written into every row.
+// scalePassword is every loaded user's password; its one hash
+// (scaleEnv.hash, by plainHasher) is computed once and written into every
+// row.
 const scalePassword = "correct horse battery staple"
 
 // scalePool is how many users of each size sign in with a TOTP code
@@ -55,7 +56,7 @@ const scalePlansFile = "results/scale-plans.txt"
 // 1k-cpu-ns/op and 1M-cpu-ns/op the process's CPU time per call (the
 // client's; the server's is in the plans). Not part of
 // `make bench-compare`: run it with `make bench-scale` (-count applies to
-// the sub-benchmarks: the rows are loaded once, in about 25 seconds).
+// the sub-benchmarks: the rows are loaded once, in about 20 seconds).
 //
 //   - flow=login: Service.Login of a random user without 2FA (email and
 //     password, both limits counted in the SQL limit store, the failed-
@@ -130,7 +131,8 @@ func BenchmarkScale(b *testing.B) {
 // pairTimed runs b's iterations, each one call at each of two sizes, made
 // ready by prepare with the timer stopped, in alternating order; a call's
 // error fails b. Besides sec/op (both calls), it reports each size's wall
-// time and process CPU time per call (a and b: "<a>-ns/op", "<a>-cpu-ns/op").
+// time and process CPU time per call ("<a>-ns/op", "<a>-cpu-ns/op", and the
+// same for z), a being the size prepare(true) makes ready.
 // Timed side by side, the two sizes see the same load on a shared machine.
 func pairTimed(b *testing.B, a, z string, prepare func(small bool) (call func() error)) {
 	b.ReportAllocs()
