@@ -208,25 +208,34 @@ func (op apiOp) operation() obj {
 	case "pending":
 		o["security"] = []obj{{"pending": []string{}}}
 	}
-	if op.method == http.MethodPost {
+	if op.method == http.MethodPost && op.fields == nil {
+		o["description"] = strings.TrimSpace(op.desc + " No body: any body is ignored.")
+	}
+	if op.method == http.MethodPost && op.fields != nil {
 		props := op.fields
-		if props == nil {
-			props = obj{}
-		}
 		body := obj{"type": "object", "properties": props}
 		if len(op.required) > 0 {
 			body["required"] = op.required
 		}
 		desc := "JSON, or the same fields as a form post. Unknown fields are ignored; absent fields are empty."
-		if op.fields == nil {
-			desc = "No fields: an empty body, {} or an empty form post."
+		// A form carries booleans as words (docs/api.md, Request bodies).
+		formProps := obj{}
+		for k, v := range props {
+			if v.(obj)["type"] == "boolean" {
+				v = obj{"type": "string", "enum": []string{"true", "on", "1", "yes", "false", "off", "0", "no", ""}, "description": v.(obj)["description"]}
+			}
+			formProps[k] = v
+		}
+		form := obj{"type": "object", "properties": formProps}
+		if len(op.required) > 0 {
+			form["required"] = op.required
 		}
 		o["requestBody"] = obj{
 			"required":    false,
-			"description": desc,
+			"description": desc + " A body without Content-Type is read as JSON; any other type answers 415.",
 			"content": obj{
 				"application/json":                  obj{"schema": body},
-				"application/x-www-form-urlencoded": obj{"schema": body},
+				"application/x-www-form-urlencoded": obj{"schema": form},
 			},
 		}
 	}
@@ -253,7 +262,15 @@ func (op apiOp) operation() obj {
 			statuses = append(statuses, 400)
 		}
 	}
+	if op.param != "" {
+		// A token or id the framework does not route to the operation
+		// (an encoded slash) answers 404 not_found; one longer than the
+		// framework's request-line buffer (fiber) 431 request_rejected.
+		statuses = append(statuses, 404, 431)
+	}
 	statuses = append(statuses, op.errs...)
+	slices.Sort(statuses)
+	statuses = slices.Compact(statuses)
 	if op.limited {
 		statuses = append(statuses, 429)
 	}
@@ -303,6 +320,8 @@ func components() obj {
 	for _, e := range Codes() {
 		byStatus[e.Status] = append(byStatus[e.Status], string(e.Code))
 	}
+	// A status a framework decides (Service.Error): request_rejected.
+	byStatus[http.StatusRequestHeaderFieldsTooLarge] = []string{string(ErrRequestRejected.Code)}
 	responses := obj{}
 	schemas := c["schemas"].(obj)
 	for st, codes := range byStatus {
