@@ -117,14 +117,22 @@ type Exchange struct {
 // Check returns why x does not match the document, naming the route, or
 // nil.
 func (c *Checker) Check(x Exchange) error {
+	_, err := c.check(x)
+	return err
+}
+
+// check is Check, also returning the operation ("POST /api/login") x
+// matched, "" for none.
+func (c *Checker) check(x Exchange) (string, error) {
 	req, resp := x.Request, x.Response
 	name := req.Method + " " + req.URL.Path
+	op := ""
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s -> %d %s: %s", name, resp.StatusCode, bytes.TrimSpace(x.ResponseBody), fmt.Sprintf(format, args...))
 	}
 	body, err := c.errorBody(resp.StatusCode, x.ResponseBody)
 	if err != nil {
-		return fail("%v", err)
+		return op, fail("%v", err)
 	}
 
 	// Route lookup; HEAD is a GET without a body.
@@ -136,16 +144,17 @@ func (c *Checker) Check(x Exchange) error {
 	switch {
 	case errors.Is(err, routers.ErrMethodNotAllowed):
 		if resp.StatusCode != http.StatusMethodNotAllowed || body.Code != "method_not_allowed" || resp.Header.Get("Allow") == "" {
-			return fail("the document has the path, not the method: want 405 method_not_allowed with Allow")
+			return op, fail("the document has the path, not the method: want 405 method_not_allowed with Allow")
 		}
-		return nil
+		return op, nil
 	case err != nil:
 		if resp.StatusCode != http.StatusNotFound || (body.Code != "not_found" && body.Code != "feature_disabled") {
-			return fail("not in the document: want 404 not_found")
+			return op, fail("not in the document: want 404 not_found")
 		}
-		return nil
+		return op, nil
 	}
 	name = req.Method + " " + route.Path
+	op = name
 
 	// The request.
 	vreq := req.Clone(context.Background())
@@ -162,7 +171,7 @@ func (c *Checker) Check(x Exchange) error {
 	// hostile corpus cheap: kin-openapi renders a refused value whole.)
 	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
-			return fail("the document refuses the request (%v), the server did not", err)
+			return op, fail("the document refuses the request (%v), the server did not", err)
 		}
 	}
 
@@ -175,9 +184,9 @@ func (c *Checker) Check(x Exchange) error {
 	}
 	out.SetBodyBytes(x.ResponseBody)
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-		return fail("%v", err)
+		return op, fail("%v", err)
 	}
-	return nil
+	return op, nil
 }
 
 // errorBody checks the code of an error answer: one authkit (or the
@@ -223,15 +232,17 @@ func cookieAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error
 // Proxy serves a validating reverse proxy to target (a base URL) on
 // 127.0.0.1:0 until t ends and returns its base URL. Every exchange
 // through it that does not match the document fails t, naming the route.
-func (c *Checker) Proxy(t testing.TB, target string) string {
-	srv := httptest.NewServer(c.handler(target, func(err error) { t.Error(err) }))
+// answered, when not nil, gets the operation ("POST /api/login") of each
+// exchange answered 2xx.
+func (c *Checker) Proxy(t testing.TB, target string, answered func(op string)) string {
+	srv := httptest.NewServer(c.handler(target, func(err error) { t.Error(err) }, answered))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
 // handler is the proxy: it forwards each request to target, checks the
 // exchange and passes the answer on unchanged. report gets each mismatch.
-func (c *Checker) handler(target string, report func(error)) http.Handler {
+func (c *Checker) handler(target string, report func(error), answered func(op string)) http.Handler {
 	u, err := url.Parse(target)
 	if err != nil {
 		panic(err) // the suite's own URL
@@ -256,8 +267,12 @@ func (c *Checker) handler(target string, report func(error)) http.Handler {
 		}
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(b))
-		if err := c.Check(Exchange{Request: resp.Request, RequestBody: reqBody, Response: resp, ResponseBody: b}); err != nil {
+		op, err := c.check(Exchange{Request: resp.Request, RequestBody: reqBody, Response: resp, ResponseBody: b})
+		if err != nil {
 			report(err)
+		}
+		if err == nil && op != "" && answered != nil && resp.StatusCode/100 == 2 {
+			answered(op)
 		}
 		return nil
 	}

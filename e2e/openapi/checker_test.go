@@ -144,7 +144,7 @@ func TestProxyReportsAWrongSchema(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, err.Error())
-	}))
+	}, nil))
 	defer proxy.Close()
 
 	resp, err := http.Post(proxy.URL+"/api/auth/logout", "application/json", bytes.NewReader(nil))
