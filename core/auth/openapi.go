@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/authkit-go/authkit/core/session"
 )
 
 // openAPIJSON is the OpenAPI 3.1 document of every JSON route of routes,
@@ -28,7 +30,8 @@ type openAPIDoc struct {
 // Service registers: a route of a switched-off feature (Config.Disable) or
 // of a store the Service lacks (Config.Sessions, Config.TrustedDevices,
 // Config.EmailCode) is not in it, as [Service.Routes] leaves it out; the
-// session cookie is named as Config.SessionCookie names it.
+// session cookie is named as Config.SessionCookie names it. Each operation
+// lists in x-set-cookies the cookies its answers may set or expire.
 //
 // parts are the documents of modules mounted beside the routes (the
 // passkeys module's Handler.OpenAPI passes its own): their paths, and the
@@ -60,9 +63,22 @@ func (s *Service) OpenAPI(parts ...[]byte) ([]byte, error) {
 			delete(paths, p)
 		}
 	}
+	// The session cookie under its configured name, in the security
+	// scheme and in each operation's x-set-cookies.
+	name := s.sessions.CookieName()
+	for _, item := range paths {
+		for _, op := range item.(map[string]any) {
+			set, _ := op.(map[string]any)["x-set-cookies"].([]any)
+			for i, c := range set {
+				if c == session.DefaultCookieName {
+					set[i] = name
+				}
+			}
+		}
+	}
 	comps := doc.Components
 	schemes := comps["securitySchemes"].(map[string]any)
-	schemes["session"].(map[string]any)["name"] = s.sessions.CookieName()
+	schemes["session"].(map[string]any)["name"] = name
 	for i, part := range parts {
 		var pd struct {
 			Paths      map[string]any            `json:"paths"`

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/authkit-go/authkit/core/session"
 )
 
 // openapi.json is written from the table below, so that the document and
@@ -278,6 +280,19 @@ func (op apiOp) operation() obj {
 		responses[fmt.Sprint(st)] = obj{"$ref": fmt.Sprintf("#/components/responses/Error%d", st)}
 	}
 	o["responses"] = responses
+	// The cookies any answer of the operation may set or expire, for
+	// clients and for the drift test: those its success sets, and the
+	// session cookie of a session route (a dead one is expired).
+	var set []string
+	for _, name := range []string{session.DefaultCookieName, DeviceCookie, PendingCookie, TrustedDeviceCookie} {
+		if strings.Contains(op.cookies, name) || (name == session.DefaultCookieName && op.auth == "session") {
+			set = append(set, name)
+		}
+	}
+	if set == nil {
+		set = []string{}
+	}
+	o["x-set-cookies"] = set
 	return o
 }
 

@@ -113,6 +113,9 @@ func TestOpenAPINamesTheSessionCookie(t *testing.T) {
 	if got := d.Components.SecuritySchemes["session"].Name; got != "__Host-sid" {
 		t.Errorf("session cookie = %q, want __Host-sid", got)
 	}
+	if got := d.Paths["/api/auth/logout"]["post"]["x-set-cookies"]; !slices.Equal(toStrings(got), []string{"__Host-sid", PendingCookie}) {
+		t.Errorf("logout's x-set-cookies = %v, want [__Host-sid 2fa_pending]", got)
+	}
 	if got := d.Components.SecuritySchemes["pending"].Name; got != PendingCookie {
 		t.Errorf("pending cookie = %q, want %s", got, PendingCookie)
 	}
@@ -150,4 +153,12 @@ func TestOpenAPIListsEveryCode(t *testing.T) {
 			t.Errorf("Error%d does not list %s", e.Status, e.Code)
 		}
 	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
 }

@@ -22,6 +22,8 @@
 //   - a request the document refuses (a field of the wrong type, a missing
 //     required field or cookie, an unknown content type) answered with
 //     anything but a 4xx;
+//   - a cookie set or expired that the operation's x-set-cookies does not
+//     list;
 //   - a path or a method the document does not have, answered with
 //     anything but authkit's 404 not_found or 405 method_not_allowed.
 //
@@ -40,6 +42,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync"
 	"testing"
 
@@ -172,6 +175,14 @@ func (c *Checker) check(x Exchange) (string, error) {
 	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
 			return op, fail("the document refuses the request (%v), the server did not", err)
+		}
+	}
+
+	// The cookies: only those the operation lists in x-set-cookies.
+	listed, _ := route.Operation.Extensions["x-set-cookies"].([]any)
+	for _, ck := range resp.Cookies() {
+		if !slices.Contains(listed, any(ck.Name)) {
+			return op, fail("sets cookie %s, which x-set-cookies %v does not list", ck.Name, listed)
 		}
 	}
 

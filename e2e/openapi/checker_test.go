@@ -106,6 +106,12 @@ func TestCheckFails(t *testing.T) {
 		{"another method answered", exchange("PUT", "/api/auth/me", ``, 200, nil, `{}`),
 			"PUT /api/auth/me -> 200 {}: the document has the path, not the method"},
 		{"another method refused", exchange("PUT", "/api/auth/me", ``, 405, http.Header{"Allow": {"GET, HEAD"}}, `{"error":"Method not allowed","code":"method_not_allowed"}`), ""},
+		{"a cookie the operation does not list", func() Exchange {
+			x := exchange("POST", "/api/auth/forgot-password", `{"email":"a@example.com"}`, 200, http.Header{"Set-Cookie": {"authkit_session=x; Path=/"}},
+				`{"message":"If an account exists for that email, a password reset link has been sent."}`)
+			return x
+		}(), "sets cookie authkit_session, which x-set-cookies [] does not list"},
+		{"a cookie the operation lists", exchange("POST", "/api/auth/logout", ``, 200, http.Header{"Set-Cookie": {"authkit_session=; Path=/; Max-Age=0"}}, `{"message":"Logged out"}`), ""},
 		{"a session route without its cookie, taken", exchange("GET", "/api/auth/me", ``, 200, nil, `{"id":"1","email":"a@example.com","name":"A","emailVerified":false,"emailVerifiedAt":null,"twoFactorEnabled":false,"recoveryCodesRemaining":0}`),
 			"the document refuses the request (security requirement"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -164,6 +165,7 @@ func everything(t *testing.T) *auth.Service {
 	}
 	svc, err := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
 		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{},
+		Logger:         slog.New(slog.DiscardHandler),
 		Sessions:       store.NewMemorySessions(store.MemoryConfig{}),
 		TrustedDevices: store.NewMemorySessions(store.MemoryConfig{}),
 		EmailCode:      auth.EmailCodeConfig{Enabled: true}})
