@@ -63,19 +63,7 @@ func (s *Service) OpenAPI(parts ...[]byte) ([]byte, error) {
 			delete(paths, p)
 		}
 	}
-	// The session cookie under its configured name, in the security
-	// scheme and in each operation's x-set-cookies.
 	name := s.sessions.CookieName()
-	for _, item := range paths {
-		for _, op := range item.(map[string]any) {
-			set, _ := op.(map[string]any)["x-set-cookies"].([]any)
-			for i, c := range set {
-				if c == session.DefaultCookieName {
-					set[i] = name
-				}
-			}
-		}
-	}
 	comps := doc.Components
 	schemes := comps["securitySchemes"].(map[string]any)
 	schemes["session"].(map[string]any)["name"] = name
@@ -99,9 +87,23 @@ func (s *Service) OpenAPI(parts ...[]byte) ([]byte, error) {
 				have = map[string]any{}
 				comps[kind] = have
 			}
-			for name, c := range named {
-				if _, ok := have[name]; !ok {
-					have[name] = c
+			for n, c := range named {
+				if _, ok := have[n]; !ok {
+					have[n] = c
+				}
+			}
+		}
+	}
+	// The session cookie under its configured name in each operation's
+	// x-set-cookies, the parts' included.
+	for _, item := range paths {
+		ops, _ := item.(map[string]any) // a part's may be anything
+		for _, op := range ops {
+			o, _ := op.(map[string]any)
+			set, _ := o["x-set-cookies"].([]any)
+			for i, c := range set {
+				if c == session.DefaultCookieName {
+					set[i] = name
 				}
 			}
 		}

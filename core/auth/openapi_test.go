@@ -135,6 +135,14 @@ func TestOpenAPIAddsParts(t *testing.T) {
 	if m, _ := d.Components.Schemas["Message"].(map[string]any); m["type"] != "object" {
 		t.Errorf("a part replaced core's Message schema: %v", m)
 	}
+	custom := newFlow(t, func(c *Config) { c.SessionCookie = "sid" }).s
+	d = openAPIOf(t, custom, []byte(`{"paths": {"/api/extra": {"post": {"x-set-cookies": ["authkit_session", "other"]}}}}`))
+	if got := toStrings(d.Paths["/api/extra"]["post"]["x-set-cookies"]); !slices.Equal(got, []string{"sid", "other"}) {
+		t.Errorf("a part's x-set-cookies = %q, want [sid other]", got)
+	}
+	if _, err := s.OpenAPI([]byte(`{"paths": {"/api/odd": 1, "/api/odder": {"get": 2}}}`)); err != nil {
+		t.Errorf("a part with odd path items: %v", err) // passed on as they are, no panic
+	}
 	if _, err := s.OpenAPI([]byte(`{"paths": {"/api/login": {}}}`)); err == nil || !strings.Contains(err.Error(), "/api/login is core's") {
 		t.Errorf("a part repeating a core path: err = %v", err)
 	}
