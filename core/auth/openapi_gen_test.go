@@ -297,7 +297,9 @@ func (op apiOp) operation() obj {
 }
 
 func components() obj {
-	hdr := func(desc string, schema obj) obj { return obj{"description": desc, "schema": schema} }
+	hdr := func(desc string, schema obj, required bool) obj {
+		return obj{"description": desc, "schema": schema, "required": required}
+	}
 	c := obj{
 		"securitySchemes": obj{
 			"session": obj{"type": "apiKey", "in": "cookie", "name": "authkit_session",
@@ -306,10 +308,10 @@ func components() obj {
 				"description": "The cookie of a login waiting for its second factor (5 minutes). Without it: 401 no_pending_two_factor."},
 		},
 		"headers": obj{
-			"Cache-Control":          hdr("Every answer: no-store.", obj{"type": "string", "const": "no-store"}),
-			"X-Content-Type-Options": hdr("Every answer: nosniff.", obj{"type": "string", "const": "nosniff"}),
-			"X-RateLimit-Remaining":  hdr("Attempts left in the window, on every answer of a route that counted one.", obj{"type": "string", "pattern": "^[0-9]+$"}),
-			"X-RateLimit-Reset":      hdr("The window's end, ISO 8601 UTC with milliseconds.", obj{"type": "string", "pattern": `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`}),
+			"Cache-Control":          hdr("Every answer: no-store.", obj{"type": "string", "const": "no-store"}, true),
+			"X-Content-Type-Options": hdr("Every answer: nosniff.", obj{"type": "string", "const": "nosniff"}, true),
+			"X-RateLimit-Remaining":  hdr("Attempts left in the window, on every answer of a route that counted one.", obj{"type": "string", "pattern": "^[0-9]+$"}, false),
+			"X-RateLimit-Reset":      hdr("The window's end, ISO 8601 UTC with milliseconds.", obj{"type": "string", "pattern": `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`}, false),
 		},
 		"schemas": obj{
 			"Message": oaClosed(obj{"message": obj{"type": "string"}}, "message"),
@@ -360,6 +362,8 @@ func components() obj {
 			props["retryAfter"] = obj{"type": "string", "description": "the window's end, ISO 8601 UTC", "pattern": `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`}
 			required = append(required, "retryAfter")
 			headers["Retry-After"] = obj{"description": "Seconds until the client may try again (429: the window's end, at least 1; 503: 5).", "required": true, "schema": obj{"type": "string", "pattern": "^[1-9][0-9]*$"}}
+			headers["X-RateLimit-Remaining"] = obj{"description": "0: no attempt left.", "required": true, "schema": obj{"type": "string", "const": "0"}}
+			headers["X-RateLimit-Reset"] = obj{"description": "The window's end, ISO 8601 UTC with milliseconds.", "required": true, "schema": obj{"type": "string", "pattern": `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`}}
 		case 503:
 			headers["Retry-After"] = obj{"description": "Seconds until the client may try again (429: the window's end, at least 1; 503: 5).", "required": true, "schema": obj{"type": "string", "pattern": "^[1-9][0-9]*$"}}
 		case 405:

@@ -93,6 +93,11 @@ func TestCheckFails(t *testing.T) {
 			"POST /api/auth/logout -> 200 {\"message\":\"Logged out\",\"extra\":1}: response body doesn't match schema"},
 		{"a 429 without Retry-After", exchange("POST", "/api/login", `{}`, 429, http.Header{"X-Ratelimit-Remaining": {"0"}}, `{"error":"Too many login attempts. Try again later.","code":"too_many_login_attempts","retryAfter":"2031-03-14T15:24:26.535Z"}`),
 			`response header "Retry-After" missing`},
+		{"an answer without Cache-Control", func() Exchange {
+			x := exchange("POST", "/api/auth/logout", ``, 200, nil, `{"message":"Logged out"}`)
+			x.Response.Header.Del("Cache-Control")
+			return x
+		}(), `POST /api/auth/logout -> 200 {"message":"Logged out"}: response header "Cache-Control" missing`},
 		{"a code of another status", exchange("POST", "/api/login", `{}`, 400, nil, `{"error":"Invalid credentials","code":"invalid_credentials"}`),
 			`POST /api/login -> 400 {"error":"Invalid credentials","code":"invalid_credentials"}: code "invalid_credentials" answers 401, not 400`},
 		{"a code authkit does not have", exchange("POST", "/api/login", `{}`, 400, nil, `{"error":"x","code":"made_up"}`),
