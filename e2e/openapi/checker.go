@@ -151,7 +151,7 @@ func (c *Checker) check(x Exchange) (string, error) {
 		}
 		return op, nil
 	case err != nil:
-		if resp.StatusCode != http.StatusNotFound || (body.Code != "not_found" && body.Code != "feature_disabled") {
+		if resp.StatusCode != http.StatusNotFound || body.Code != "not_found" {
 			return op, fail("not in the document: want 404 not_found")
 		}
 		return op, nil
