@@ -22,6 +22,9 @@
 //	POST /api/passkeys/delete           {"id"}, recent authentication
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
+// Handler.OpenAPI returns the OpenAPI 3.1 document of the Service's routes
+// with these JSON routes added (openapi.json, a part of core's document).
+//
 // The Handler is an http.Handler. Mount it beside the framework module's
 // routes, on Prefix and every path under it. net/http:
 //

@@ -53,6 +53,12 @@
 // traces; the otelauth module implements it on OpenTelemetry, so core
 // imports no telemetry library.
 //
+// [Service.OpenAPI] describes those routes as an OpenAPI 3.1 document
+// (openapi.json, embedded): only the routes the Service registers, for an
+// app to serve to its front-end and mobile teams (the example servers: GET
+// /api/openapi.json). The e2e module's openapi package checks every answer
+// of the flow suite against it on all three frameworks.
+//
 //	keys, _ := secretbox.ParseKeyring(os.Getenv("ENCRYPTION_KEY"))
 //	svc, err := auth.New(auth.Config{
 //		Users:   store.NewMemory(store.MemoryConfig{}), // or an sqlx store, or your own (core/user)

@@ -159,3 +159,31 @@ func ExampleNewSupport() {
 	// audit: support_account_unlocked by carol: ticket 4711
 	// was locked: true
 }
+
+// The OpenAPI document of a Service with registration switched off: its
+// route is not in the document, as it is not registered.
+func ExampleService_OpenAPI() {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, err := auth.New(auth.Config{
+		Users:   yourStore{},
+		Secrets: []string{strings.Repeat("x", 32)},
+		Keys:    keys,
+		AppURL:  "https://app.example.com",
+		Disable: []auth.Feature{auth.FeatureRegistration},
+	})
+	if err != nil {
+		panic(err)
+	}
+	doc, err := svc.OpenAPI() // serve it, e.g. at GET /api/openapi.json
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.Contains(string(doc), `"openapi": "3.1.0"`))
+	fmt.Println(strings.Contains(string(doc), `"/api/auth/login"`))
+	fmt.Println(strings.Contains(string(doc), `"/api/auth/register"`))
+	// Output:
+	// true
+	// true
+	// false
+}

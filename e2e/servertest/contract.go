@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authkit-go/authkit/e2e/openapi"
 )
 
 // Need returns the named service URL (AUTHKIT_TEST_POSTGRES, ...),
@@ -133,6 +135,16 @@ func (s *Server) CheckContract(t *testing.T, framework string) {
 	tok := s.WaitFor(t, regexp.MustCompile(`http://localhost:8080/verify-email/([A-Za-z0-9_-]+)`))
 	if status, body := do("GET", "/api/auth/verify-email/"+tok, ""); status != 200 || body != `{"message":"Email verified"}` {
 		t.Fatalf("verify: %d %s", status, body)
+	}
+	// The OpenAPI document of the routes this server registers, passkeys'
+	// included, valid OpenAPI 3.1 (e2e/openapi checks every answer against
+	// it).
+	status, doc := do("GET", "/api/openapi.json", "")
+	if status != 200 || !strings.Contains(doc, `"/api/passkeys/login/begin"`) || !strings.Contains(doc, `"/api/auth/login"`) {
+		t.Fatalf("GET /api/openapi.json: %d %.200s", status, doc)
+	}
+	if _, err := openapi.New([]byte(doc)); err != nil {
+		t.Fatalf("GET /api/openapi.json: %v", err)
 	}
 	if err := s.Stop(t); err != nil {
 		t.Fatalf("exit after SIGTERM: %v", err)

@@ -43,6 +43,12 @@ func main() {
 			f.All(passkeys.Prefix, pk)
 			f.All(passkeys.Prefix+"/*", pk)
 		}
+		// The OpenAPI document of the JSON routes above.
+		doc, err := a.OpenAPI()
+		if err != nil {
+			return nil, err
+		}
+		f.Get(app.OpenAPIPath, adaptor.HTTPHandler(doc))
 		// A load balancer's probes: liveness and readiness.
 		health := adaptor.HTTPHandler(a.Health())
 		for _, p := range app.HealthPaths {

@@ -33,6 +33,13 @@ func main() {
 			r.Any(passkeys.Prefix, pk)
 			r.Any(passkeys.Prefix+"/*path", pk)
 		}
+		// The OpenAPI document of the JSON routes above.
+		doc, err := a.OpenAPI()
+		if err != nil {
+			return nil, err
+		}
+		r.GET(app.OpenAPIPath, gin.WrapH(doc))
+		r.HEAD(app.OpenAPIPath, gin.WrapH(doc)) // as net/http and fiber do
 		// The pages (github.com/authkit-go/authkit/pages) at the root: every
 		// path no route answers, its HTML 404 page included; unknown API
 		// paths answer JSON, as on the other two servers.

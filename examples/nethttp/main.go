@@ -25,6 +25,12 @@ func main() {
 			mux.Handle(passkeys.Prefix, a.Passkeys)
 			mux.Handle(passkeys.Prefix+"/", a.Passkeys)
 		}
+		// The OpenAPI document of the JSON routes above.
+		doc, err := a.OpenAPI()
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("GET "+app.OpenAPIPath, doc)
 		// Unknown API paths answer JSON.
 		mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 			resp := a.Service.NotFound(nethttpauth.Request(r))

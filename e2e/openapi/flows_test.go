@@ -1,0 +1,269 @@
+package openapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/fiberauth"
+	"github.com/authkit-go/authkit/ginauth"
+	"github.com/authkit-go/authkit/nethttpauth"
+	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.TestMode)
+	os.Exit(m.Run())
+}
+
+// frameworks serve h (a framework's handler of svc's routes, plus extra
+// routes mounted beside) on 127.0.0.1:0 and return the base URL.
+var frameworks = map[string]func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string{
+	"nethttp": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
+		mux := http.NewServeMux()
+		mux.Handle("/", nethttpauth.Handler(svc)) // JSON 404 for other paths
+		if extra != nil {
+			mux.Handle(prefix, extra)
+			mux.Handle(prefix+"/", extra)
+		}
+		return serveHTTP(t, mux)
+	},
+	"gin": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
+		r := ginauth.New(svc)
+		if extra != nil {
+			r.Any(prefix, gin.WrapH(extra))
+			r.Any(prefix+"/*path", gin.WrapH(extra))
+		}
+		return serveHTTP(t, r)
+	},
+	"fiber": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
+		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
+		fiberauth.Register(app, svc)
+		if extra != nil {
+			app.All(prefix, adaptor.HTTPHandler(extra))
+			app.All(prefix+"/*", adaptor.HTTPHandler(extra))
+		}
+		ln := listen(t)
+		done := make(chan error, 1)
+		go func() { done <- app.Listener(ln) }()
+		t.Cleanup(func() {
+			_ = app.ShutdownWithTimeout(5 * time.Second)
+			_ = ln.Close()
+			<-done
+		})
+		return "http://" + ln.Addr().String()
+	},
+}
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+func serveHTTP(t *testing.T, h http.Handler) string {
+	ln := listen(t)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// checked puts the validating proxy of doc in front of base; answered
+// gets each operation answered 2xx.
+func checked(t *testing.T, doc []byte, err error, base string, answered func(op string)) string {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("OpenAPI: %v", err)
+	}
+	c, err := New(doc)
+	if err != nil {
+		t.Fatalf("the served document: %v", err)
+	}
+	return c.Proxy(t, base, answered)
+}
+
+// coverage collects the operations a suite reached with a 2xx answer.
+type coverage struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (c *coverage) add(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.seen[op] = true
+}
+
+// check fails t for each operation of doc (a document with every route)
+// that no exchange reached with a 2xx: the suite ran past it unchecked.
+func (c *coverage) check(t *testing.T, doc []byte, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, item := range d.Paths {
+		for m := range item {
+			if op := strings.ToUpper(m) + " " + p; !c.seen[op] {
+				t.Errorf("%s: no exchange of the suite reached it with a 2xx", op)
+			}
+		}
+	}
+}
+
+// everything is a Service with every route on: the routes a suite must
+// reach.
+func everything(t *testing.T) *auth.Service {
+	t.Helper()
+	key, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := secretbox.ParseKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
+		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{},
+		Logger:         slog.New(slog.DiscardHandler),
+		Sessions:       store.NewMemorySessions(store.MemoryConfig{}),
+		TrustedDevices: store.NewMemorySessions(store.MemoryConfig{}),
+		EmailCode:      auth.EmailCodeConfig{Enabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// TestFlowSuite runs the HTTP flow suite on each framework with every
+// exchange checked against the document the suite's Service serves (with
+// session records, so the session routes are in it; every feature the
+// suite switches off gone from it), and every route reached with a 2xx.
+func TestFlowSuite(t *testing.T) {
+	for name, start := range frameworks {
+		t.Run(name, func(t *testing.T) {
+			var cov coverage
+			t.Cleanup(func() { doc, err := everything(t).OpenAPI(); cov.check(t, doc, err) }) // after the suite's parallel subtests
+			authtest.Run(t, authtest.Harness{
+				Start: func(t *testing.T, svc *auth.Service) string {
+					doc, err := svc.OpenAPI()
+					return checked(t, doc, err, start(t, svc, nil, ""), cov.add)
+				},
+				NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
+				NewSessions: func(t *testing.T, now func() time.Time) session.Store {
+					return store.NewMemorySessions(store.MemoryConfig{Now: now})
+				},
+			})
+			// The suite signs in on the spec's /api/login; authkit's
+			// second path of the same handler, through the proxy too.
+			t.Run("POST /api/auth/login", func(t *testing.T) {
+				svc := everything(t)
+				doc, err := svc.OpenAPI()
+				base := checked(t, doc, err, start(t, svc, nil, ""), cov.add)
+				for _, step := range []struct{ path, body, want string }{
+					{"/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
+						`200 {"message":"Registration successful. Check your email to verify your address."}`},
+					{"/api/auth/login", `{"email":"ada@example.com","password":"correct horse"}`, `200 {"success":true}`},
+				} {
+					resp, err := http.Post(base+step.path, "application/json", strings.NewReader(step.body))
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, _ := io.ReadAll(resp.Body)
+					_ = resp.Body.Close()
+					if got := fmt.Sprintf("%d %s", resp.StatusCode, b); got != step.want {
+						t.Fatalf("POST %s: %s, want %s", step.path, got, step.want)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestPasskeyFlowSuite runs the passkey flow suite on each framework, the
+// passkeys handler mounted beside the framework's routes, with every
+// exchange checked against passkeys.Handler.OpenAPI and every passkey
+// route reached with a 2xx.
+func TestPasskeyFlowSuite(t *testing.T) {
+	for name, start := range frameworks {
+		t.Run(name, func(t *testing.T) {
+			var cov coverage
+			t.Cleanup(func() { cov.check(t, passkeysPart(t), nil) }) // after the suite's parallel subtests
+			passkeystest.Run(t, passkeystest.Harness{
+				Start: func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string {
+					doc, err := pk.OpenAPI()
+					return checked(t, doc, err, start(t, svc, pk, passkeys.Prefix), cov.add)
+				},
+				NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
+			})
+		})
+	}
+}
+
+// passkeysPart is the passkey routes of a Handler's document.
+func passkeysPart(t *testing.T) []byte {
+	t.Helper()
+	pk, err := passkeys.New(everything(t), passkeys.Config{RPID: "localhost", Origins: []string{"http://localhost"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := pk.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	paths := d["paths"].(map[string]any)
+	for p := range paths {
+		if !strings.HasPrefix(p, passkeys.Prefix) {
+			delete(paths, p)
+		}
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
