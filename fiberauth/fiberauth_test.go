@@ -3,11 +3,13 @@ package fiberauth_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -528,5 +530,43 @@ func TestWriteHeaders(t *testing.T) {
 	}
 	if r := authtest.Send(t, c, http.MethodGet, base+"/hello", ""); r.Status != http.StatusOK || r.Body != "hello ada@example.com" {
 		t.Fatalf("RequireUser after the app's own login: %d %q", r.Status, r.Body)
+	}
+}
+
+type ctxKey struct{}
+
+// TestHTTPHandler: a net/http handler mounted through HTTPHandler gets
+// the request as sent (method, path, query, header, body, cookie) and
+// fiber's UserContext as its context, and its status, headers, cookies
+// and body reach the client.
+func TestHTTPHandler(t *testing.T) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(func(c *fiber.Ctx) error {
+		c.SetUserContext(context.WithValue(c.UserContext(), ctxKey{}, "from fiber"))
+		return c.Next()
+	})
+	app.All("/x/*", fiberauth.HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ck, _ := r.Cookie("c")
+		if _, ok := r.Context().(interface{ IsTLS() bool }); ok {
+			t.Error("the handler's context is fasthttp's RequestCtx, not the UserContext")
+		}
+		http.SetCookie(w, &http.Cookie{Name: "set", Value: "1", HttpOnly: true})
+		w.Header().Set("X-Seen", fmt.Sprintf("%s %s %s %s %s %v", r.Method, r.URL.Path, r.URL.Query().Get("q"), r.Header.Get("X-In"), ck.Value, r.Context().Value(ctxKey{})))
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write(append([]byte("got "), body...))
+	})))
+	req := httptest.NewRequest(http.MethodPost, "/x/y?q=1", strings.NewReader("body"))
+	req.Header.Set("X-In", "in")
+	req.AddCookie(&http.Cookie{Name: "c", Value: "v"})
+	resp, err := app.Test(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusTeapot || string(got) != "got body" ||
+		resp.Header.Get("X-Seen") != "POST /x/y 1 in v from fiber" || !strings.Contains(resp.Header.Get("Set-Cookie"), "set=1") {
+		t.Fatalf("%d %q %q %q", resp.StatusCode, got, resp.Header.Get("X-Seen"), resp.Header.Get("Set-Cookie"))
 	}
 }

@@ -12,10 +12,10 @@
 //	p, _ := pages.New(svc, pages.Config{Prefix: "/auth"})
 //	mux.Handle("/auth/", p) // net/http
 //	r.Any("/auth/*page", gin.WrapH(p)) // gin
-//	app.All("/auth/*", adaptor.HTTPHandler(p)) // fiber
+//	app.All("/auth/*", fiberauth.HTTPHandler(p)) // fiber
 //
 // At the root (Prefix ""), mount it as the app's fallback: mux.Handle("/",
-// p), gin's r.NoRoute(gin.WrapH(p)), fiber's app.Use(adaptor.HTTPHandler(p))
+// p), gin's r.NoRoute(gin.WrapH(p)), fiber's app.Use(fiberauth.HTTPHandler(p))
 // after the other routes; then every unknown path answers its 404 page.
 //
 // # Without JavaScript

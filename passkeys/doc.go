@@ -43,12 +43,13 @@
 //	r.Any(passkeys.Prefix, gin.WrapH(pk))
 //	r.Any(passkeys.Prefix+"/*path", gin.WrapH(pk))
 //
-// fiber, with github.com/gofiber/fiber/v2/middleware/adaptor:
+// fiber, with fiberauth.HTTPHandler (fiber's adaptor, giving the handler
+// fiber's UserContext rather than fasthttp's RequestCtx as its context):
 //
 //	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
 //	fiberauth.Register(app, svc)
-//	app.All(passkeys.Prefix, adaptor.HTTPHandler(pk))
-//	app.All(passkeys.Prefix+"/*", adaptor.HTTPHandler(pk))
+//	app.All(passkeys.Prefix, fiberauth.HTTPHandler(pk))
+//	app.All(passkeys.Prefix+"/*", fiberauth.HTTPHandler(pk))
 //
 // e2e/passkeysflow runs the flow suite of package passkeystest on these
 // three mounts.

@@ -10,15 +10,12 @@ package matrix
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
@@ -26,56 +23,14 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/e2e/internal/frameworks"
 	"github.com/authkit-go/authkit/e2e/internal/sqltest"
 	"github.com/authkit-go/authkit/e2e/servertest"
-	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/ginauth"
-	"github.com/authkit-go/authkit/nethttpauth"
 )
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
 	os.Exit(m.Run())
-}
-
-// frameworks serve a Service on 127.0.0.1:0 and return the base URL.
-var frameworks = map[string]func(t *testing.T, svc *auth.Service) string{
-	"nethttp": func(t *testing.T, svc *auth.Service) string { return serveHTTP(t, nethttpauth.Handler(svc)) },
-	"gin":     func(t *testing.T, svc *auth.Service) string { return serveHTTP(t, ginauth.New(svc)) },
-	"fiber": func(t *testing.T, svc *auth.Service) string {
-		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
-		fiberauth.Register(app, svc)
-		ln := listen(t)
-		done := make(chan error, 1)
-		go func() { done <- app.Listener(ln) }()
-		t.Cleanup(func() {
-			_ = app.ShutdownWithTimeout(5 * time.Second)
-			_ = ln.Close()
-			<-done
-		})
-		return "http://" + ln.Addr().String()
-	},
-}
-
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
-}
-
-func serveHTTP(t *testing.T, h http.Handler) string {
-	ln := listen(t)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	return "http://" + ln.Addr().String()
 }
 
 func TestMatrix(t *testing.T) {
@@ -111,12 +66,12 @@ func TestMatrix(t *testing.T) {
 			}
 			fws := []string{st.fw}
 			if full {
-				fws = []string{"nethttp", "gin", "fiber"}
+				fws = frameworks.Names
 			}
 			for _, fw := range fws {
 				t.Run(fw, func(t *testing.T) {
 					authtest.Run(t, authtest.Harness{
-						Start:          frameworks[fw],
+						Start:          func(t *testing.T, svc *auth.Service) string { return frameworks.Serve(t, fw, svc, nil, "") },
 						NewUsers:       s.Users,
 						NewLimitStore:  newLimits,
 						NewSessions:    newSessions,

@@ -19,7 +19,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
@@ -54,7 +53,7 @@ var mounts = map[string]func(t *testing.T, svc *auth.Service, p *pages.Handler) 
 	"fiber": func(t *testing.T, svc *auth.Service, p *pages.Handler) string {
 		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
 		fiberauth.Register(app, svc)
-		app.All("/auth/*", adaptor.HTTPHandler(p))
+		app.All("/auth/*", fiberauth.HTTPHandler(p))
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,10 @@
 package openapi
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -15,8 +13,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
@@ -26,9 +22,7 @@ import (
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/ginauth"
-	"github.com/authkit-go/authkit/nethttpauth"
+	"github.com/authkit-go/authkit/e2e/internal/frameworks"
 	"github.com/authkit-go/authkit/passkeys"
 	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
@@ -36,66 +30,6 @@ import (
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
 	os.Exit(m.Run())
-}
-
-// frameworks serve h (a framework's handler of svc's routes, plus extra
-// routes mounted beside) on 127.0.0.1:0 and return the base URL.
-var frameworks = map[string]func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string{
-	"nethttp": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
-		mux := http.NewServeMux()
-		mux.Handle("/", nethttpauth.Handler(svc)) // JSON 404 for other paths
-		if extra != nil {
-			mux.Handle(prefix, extra)
-			mux.Handle(prefix+"/", extra)
-		}
-		return serveHTTP(t, mux)
-	},
-	"gin": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
-		r := ginauth.New(svc)
-		if extra != nil {
-			r.Any(prefix, gin.WrapH(extra))
-			r.Any(prefix+"/*path", gin.WrapH(extra))
-		}
-		return serveHTTP(t, r)
-	},
-	"fiber": func(t *testing.T, svc *auth.Service, extra http.Handler, prefix string) string {
-		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
-		fiberauth.Register(app, svc)
-		if extra != nil {
-			app.All(prefix, adaptor.HTTPHandler(extra))
-			app.All(prefix+"/*", adaptor.HTTPHandler(extra))
-		}
-		ln := listen(t)
-		done := make(chan error, 1)
-		go func() { done <- app.Listener(ln) }()
-		t.Cleanup(func() {
-			_ = app.ShutdownWithTimeout(5 * time.Second)
-			_ = ln.Close()
-			<-done
-		})
-		return "http://" + ln.Addr().String()
-	},
-}
-
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
-}
-
-func serveHTTP(t *testing.T, h http.Handler) string {
-	ln := listen(t)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	return "http://" + ln.Addr().String()
 }
 
 // checked puts the validating proxy of doc in front of base; answered
@@ -180,14 +114,14 @@ func everything(t *testing.T) *auth.Service {
 // session records, so the session routes are in it; every feature the
 // suite switches off gone from it), and every route reached with a 2xx.
 func TestFlowSuite(t *testing.T) {
-	for name, start := range frameworks {
+	for _, name := range frameworks.Names {
 		t.Run(name, func(t *testing.T) {
 			var cov coverage
 			t.Cleanup(func() { doc, err := everything(t).OpenAPI(); cov.check(t, doc, err) }) // after the suite's parallel subtests
 			authtest.Run(t, authtest.Harness{
 				Start: func(t *testing.T, svc *auth.Service) string {
 					doc, err := svc.OpenAPI()
-					return checked(t, doc, err, start(t, svc, nil, ""), cov.add)
+					return checked(t, doc, err, frameworks.Serve(t, name, svc, nil, ""), cov.add)
 				},
 				NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
 				NewSessions: func(t *testing.T, now func() time.Time) session.Store {
@@ -199,7 +133,7 @@ func TestFlowSuite(t *testing.T) {
 			t.Run("POST /api/auth/login", func(t *testing.T) {
 				svc := everything(t)
 				doc, err := svc.OpenAPI()
-				base := checked(t, doc, err, start(t, svc, nil, ""), cov.add)
+				base := checked(t, doc, err, frameworks.Serve(t, name, svc, nil, ""), cov.add)
 				for _, step := range []struct{ path, body, want string }{
 					{"/api/auth/register", `{"email":"ada@example.com","password":"correct horse","name":"Ada"}`,
 						`200 {"message":"Registration successful. Check your email to verify your address."}`},
@@ -225,14 +159,14 @@ func TestFlowSuite(t *testing.T) {
 // exchange checked against passkeys.Handler.OpenAPI and every passkey
 // route reached with a 2xx.
 func TestPasskeyFlowSuite(t *testing.T) {
-	for name, start := range frameworks {
+	for _, name := range frameworks.Names {
 		t.Run(name, func(t *testing.T) {
 			var cov coverage
 			t.Cleanup(func() { cov.check(t, passkeysPart(t), nil) }) // after the suite's parallel subtests
 			passkeystest.Run(t, passkeystest.Harness{
 				Start: func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string {
 					doc, err := pk.OpenAPI()
-					return checked(t, doc, err, start(t, svc, pk, passkeys.Prefix), cov.add)
+					return checked(t, doc, err, frameworks.Serve(t, name, svc, pk, passkeys.Prefix), cov.add)
 				},
 				NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
 			})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/authkit-go/authkit/examples/internal/app"
@@ -36,10 +35,10 @@ func main() {
 		// The app's own routes: one protected by RequireUser.
 		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
 		// Passkeys (github.com/authkit-go/authkit/passkeys), a net/http
-		// handler through fiber's adaptor: its JSON routes and script under
+		// handler through fiberauth.HTTPHandler: its JSON routes and script under
 		// /api/passkeys, unless PASSKEYS=false.
 		if a.Passkeys != nil {
-			pk := adaptor.HTTPHandler(a.Passkeys)
+			pk := fiberauth.HTTPHandler(a.Passkeys)
 			f.All(passkeys.Prefix, pk)
 			f.All(passkeys.Prefix+"/*", pk)
 		}
@@ -48,17 +47,17 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		f.Get(app.OpenAPIPath, adaptor.HTTPHandler(doc))
+		f.Get(app.OpenAPIPath, fiberauth.HTTPHandler(doc))
 		// A load balancer's probes: liveness and readiness.
-		health := adaptor.HTTPHandler(a.Health())
+		health := fiberauth.HTTPHandler(a.Health())
 		for _, p := range app.HealthPaths {
 			f.Get(p, health)
 		}
 		// The pages (github.com/authkit-go/authkit/pages, a net/http handler,
-		// through fiber's adaptor) at the root: every path no route answers,
+		// through fiberauth.HTTPHandler) at the root: every path no route answers,
 		// its HTML 404 page included; unknown API paths go on to fiber's 404,
 		// which fiberauth.ErrorHandler answers with JSON.
-		pages := adaptor.HTTPHandler(a.Pages)
+		pages := fiberauth.HTTPHandler(a.Pages)
 		f.Use(func(c *fiber.Ctx) error {
 			if strings.HasPrefix(c.Path(), "/api/") {
 				return c.Next()
