@@ -119,6 +119,9 @@ func runUser(ctx context.Context, c *command, args []string, stdout, stderr io.W
 	case errors.Is(err, flag.ErrHelp):
 		c.printHelp(stdout)
 		return 0
+	case err != nil && strings.HasPrefix(err.Error(), "flag provided but not defined: ") && !flagLike(err.Error()):
+		// Ids are base64url: one in 64 starts with "-".
+		return c.usageError(stderr, err.Error()+` (an id that starts with "-" goes after "--": authkit user `+name+` -- <id>)`)
 	case err != nil:
 		return c.usageError(stderr, err.Error())
 	case len(pos) != 1:
@@ -185,8 +188,17 @@ func runUser(ctx context.Context, c *command, args []string, stdout, stderr io.W
 	return 0
 }
 
+// flagLike reports whether the unknown flag an error names looks like a
+// mistyped flag (lower-case letters and dashes) rather than an id.
+func flagLike(msg string) bool {
+	name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
+	return name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz-") == ""
+}
+
 // parseInterspersed parses fs from args with flags before, between and
-// after the positional arguments, which it returns.
+// after the positional arguments, which it returns. "--" makes the next
+// argument positional even if it starts with "-" (an id such as
+// "-tSfcGLaKFEBABQ8HyZdvw"); flags may follow it.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {

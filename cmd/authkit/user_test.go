@@ -87,7 +87,8 @@ func (d *supportDB) run(answer string, op, who string, more ...string) (code int
 	old := stdin
 	stdin = strings.NewReader(answer)
 	defer func() { stdin = old }()
-	args := append([]string{"user", op, who}, d.args...)
+	// "--": who may be an id that starts with "-" (base64url).
+	args := append([]string{"user", op, "--", who}, d.args...)
 	return runCLI(append(append(args, "--actor", "carol: ticket 7"), more...)...)
 }
 
@@ -322,6 +323,7 @@ func TestUserExitCodes(t *testing.T) {
 		{"no database", []string{"user", "find", "a@b"}, 2, "authkit user: no database: pass --database-url or set DATABASE_URL"},
 		{"no actor", []string{"user", "unlock", "a@b", "--database-url", url, "--actor", " "}, 2, "authkit user: no actor: pass --actor (who you are, and why) or set USER"},
 		{"unknown flag", []string{"user", "find", "a@b", "--force"}, 2, "authkit user: flag provided but not defined: -force"},
+		{"an id that starts with -", []string{"user", "find", "-tSfcGLaKFEBABQ8HyZdvw"}, 2, `authkit user: flag provided but not defined: -tSfcGLaKFEBABQ8HyZdvw (an id that starts with "-" goes after "--": authkit user find -- <id>)`},
 		{"bad URL", []string{"user", "find", "a@b", "--database-url", "oracle://x"}, 2, ""},
 		{"no such user", []string{"user", "delete", "a@b", "--database-url", url, "--yes", "--actor", "carol"}, 3, `authkit user delete: no user has the id or email "a@b"`},
 		{"unreachable", []string{"user", "find", "a@b", "--database-url", "postgres://u@" + closedAddr(t) + "/x?connect_timeout=2"}, 1, ""},
