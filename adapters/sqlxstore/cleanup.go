@@ -55,3 +55,20 @@ func (c *cleaner) close() {
 		}
 	})
 }
+
+// deleteExpired runs sweep, a DELETE of the rows whose time ended before
+// its one argument, with now (Config.Now) in Unix milliseconds, retried
+// like any statement, and returns how many rows it deleted: the Cleanup of
+// the rate-limit store and of the one-time store.
+func (db *DB) deleteExpired(ctx context.Context, sweep string) (int64, error) {
+	var n int64
+	err := db.retry(ctx, func() error {
+		res, err := db.x.ExecContext(ctx, sweep, db.now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}

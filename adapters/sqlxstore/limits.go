@@ -168,15 +168,7 @@ func (s *LimitStore) Refund(ctx context.Context, key string, resetAt time.Time) 
 // many it deleted. The background cleanup calls it every
 // Config.CleanupInterval; call it yourself when that is negative.
 func (s *LimitStore) Cleanup(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.db.retry(ctx, func() error {
-		res, err := s.db.x.ExecContext(ctx, s.sweep, s.db.now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := s.db.deleteExpired(ctx, s.sweep)
 	if err != nil {
 		return 0, fmt.Errorf("sqlxstore: rate limit cleanup: %w", err)
 	}

@@ -146,15 +146,7 @@ func (s *OneTimeStore) Take(ctx context.Context, key string, now time.Time) ([]b
 // returns how many it deleted. The background cleanup calls it every
 // Config.CleanupInterval; call it yourself when that is negative.
 func (s *OneTimeStore) Cleanup(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.db.retry(ctx, func() error {
-		res, err := s.db.x.ExecContext(ctx, s.sweep, s.db.now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := s.db.deleteExpired(ctx, s.sweep)
 	if err != nil {
 		return 0, s.db.fail("one-time value cleanup", err)
 	}
