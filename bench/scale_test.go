@@ -529,6 +529,12 @@ func (e *scaleEnv) plans(tb testing.TB, label string, strict bool) string {
 			if strict && strings.Contains(plan, "Seq Scan on "+e.prefix) {
 				tb.Fatalf("flow %s at %s users: a sequential scan:\n%s\n%s", f.name, label, q.sql, plan)
 			}
+			// A flow finds a limit row by its key; the reset_at index is
+			// the cleanup's. Served by it, a statement reads every row
+			// whose window ends in the same millisecond.
+			if strict && strings.Contains(plan, e.prefix+"rate_limits_reset_at_idx") {
+				tb.Fatalf("flow %s at %s users: a limit row found by its window's end, not its key:\n%s\n%s", f.name, label, q.sql, plan)
+			}
 			t, p := planCost(plan)
 			ms += t
 			pages += p

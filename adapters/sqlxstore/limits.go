@@ -75,8 +75,14 @@ func newLimitStore(db *DB, background bool) *LimitStore {
 			RETURNING hits, reset_at`)
 	}
 	s.del = db.query(`DELETE FROM {{prefix}}rate_limits WHERE limit_key = ?`)
+	// The refund finds its row by the primary key alone: "reset_at + 0"
+	// keeps the reset_at index out of the plan. Without it PostgreSQL
+	// served the refund from that index with the key as a filter
+	// (BenchmarkScale's plans at a million keys), reading every row whose
+	// window ends in the same millisecond: a burst of logins in one
+	// millisecond made each refund read them all.
 	s.refund = db.query(`UPDATE {{prefix}}rate_limits SET hits = hits - 1
-		WHERE limit_key = ? AND reset_at = ? AND reset_at > ? AND hits > 0`)
+		WHERE limit_key = ? AND reset_at + 0 = ? AND hits > 0`)
 	s.sweep = db.query(`DELETE FROM {{prefix}}rate_limits WHERE reset_at <= ?`)
 	s.cleaner = &cleaner{}
 	if background {
@@ -153,9 +159,13 @@ func (s *LimitStore) Reset(ctx context.Context, key string) error {
 // until its window ends (the next Increment in the window counts 1) or
 // Cleanup deletes it.
 func (s *LimitStore) Refund(ctx context.Context, key string, resetAt time.Time) error {
+	at := resetAt.UnixMilli()
+	if at <= s.db.now().UnixMilli() {
+		return nil // that window has ended: nothing to give back
+	}
 	k := storageKey(key)
 	err := s.db.retry(ctx, func() error {
-		_, err := s.db.x.ExecContext(ctx, s.refund, k, resetAt.UnixMilli(), s.db.now().UnixMilli())
+		_, err := s.db.x.ExecContext(ctx, s.refund, k, at)
 		return err
 	})
 	if err != nil {
