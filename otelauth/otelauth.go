@@ -13,6 +13,8 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -36,11 +38,11 @@ const (
 // http.response.status_code, db.operation.name, error.type, enduser.id).
 const (
 	AttrOutcome   = attribute.Key("authkit.outcome")    // success, failure, pending_2fa, error; sent, failed
-	AttrFlow      = attribute.Key("authkit.flow")       // auth.Route.Flow: "login", "2fa/verify"
+	AttrFlow      = attribute.Key("authkit.flow")       // auth.Flow.Name: "login", "2fa/verify"
 	AttrMethod    = attribute.Key("authkit.2fa.method") // totp, recovery_code, passkey, email_code
 	AttrLimit     = attribute.Key("authkit.limit.name") // "login:ip", "login:email", ...
 	AttrMailKind  = attribute.Key("authkit.mail.kind")  // mail.Kind: "verify", "reset", ...
-	AttrStorePart = attribute.Key("authkit.store.part") // the core/user interface: "Accounts", "TwoFactor", ...
+	AttrStorePart = attribute.Key("authkit.store.part") // "Accounts", "TwoFactor", ..., "Limits", "Sessions", "TrustedDevices", "Challenges"
 	AttrEvent     = attribute.Key("authkit.event")      // the auth.EventType of a span event
 )
 
@@ -110,10 +112,10 @@ func New(cfg Config) (*Observer, error) {
 	counter(&o.twoFactor, MetricTwoFactor, "{verification}", "Second-factor verifications by method and outcome.")
 	counter(&o.limits, MetricLimitHits, "{hit}", "Requests refused by a rate limit, by the limit's name.")
 	counter(&o.mails, MetricMails, "{mail}", "Mail delivery attempts by kind and outcome (sent, failed); a retried mail counts each attempt.")
-	counter(&o.storeErrors, MetricStoreErrors, "{error}", "User-store calls that failed, by store part and operation; not-found and conflicts are outcomes, not errors.")
+	counter(&o.storeErrors, MetricStoreErrors, "{error}", "Store calls that failed, by store part and operation; not-found, conflicts and a full limit store are outcomes, not errors.")
 	if err == nil {
 		o.flows, err = m.Float64Histogram(MetricFlowDuration, metric.WithUnit("s"),
-			metric.WithDescription("Duration of authkit's flows (one JSON route each), by flow and outcome."),
+			metric.WithDescription("Duration of authkit's flows (a JSON route, or its typed method called directly), by flow and outcome."),
 			metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
 	}
 	if err != nil {
@@ -122,15 +124,20 @@ func New(cfg Config) (*Observer, error) {
 	return o, nil
 }
 
-// StartFlow starts the flow's span ("authkit " + the flow) and, when the
-// flow ends, records its duration under its outcome: success (a status
-// below 400), failure (4xx: the client's mistake or a refusal) or error
-// (5xx, and the span's status is Error).
-func (o *Observer) StartFlow(ctx context.Context, rt auth.Route) (context.Context, func(status int)) {
+// StartFlow starts the flow's span ("authkit " + the flow's name, with
+// http.route and http.request.method when a JSON route runs it, not when
+// an app or a module called its typed method) and, when the flow ends,
+// records its duration under its outcome: success (a status below 400),
+// failure (4xx: the client's mistake or a refusal) or error (5xx, and the
+// span's status is Error).
+func (o *Observer) StartFlow(ctx context.Context, f auth.Flow) (context.Context, func(status int)) {
 	start := time.Now()
-	flow := rt.Flow()
-	ctx, span := o.tracer.Start(ctx, "authkit "+flow, trace.WithAttributes(
-		AttrFlow.String(flow), keyRoute.String(rt.Pattern), keyHTTPMethod.String(rt.Method)))
+	flow := f.Name
+	attrs := []attribute.KeyValue{AttrFlow.String(flow)}
+	if f.Route.Pattern != "" {
+		attrs = append(attrs, keyRoute.String(f.Route.Pattern), keyHTTPMethod.String(f.Route.Method))
+	}
+	ctx, span := o.tracer.Start(ctx, "authkit "+flow, trace.WithAttributes(attrs...))
 	return ctx, func(status int) {
 		outcome := "success"
 		switch {
@@ -149,7 +156,9 @@ func (o *Observer) StartFlow(ctx context.Context, rt auth.Route) (context.Contex
 // StartStoreCall starts the store call's span ("authkit.store " +
 // part.op) and counts the call in authkit.store.errors when it fails. An
 // expected outcome (user.ErrNotFound, user.ErrConflict,
-// user.ErrEmailTaken) is no error. The error's text is never recorded (a
+// user.ErrEmailTaken, onetime.ErrNotFound: a challenge replayed or
+// expired, ratelimit.ErrStoreFull: reported as its own event) is no
+// error. The error's text is never recorded (a
 // driver's message can quote the values of a row): error.type is
 // "unavailable" for user.ErrUnavailable, "other" otherwise.
 func (o *Observer) StartStoreCall(ctx context.Context, part, op string) (context.Context, func(err error)) {
@@ -170,7 +179,8 @@ func (o *Observer) StartStoreCall(ctx context.Context, part, op string) (context
 }
 
 func expected(err error) bool {
-	return errors.Is(err, user.ErrNotFound) || errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrEmailTaken)
+	return errors.Is(err, user.ErrNotFound) || errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrEmailTaken) ||
+		errors.Is(err, onetime.ErrNotFound) || errors.Is(err, ratelimit.ErrStoreFull)
 }
 
 // Event counts logins, second-factor verifications and limit hits, and

@@ -2,9 +2,11 @@ package otelauth_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -22,7 +24,9 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/recovery"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
@@ -240,12 +244,18 @@ func TestSpans(t *testing.T) {
 	for _, s := range ended {
 		names = append(names, s.Name())
 	}
-	if want := []string{"authkit.store Accounts.ByEmail", "authkit login"}; !slices.Equal(names, want) {
+	// The two limits (address, then email), the account lookup, the flow.
+	if want := []string{"authkit.store Limits.Increment", "authkit.store Limits.Increment", "authkit.store Accounts.ByEmail", "authkit login"}; !slices.Equal(names, want) {
 		t.Fatalf("spans %q, want %q", names, want)
 	}
-	st, flow := ended[0], ended[1]
-	if st.Parent().SpanID() != flow.SpanContext().SpanID() {
-		t.Errorf("the store span's parent is %v, want the flow's span", st.Parent().SpanID())
+	st, flow := ended[2], ended[3]
+	for _, s := range ended[:3] {
+		if s.Parent().SpanID() != flow.SpanContext().SpanID() {
+			t.Errorf("the parent of %s is %v, want the flow's span", s.Name(), s.Parent().SpanID())
+		}
+	}
+	if got, want := set(attribute.NewSet(ended[0].Attributes()...)), "{authkit.store.part=Limits,db.operation.name=Increment}"; got != want {
+		t.Errorf("limit store attributes %s, want %s", got, want)
 	}
 	if got, want := set(attribute.NewSet(flow.Attributes()...)), "{authkit.flow=login,authkit.outcome=failure,http.request.method=POST,http.response.status_code=401,http.route=/api/login}"; got != want {
 		t.Errorf("flow attributes %s, want %s", got, want)
@@ -306,7 +316,7 @@ func TestUserIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, end := obs.StartFlow(context.Background(), auth.Route{Method: "POST", Pattern: "/api/auth/logout-all"})
+	ctx, end := obs.StartFlow(context.Background(), auth.Flow{Name: "logout-all"})
 	obs.Event(ctx, auth.Event{Type: auth.EventLoggedOutEverywhere, UserID: "u-42", Email: "ada@example.com", IP: "192.0.2.1", Detail: "free text"})
 	end(200)
 	ev := spans.Ended()[0].Events()
@@ -358,5 +368,82 @@ func TestTwoFactorByEmailCode(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s = %d, want %d", k, got[k], v)
 		}
+	}
+}
+
+// TestTypedFlow: a flow run by calling its typed method (the pages
+// module's way, an app's own handler) has its span, named as the route's
+// but without the HTTP attributes, its store calls as children, and its
+// duration under the same flow name.
+func TestTypedFlow(t *testing.T) {
+	h := newHarness(t)
+	v := h.svc.Visit(auth.HTTPRequest(httptest.NewRequest("POST", "/login", nil), nil))
+	_, err := h.svc.Login(context.Background(), v, auth.LoginInput{Email: "nobody@example.com", Password: "wrong horse battery"})
+	if !errors.Is(err, auth.ErrInvalidCredentials) {
+		t.Fatalf("login: %v", err)
+	}
+	ended := h.spans.Ended()
+	if len(ended) != 4 {
+		t.Fatalf("%d spans, want 4 (two limits, the lookup, the flow)", len(ended))
+	}
+	flow := ended[3]
+	if got, want := set(attribute.NewSet(flow.Attributes()...)), "{authkit.flow=login,authkit.outcome=failure,http.response.status_code=401}"; flow.Name() != "authkit login" || got != want {
+		t.Errorf("flow span %q %s, want \"authkit login\" %s", flow.Name(), got, want)
+	}
+	for _, s := range ended[:3] {
+		if s.Parent().SpanID() != flow.SpanContext().SpanID() {
+			t.Errorf("the parent of %s is %v, want the flow's span", s.Name(), s.Parent().SpanID())
+		}
+	}
+	if got := h.counts()["authkit.flow.duration{authkit.flow=login,authkit.outcome=failure}"]; got != 1 {
+		t.Errorf("login failures timed %d, want 1", got)
+	}
+}
+
+// failingLimits is a limit store that is down.
+type failingLimits struct{}
+
+func (failingLimits) Increment(context.Context, string, time.Duration) (int64, time.Time, error) {
+	return 0, time.Time{}, errors.New("test: limits down")
+}
+
+func (failingLimits) Reset(context.Context, string) error { return errors.New("test: limits down") }
+
+// TestStoreErrorsBeyondUsers: a limit store that is down counts as a store
+// error of part Limits; a challenge taken twice (onetime.ErrNotFound) is
+// an outcome, not an error.
+func TestStoreErrorsBeyondUsers(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	obs, err := otelauth.New(otelauth.Config{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, err := auth.New(auth.Config{
+		Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("s", 32)}, Keys: keys,
+		AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(slog.DiscardHandler),
+		Observer: obs, LimitStore: func(string) ratelimit.Store { return failingLimits{} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close(context.Background())
+	v := svc.Visit(auth.HTTPRequest(httptest.NewRequest("POST", "/login", nil), nil))
+	if _, err := svc.Login(context.Background(), v, auth.LoginInput{Email: "ada@example.com", Password: "correct horse battery"}); auth.AsError(err).Status != 503 {
+		t.Fatalf("login with the limits down: %v, want 503", err)
+	}
+	ch := svc.ObserveOneTime("Challenges", onetime.NewMemoryStore(onetime.MemoryConfig{}))
+	if _, err := ch.Take(context.Background(), "never put", time.Now()); !errors.Is(err, onetime.ErrNotFound) {
+		t.Fatalf("take: %v", err)
+	}
+	h := &harness{t: t, reader: reader}
+	got := h.counts()
+	want := map[string]int64{
+		"authkit.store.errors{authkit.store.part=Limits,db.operation.name=Increment,error.type=other}": 1,
+		"authkit.flow.duration{authkit.flow=login,authkit.outcome=error}":                              1,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
 	}
 }

@@ -415,7 +415,7 @@ func (h *Handler) fillTwoFactor(r *http.Request, visit *auth.Visit, v *View) {
 // hasPasskey reports whether u, the user of a pending 2FA login, has a
 // passkey: only then does the 2FA page offer one.
 func (h *Handler) hasPasskey(r *http.Request, u *user.User) bool {
-	st, _ := h.svc.Users().(user.Passkeys) // checked in New
+	st, _ := h.svc.PasskeyStore() // checked in New
 	keys, err := st.ListPasskeys(r.Context(), u.ID)
 	if err != nil {
 		h.log.WarnContext(r.Context(), "authkit pages: passkeys of a pending login", "err", err)

@@ -106,7 +106,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if svc == nil {
 		return nil, errors.New("passkeys: New needs an auth.Service")
 	}
-	st, ok := svc.Users().(user.Passkeys)
+	st, ok := svc.PasskeyStore()
 	if !ok {
 		return nil, fmt.Errorf("passkeys: auth.Config.Users (%T) does not implement user.Passkeys, which passkeys need: implement it", svc.Users())
 	}
@@ -135,6 +135,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if h.cfg.Challenges == nil {
 		h.cfg.Challenges = memoryChallenges(cfg.Now)
 	}
+	h.cfg.Challenges = svc.ObserveOneTime("Challenges", h.cfg.Challenges)
 	if h.cfg.ChallengeLifetime <= 0 {
 		h.cfg.ChallengeLifetime = DefaultChallengeLifetime
 	}
@@ -390,6 +391,8 @@ func (h *Handler) limitBegin(ctx context.Context, v *auth.Visit) error {
 // discoverable credential is required when passwordless sign-in is on
 // (preferred otherwise).
 func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialCreation, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/register/begin"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin registration", &err)
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
@@ -435,6 +438,8 @@ func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *p
 // (auth.EventPasskeyAdded), mails the owner the notice, and returns the
 // passkey as auth.Service.ListPasskeys shows it.
 func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in RegistrationInput) (info auth.PasskeyInfo, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/register/finish"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish registration", &err)
 	cer, err := h.take(ctx, v, purposeRegister)
 	if err != nil {
@@ -500,6 +505,8 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 // returns the options of navigator.credentials.get allowing the user's
 // passkeys; auth.ErrPasskeyNotFound when they have none.
 func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/begin"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin 2fa", &err)
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
@@ -535,6 +542,8 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 // not verify; auth.ErrPasskeyCountRegressed for a counter that went
 // backwards with Config.RefuseCounterRegression.
 func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFactorInput) (res auth.TwoFactorResult, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/finish"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish 2fa", &err)
 	cer, err := h.take(ctx, v, purposeTwoFactor)
 	if err != nil {
@@ -588,6 +597,8 @@ func parseAssertion(raw []byte) (*protocol.ParsedCredentialAssertionData, error)
 // verification required. auth.ErrFeatureDisabled when
 // Config.AllowPasswordless is false.
 func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/login/begin"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin login", &err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
@@ -615,6 +626,8 @@ func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol
 // auth.ErrPasskeyCountRegressed as FinishTwoFactor; auth.ErrFeatureDisabled
 // when passwordless sign-in is off.
 func (h *Handler) FinishLogin(ctx context.Context, v *auth.Visit, in LoginInput) (u *user.User, err error) {
+	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/login/finish"})
+	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish login", &err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -66,18 +67,26 @@ func (h *Handler) routes() {
 // serve runs one route: the cross-origin check of every state-changing
 // route, the route, and one answer.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, fn route) {
+	req := auth.HTTPRequest(r, nil)
+	v := h.svc.Visit(req)
+	// The route is the flow (auth.Service.Observe): the typed method it
+	// calls runs inside it and reports nothing of its own.
+	method, pattern, _ := strings.Cut(op, " ")
+	rt := auth.Route{Method: method, Pattern: pattern}
+	ctx, end := h.svc.Observe(r.Context(), v, auth.Flow{Name: rt.Flow(), Route: rt})
+	r = r.WithContext(ctx)
+	var err error
 	defer func() {
 		// No request may end the process: a panic outside the ceremonies'
 		// own guard answers 500, as core's routes do.
 		if p := recover(); p != nil {
 			h.cfg.Logger.ErrorContext(r.Context(), "passkeys: panic in route", "route", op, "panic", p)
+			err = fmt.Errorf("passkeys: panic in route %s: %v", op, p)
 			resp := h.svc.Error(http.StatusInternalServerError, "")
 			resp.Write(w)
 		}
+		end(err)
 	}()
-	req := auth.HTTPRequest(r, nil)
-	v := h.svc.Visit(req)
-	var err error
 	var body any
 	if r.Method != http.MethodGet {
 		err = h.svc.CheckOrigin(req)

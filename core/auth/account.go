@@ -33,8 +33,8 @@ type RegisterInput struct {
 // address, the email lowercased, the password checked against the policy
 // and hashed, a 24-hour verification link mailed, and the new user signed
 // in on v.
-func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (*user.User, error) {
-	v.use(ctx)
+func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *user.User, err error) {
+	defer s.enter(ctx, v, "register").end(&err)
 	if err := s.enabled(FeatureRegistration); err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ type VerifyEmailInput struct {
 // does not kill it, so the link a change mails always works). It reports
 // whether the address was verified already.
 func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput) (alreadyVerified bool, err error) {
-	v.use(ctx)
+	defer s.enter(ctx, v, "verify-email").end(&err)
 	claims, err := s.verify.Verify(in.Token)
 	if err != nil {
 		return false, ErrVerifyLinkInvalid
@@ -215,6 +215,7 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 // (docs/api.md, Resend verification), limited per user. It reports whether a mail was sent:
 // false when the address is verified already.
 func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, err error) {
+	defer s.enter(ctx, v, "resend-verification").end(&err)
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return false, err
@@ -244,7 +245,8 @@ type ChangeEmailInput struct {
 // the old address, every other session ended. The password is checked
 // before the new address, so a stolen session cannot probe which addresses
 // exist.
-func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput) error {
+func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput) (err error) {
+	defer s.enter(ctx, v, "change-email").end(&err)
 	if err := s.enabled(FeatureEmailChange); err != nil {
 		return err
 	}
@@ -303,8 +305,8 @@ type ForgotPasswordInput struct {
 // only a real one is queued, so the call takes the same time whether or
 // not the address has an account. The mail itself is sent off the request
 // path.
-func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswordInput) error {
-	v.use(ctx)
+func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswordInput) (err error) {
+	defer s.enter(ctx, v, "forgot-password").end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
@@ -362,12 +364,12 @@ type ResetPasswordInput struct {
 // ErrResetLinkUsed (the password changed since the link was mailed). A
 // page calls it when the link is opened, to offer a new link at once
 // instead of after the form; ResetPassword checks the same again.
-func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) error {
-	v.use(ctx)
+func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) (err error) {
+	defer s.enter(ctx, v, "reset-password/check").end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
-	_, _, err := s.resetLink(v, token)
+	_, _, err = s.resetLink(v, token)
 	return err
 }
 
@@ -397,8 +399,8 @@ func (s *Service) resetLink(v *Visit, tok string) (*user.User, token.Claims, err
 // for, and the update is conditional on both the hash and
 // PasswordChangedAt, so one link changes the password once, however many
 // requests race with it. Every session of the account ends.
-func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) error {
-	v.use(ctx)
+func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) (err error) {
+	defer s.enter(ctx, v, "reset-password").end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
@@ -452,7 +454,8 @@ type ChangePasswordInput struct {
 
 // ChangePassword replaces the signed-in user's password. Every other
 // session ends; this one is renewed; a notice is mailed.
-func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) error {
+func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) (err error) {
+	defer s.enter(ctx, v, "change-password").end(&err)
 	if err := s.enabled(FeaturePasswordChange); err != nil {
 		return err
 	}

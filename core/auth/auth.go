@@ -212,10 +212,11 @@ type Config struct {
 	// Audit receives security events. Default: logged with Logger.
 	Audit func(ctx context.Context, e Event)
 
-	// Observer is told when each route's flow and each user-store call
-	// starts and ends, and receives every security event (as well as
-	// Audit), for metrics and traces: see [Observer] and the otelauth
-	// module. Default: none, at no cost.
+	// Observer is told when each flow (a JSON route, or a typed method
+	// called directly) and each store call starts and ends (the user store,
+	// the limit stores, Sessions, TrustedDevices), and receives every
+	// security event (as well as Audit), for metrics and traces: see
+	// [Observer] and the otelauth module. Default: none, at no cost.
 	Observer Observer
 
 	// Disable switches features off (see [Feature]): their routes are not
@@ -371,6 +372,10 @@ func New(cfg Config) (*Service, error) {
 	users, err := bindUsers(&cfg)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Observer != nil {
+		cfg.Sessions = observedRecords(cfg.Sessions, "Sessions", cfg.Observer)
+		cfg.TrustedDevices = observedRecords(cfg.TrustedDevices, "TrustedDevices", cfg.Observer)
 	}
 	s := &Service{cfg: cfg, users: users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
 	s.registerFields = []field{str("email"), str("password"), str("name")}

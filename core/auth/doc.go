@@ -48,10 +48,13 @@
 // proxies, cross-origin protection, cookies, mail and audit events. So
 // every framework answers byte for byte the same.
 //
-// [Config.Observer] is told when each route's flow and each user-store
-// call starts and ends, and of every security event, for metrics and
-// traces; the otelauth module implements it on OpenTelemetry, so core
-// imports no telemetry library.
+// [Config.Observer] is told when each flow and each store call starts and
+// ends, and of every security event, for metrics and traces; the otelauth
+// module implements it on OpenTelemetry, so core imports no telemetry
+// library. A flow is reported once, by its outermost entry: a JSON route
+// through Handle, or a typed method an app or the pages module called
+// directly, with the same name either way; modules report theirs with
+// [Service.Observe].
 //
 // [Service.OpenAPI] describes those routes as an OpenAPI 3.1 document
 // (openapi.json, embedded): only the routes the Service registers, for an

@@ -109,8 +109,8 @@ func (s *Service) emailCodesOn() error {
 // (ErrTooManyEmailCodes). Sending counts nothing against Limits.TwoFactor:
 // it verifies no factor. ErrFeatureDisabled unless
 // Config.EmailCode.Enabled.
-func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) error {
-	v.use(ctx)
+func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err error) {
+	defer s.enter(ctx, v, "2fa/email-code").end(&err)
 	if err := s.emailCodesOn(); err != nil {
 		return err
 	}
@@ -170,8 +170,8 @@ func (s *Service) emailCodeHash(v *Visit, userID, code string) []byte {
 // Each counts against Limits.TwoFactor and keeps the pending cookie.
 // in.TrustDevice and in.Remember work as they do for VerifyTwoFactor.
 // ErrFeatureDisabled unless Config.EmailCode.Enabled.
-func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
-	v.use(ctx)
+func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
+	defer s.enter(ctx, v, "2fa/email-code/verify").end(&err)
 	if err := s.emailCodesOn(); err != nil {
 		return TwoFactorResult{}, err
 	}

@@ -70,8 +70,8 @@ type SecondFactorInput struct {
 // again or use another factor; a success ends the pending login like a
 // TOTP code does (AfterLogin, the session, EventLoginSucceeded, the
 // new-device notice).
-func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (TwoFactorResult, error) {
-	v.use(ctx)
+func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
+	defer s.enter(ctx, v, "2fa/finish").end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return TwoFactorResult{}, errors.New("auth: FinishTwoFactor: Method and Verify are required")
 	}
@@ -105,8 +105,8 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 // answer (a passkey's allowed credentials). It checks the pending cookie
 // like FinishTwoFactor (ErrNoPendingTwoFactor, ErrTwoFactorExpired,
 // ErrInvalidSession) but counts nothing: it verifies no factor.
-func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (*user.User, error) {
-	v.use(ctx)
+func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+	defer s.enter(ctx, v, "2fa/pending").end(&err)
 	raw, ok := v.req.Cookie(PendingCookie)
 	if !ok || raw == "" {
 		return nil, ErrNoPendingTwoFactor
@@ -154,8 +154,8 @@ type PasswordlessInput struct {
 // in while an attacker is locking the password out. A success runs
 // AfterLogin, starts the session, ends any pending 2FA login on the
 // visit, audits EventLoginSucceeded and sends the new-device notice.
-func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (*user.User, error) {
-	v.use(ctx)
+func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
+	defer s.enter(ctx, v, "login/passwordless").end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
 	}
@@ -223,7 +223,8 @@ func (s *Service) Answer(v *Visit, op string, body any, err error) Response {
 	return s.answer(v, op, body, err)
 }
 
-// Users returns Config.Users, for modules that need a part of the store
-// the flows do not use (the passkeys module's user.Passkeys); they check
-// the part once, in their constructor.
+// Users returns Config.Users as it was given, for modules and apps that
+// need to tell which parts of the store contract it implements. Calls
+// made through it are not reported to Config.Observer; the passkeys part
+// as the flows call it is [Service.PasskeyStore].
 func (s *Service) Users() user.Accounts { return s.cfg.Users }

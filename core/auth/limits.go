@@ -161,6 +161,9 @@ func newLimiter(ls limitSpec, cfg *Config) (*limiter, error) {
 		ms := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Capacity: cfg.LimitCapacity, Now: cfg.Now})
 		store, closer = ms, ms
 	}
+	if cfg.Observer != nil {
+		store = observedLimits(store, cfg.Observer)
+	}
 	l, err := ratelimit.New(ratelimit.Config{
 		MaxAttempts: ls.limit.Max, Window: ls.limit.Window, Store: store, Now: cfg.Now, AllowWhenFull: ls.allowWhenFull,
 	})

@@ -42,8 +42,8 @@ type LoginResult struct {
 // the 2fa_pending cookie on v. A wrong password, an unknown email, a locked
 // account and an account without a password all fail with
 // [ErrInvalidCredentials] after the same work (SECURITY.md "Timing").
-func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (LoginResult, error) {
-	v.use(ctx)
+func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginResult, err error) {
+	defer s.enter(ctx, v, "login").end(&err)
 	if in.Email == "" || in.Password == "" {
 		return LoginResult{}, ErrEmailPasswordRequired
 	}
@@ -367,7 +367,8 @@ type TwoFactorResult struct {
 
 // VerifyTwoFactor is the second step by TOTP code (POST /api/2fa/verify), with
 // replay protection always on: a code's time step is accepted once.
-func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
+func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
+	defer s.enter(ctx, v, "2fa/verify").end(&err)
 	u, err := s.verifyTwoFactor(ctx, v, in)
 	if err != nil {
 		return TwoFactorResult{}, err
@@ -432,8 +433,8 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 // recovery changed the codes meanwhile, the account is read again, the
 // pending login checked again, and the code checked against the fresh list
 // (a few times at most).
-func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (TwoFactorResult, error) {
-	v.use(ctx)
+func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
+	defer s.enter(ctx, v, "2fa/recover").end(&err)
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
@@ -497,7 +498,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 // Logout ends this visit's session and any pending 2FA login. It never
 // fails.
 func (s *Service) Logout(ctx context.Context, v *Visit) {
-	v.use(ctx)
+	defer s.enter(ctx, v, "logout").end(nil)
 	if err := v.sess.Logout(v.ctx); err != nil {
 		// The cookie is expired all the same; a copy lives until the
 		// record's lifetime ends or the user ends it from the list.
@@ -508,7 +509,8 @@ func (s *Service) Logout(ctx context.Context, v *Visit) {
 
 // LogoutEverywhere ends every session of the signed-in user, this one
 // included, and every pending 2FA login.
-func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
+func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
+	defer s.enter(ctx, v, "logout-all").end(&err)
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
@@ -527,8 +529,8 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) error {
 
 // CurrentUser returns the visit's signed-in user: [ErrNotAuthenticated]
 // without a valid session (docs/api.md, Conventions).
-func (s *Service) CurrentUser(ctx context.Context, v *Visit) (*user.User, error) {
-	v.use(ctx)
+func (s *Service) CurrentUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+	defer s.enter(ctx, v, "me").end(&err)
 	u, err := v.sess.User(v.ctx)
 	switch {
 	case err == nil:

@@ -2,9 +2,13 @@ package auth
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -24,23 +28,46 @@ import (
 // the Service tells a store's parts by type assertion, so one wrapper type
 // per combination would be needed. Core already holds the store split into
 // its parts (bindUsers) and wraps each part it found; flows and events
-// pass through core anyway. With Config.Observer nil nothing is wrapped
-// and Handle makes one nil check (BenchmarkHandleMe).
+// pass through core anyway. The limit, session and trusted-device stores
+// are wrapped the same way in New, and a module's store through
+// [Service.ObserveOneTime]. With Config.Observer nil nothing is wrapped,
+// and Handle and each typed method make one nil check
+// (BenchmarkHandleMe).
 type Observer interface {
-	// StartFlow is called when Handle starts route rt's flow. It returns
-	// the context the flow runs with (its store calls and events get it,
-	// so a span started here is their parent) and a function Handle calls
-	// exactly once, with the response status, when the flow ends, a panic
-	// included (500).
-	StartFlow(ctx context.Context, rt Route) (context.Context, func(status int))
+	// StartFlow is called when a flow starts: a JSON route run by Handle
+	// (f.Route is that route), or a typed method an app or a module called
+	// directly (f.Route is the zero Route: the pages module's form posts,
+	// an app's own handler). It returns the context the flow runs with
+	// (its store calls and events get it, so a span started here is their
+	// parent) and a function called exactly once when the flow ends, with
+	// the status of its answer: the route's response status (a panic
+	// included: 500), or for a typed method the status its JSON route
+	// answers that outcome with (200 for success, AsError's Status for an
+	// error). A flow a typed method runs inside another flow (a route
+	// calling its typed method, VerifyTwoFactorEmailCode finishing through
+	// FinishTwoFactor) is part of the outer one and not reported again.
+	StartFlow(ctx context.Context, f Flow) (context.Context, func(status int))
 
-	// StartStoreCall is called before each call a flow makes to
-	// Config.Users, with the part of the store contract called (the
-	// interface's name in core/user: "Accounts", "TwoFactor", ...) and the
+	// StartStoreCall is called before each call a flow makes to one of the
+	// Service's stores, with the part of the store contract called and the
 	// method ("ByEmail"). It returns the context the call gets and a
-	// function called once with the call's error when it returns: nil, a
-	// core/user sentinel for an expected outcome (user.ErrNotFound,
-	// user.ErrConflict, user.ErrEmailTaken) or a failure.
+	// function called once with the call's error when it returns: nil, an
+	// expected outcome (user.ErrNotFound, user.ErrConflict,
+	// user.ErrEmailTaken, onetime.ErrNotFound, ratelimit.ErrStoreFull) or a
+	// failure. The parts, a fixed set (safe as metric attributes):
+	//
+	//   - Config.Users: the interface's name in core/user ("Accounts",
+	//     "TwoFactor", "Passkeys", ...);
+	//   - Config.LimitStore, and the default in-memory limit stores:
+	//     "Limits" (Increment, Reset, Refund);
+	//   - Config.Sessions: "Sessions", Config.TrustedDevices:
+	//     "TrustedDevices" (the session.Store methods: Create, Get, Touch,
+	//     Delete, List, DeleteAll);
+	//   - a module's store passed through [Service.ObserveOneTime]: the
+	//     part it names (the passkeys module's "Challenges": Put, Take).
+	//
+	// No key is passed: a limit's key holds an address, a session's id is a
+	// credential.
 	StartStoreCall(ctx context.Context, part, op string) (context.Context, func(err error))
 
 	// Event receives every security event, as Config.Audit does (Audit
@@ -48,6 +75,23 @@ type Observer interface {
 	// with the limit's name in Detail; the second-factor events carry
 	// Event.Factor.
 	Event(ctx context.Context, e Event)
+}
+
+// Flow is a flow as an [Observer] is told of it.
+type Flow struct {
+	// Name is the flow's name, from a fixed set, so safe as a metric
+	// attribute: Route.Flow of its JSON route ("login", "2fa/verify",
+	// "sessions/delete"), the same whether the route or the typed method
+	// runs it. A typed method without a route of its own is named in its
+	// documentation ("2fa/pending" for PendingTwoFactorUser,
+	// "reset-password/check" for CheckResetLink, "me/recent" for
+	// RecentUser, "2fa/finish" for FinishTwoFactor, "login/passwordless"
+	// for SignInWithoutPassword).
+	Name string
+
+	// Route is the JSON route that runs the flow; the zero Route when its
+	// typed method was called directly.
+	Route Route
 }
 
 // Flow is the route's flow name for metrics and traces: its pattern
@@ -67,6 +111,83 @@ func (r Route) Flow() string {
 		p += "/delete"
 	}
 	return p
+}
+
+// Observe reports a flow of a module's own typed method or route to
+// Config.Observer (the passkeys module's ceremonies), as core's typed
+// methods and routes report theirs: call it first, run the flow with the
+// context it returns, and call end once with the flow's error when it
+// returns (nil for success). Inside a flow already (a module's route
+// calling its typed method, which calls core's) it starts nothing: it
+// returns the flow's context and an end that does nothing, so every flow
+// is reported once, by its outermost entry. Without an Observer it
+// returns ctx and an end that does nothing.
+func (s *Service) Observe(ctx context.Context, v *Visit, f Flow) (_ context.Context, end func(err error)) {
+	e := s.startFlow(ctx, v, f)
+	if e.done == nil {
+		return v.ctx, endNothing
+	}
+	return v.ctx, func(err error) { e.end(&err) }
+}
+
+func endNothing(error) {}
+
+// enter begins typed method name's flow (see Observe), for a deferred
+// call with the method's error:
+//
+//	defer s.enter(ctx, v, "login").end(&err)
+//
+// Without an Observer it is v.use(ctx) and a nil check, and allocates
+// nothing (end is a static call, so err does not escape).
+func (s *Service) enter(ctx context.Context, v *Visit, name string) flowEnd {
+	return s.startFlow(ctx, v, Flow{Name: name})
+}
+
+// startFlow starts flow f on v unless v is in a flow already or there is
+// no Observer (then ctx becomes the visit's context, as v.use does).
+func (s *Service) startFlow(ctx context.Context, v *Visit, f Flow) flowEnd {
+	if s.cfg.Observer == nil {
+		v.use(ctx)
+		return flowEnd{}
+	}
+	if v.flow {
+		return flowEnd{}
+	}
+	if ctx == nil {
+		ctx = v.ctx
+	}
+	fctx, done := s.cfg.Observer.StartFlow(ctx, f)
+	v.ctx, v.flow = fctx, true
+	return flowEnd{v: v, ctx: ctx, done: done}
+}
+
+// flowEnd ends a flow startFlow started; its zero value ends nothing.
+type flowEnd struct {
+	v    *Visit
+	ctx  context.Context // the caller's: the visit's context again after the flow
+	done func(status int)
+}
+
+// end ends the flow with the error *errp (nil errp: success).
+func (e flowEnd) end(errp *error) {
+	if e.done == nil {
+		return
+	}
+	var err error
+	if errp != nil {
+		err = *errp
+	}
+	e.v.ctx, e.v.flow = e.ctx, false
+	e.done(statusOf(err))
+}
+
+// statusOf is the status a JSON route answers err with: the status a
+// typed method's flow ends with for an Observer.
+func statusOf(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	return AsError(err).Status
 }
 
 // observe runs one store call under o.
@@ -303,4 +424,106 @@ func (w obsEmailCodes) EmailCode(ctx context.Context, userID string) (user.Email
 
 func (w obsEmailCodes) TakeEmailCode(ctx context.Context, userID string, hash []byte, now time.Time) error {
 	return observe0(w.o, ctx, "EmailCodes", "TakeEmailCode", func(ctx context.Context) error { return w.p.TakeEmailCode(ctx, userID, hash, now) })
+}
+
+// observedLimits wraps a limit's store for o, keeping its optional
+// ratelimit.Refunder: a store without one stays without one, so the
+// limiter still tells.
+func observedLimits(st ratelimit.Store, o Observer) ratelimit.Store {
+	w := obsLimits{st, o}
+	if r, ok := st.(ratelimit.Refunder); ok {
+		return obsRefundLimits{w, r}
+	}
+	return w
+}
+
+type obsLimits struct {
+	p ratelimit.Store
+	o Observer
+}
+
+func (w obsLimits) Increment(ctx context.Context, key string, window time.Duration) (int64, time.Time, error) {
+	ctx, end := w.o.StartStoreCall(ctx, "Limits", "Increment")
+	n, at, err := w.p.Increment(ctx, key, window)
+	end(err)
+	return n, at, err
+}
+
+func (w obsLimits) Reset(ctx context.Context, key string) error {
+	return observe0(w.o, ctx, "Limits", "Reset", func(ctx context.Context) error { return w.p.Reset(ctx, key) })
+}
+
+type obsRefundLimits struct {
+	obsLimits
+	r ratelimit.Refunder
+}
+
+func (w obsRefundLimits) Refund(ctx context.Context, key string, resetAt time.Time) error {
+	return observe0(w.o, ctx, "Limits", "Refund", func(ctx context.Context) error { return w.r.Refund(ctx, key, resetAt) })
+}
+
+// observedRecords wraps a session.Store (Config.Sessions, as part
+// "Sessions", or Config.TrustedDevices, as "TrustedDevices") for o; nil
+// stays nil.
+func observedRecords(st session.Store, part string, o Observer) session.Store {
+	if st == nil {
+		return nil
+	}
+	return obsRecords{st, part, o}
+}
+
+type obsRecords struct {
+	p    session.Store
+	part string
+	o    Observer
+}
+
+func (w obsRecords) Create(ctx context.Context, r session.Record) error {
+	return observe0(w.o, ctx, w.part, "Create", func(ctx context.Context) error { return w.p.Create(ctx, r) })
+}
+
+func (w obsRecords) Get(ctx context.Context, id string) (session.Record, error) {
+	return observe(w.o, ctx, w.part, "Get", func(ctx context.Context) (session.Record, error) { return w.p.Get(ctx, id) })
+}
+
+func (w obsRecords) Touch(ctx context.Context, id string, seen, expires time.Time) error {
+	return observe0(w.o, ctx, w.part, "Touch", func(ctx context.Context) error { return w.p.Touch(ctx, id, seen, expires) })
+}
+
+func (w obsRecords) Delete(ctx context.Context, userID, id string) error {
+	return observe0(w.o, ctx, w.part, "Delete", func(ctx context.Context) error { return w.p.Delete(ctx, userID, id) })
+}
+
+func (w obsRecords) List(ctx context.Context, userID string) ([]session.Record, error) {
+	return observe(w.o, ctx, w.part, "List", func(ctx context.Context) ([]session.Record, error) { return w.p.List(ctx, userID) })
+}
+
+func (w obsRecords) DeleteAll(ctx context.Context, userID, except string) error {
+	return observe0(w.o, ctx, w.part, "DeleteAll", func(ctx context.Context) error { return w.p.DeleteAll(ctx, userID, except) })
+}
+
+// ObserveOneTime returns st with its calls reported to Config.Observer
+// under part (the passkeys module passes its challenge store as
+// "Challenges"), for a module whose flows keep state in a store of their
+// own. Name the part for the store's role, from a fixed set: it is a
+// metric attribute. Without an Observer, or for a nil st, it returns st.
+func (s *Service) ObserveOneTime(part string, st onetime.Store) onetime.Store {
+	if s.cfg.Observer == nil || st == nil {
+		return st
+	}
+	return obsOneTime{st, part, s.cfg.Observer}
+}
+
+type obsOneTime struct {
+	p    onetime.Store
+	part string
+	o    Observer
+}
+
+func (w obsOneTime) Put(ctx context.Context, key string, data []byte, expires time.Time) error {
+	return observe0(w.o, ctx, w.part, "Put", func(ctx context.Context) error { return w.p.Put(ctx, key, data, expires) })
+}
+
+func (w obsOneTime) Take(ctx context.Context, key string, now time.Time) ([]byte, error) {
+	return observe(w.o, ctx, w.part, "Take", func(ctx context.Context) ([]byte, error) { return w.p.Take(ctx, key, now) })
 }

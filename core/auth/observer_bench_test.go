@@ -36,7 +36,7 @@ func BenchmarkHandleMe(b *testing.B) {
 // telemetry library behind it.
 type nopObserver struct{}
 
-func (nopObserver) StartFlow(ctx context.Context, _ Route) (context.Context, func(int)) {
+func (nopObserver) StartFlow(ctx context.Context, _ Flow) (context.Context, func(int)) {
 	return ctx, func(int) {}
 }
 

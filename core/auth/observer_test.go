@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -29,17 +33,27 @@ func (r *recorder) add(s string) {
 	r.log = append(r.log, s)
 }
 
-func (r *recorder) StartFlow(ctx context.Context, rt Route) (context.Context, func(int)) {
-	r.add("flow " + rt.Flow())
-	return context.WithValue(ctx, ctxKey{}, rt.Flow()), func(status int) { r.add(fmt.Sprintf("end %s %d", rt.Flow(), status)) }
+func (r *recorder) StartFlow(ctx context.Context, f Flow) (context.Context, func(int)) {
+	entry := "call"
+	if f.Route.Pattern != "" {
+		entry = f.Route.Method + " " + f.Route.Pattern
+		if f.Route.Flow() != f.Name {
+			r.add(fmt.Sprintf("route %s named %q", f.Route.Pattern, f.Name))
+		}
+	}
+	r.add("flow " + f.Name + " by " + entry)
+	return context.WithValue(ctx, ctxKey{}, f.Name), func(status int) { r.add(fmt.Sprintf("end %s %d", f.Name, status)) }
 }
 
 func (r *recorder) StartStoreCall(ctx context.Context, part, op string) (context.Context, func(error)) {
 	in, _ := ctx.Value(ctxKey{}).(string)
 	return ctx, func(err error) {
 		out := "ok"
-		if errors.Is(err, user.ErrNotFound) {
+		switch {
+		case errors.Is(err, user.ErrNotFound):
 			out = "not found"
+		case err != nil:
+			out = "error"
 		}
 		r.add(fmt.Sprintf("store %s.%s in %s: %s", part, op, in, out))
 	}
@@ -76,11 +90,15 @@ func TestObserverLogin(t *testing.T) {
 		}
 	}
 	want := []string{
-		"flow login",
+		"flow login by POST /api/auth/login",
+		"store Limits.Increment in login: ok",
+		"store Limits.Increment in login: ok",
 		"store Accounts.ByEmail in login: not found",
 		`event login_failed in login factor ""`,
 		"end login 401",
-		"flow login",
+		"flow login by POST /api/auth/login",
+		"store Limits.Increment in login: ok",
+		"store Limits.Increment in login: ok",
 		"store Accounts.ByEmail in login: ok",
 		"store Lockout.RecordLoginFailure in login: ok",
 		`event login_failed in login factor ""`,
@@ -99,7 +117,7 @@ func TestObserverPanic(t *testing.T) {
 	if resp := s.Handle(rt, &fakeRequest{method: "GET"}); resp.Status != 500 {
 		t.Fatalf("status %d, want 500", resp.Status)
 	}
-	if want := []string{"flow boom", "end boom 500"}; !slices.Equal(rec.log, want) {
+	if want := []string{"flow boom by POST /api/auth/boom", "end boom 500"}; !slices.Equal(rec.log, want) {
 		t.Errorf("observed %q, want %q", rec.log, want)
 	}
 }
@@ -180,4 +198,311 @@ func TestEventFactor(t *testing.T) {
 	second("TOTP code", verify, code(), true, EventLoginSucceeded, LoginTOTP)
 	second("wrong recovery code", recoverCode, "aaaaaaaa-aaaaaaaa", false, EventTwoFactorFailed, LoginRecoveryCode)
 	second("recovery code", recoverCode, codes[0], true, EventRecoveryCodeUsed, LoginRecoveryCode)
+}
+
+// observedFlow is a flow (the test harness of flow_test.go) whose Service
+// has every optional store, and an Observer.
+func observedFlow(t *testing.T, change func(*Config)) (*flow, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	f := newFlow(t, func(c *Config) {
+		c.Observer = rec
+		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
+		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
+		c.EmailCode.Enabled = true
+		if change != nil {
+			change(c)
+		}
+	})
+	return f, rec
+}
+
+// TestObserverTypedCall: a typed method called directly (the pages
+// module, an app's handler) is a flow of its own, named as its route's,
+// with its store calls and events in it; the visit's context is the
+// caller's again afterwards, and a second call on the same visit is a
+// second flow.
+func TestObserverTypedCall(t *testing.T) {
+	f, rec := observedFlow(t, nil)
+	f.register("ada@example.com", goodPW)
+	rec.log = nil
+	type mark struct{}
+	ctx := context.WithValue(context.Background(), mark{}, "caller")
+	v := f.visit(newBrowser())
+	if _, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: "wrong horse"}); !errors.Is(err, ErrInvalidCredentials) {
+		t.Fatalf("login: %v", err)
+	}
+	if v.ctx.Value(mark{}) != "caller" || v.ctx.Value(ctxKey{}) != nil || v.flow {
+		t.Errorf("after the call the visit's context is not the caller's (flow %v)", v.flow)
+	}
+	if _, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: goodPW}); err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	want := []string{
+		"flow login by call",
+		"store Limits.Increment in login: ok",
+		"store Limits.Increment in login: ok",
+		"store Accounts.ByEmail in login: ok",
+		"store Lockout.RecordLoginFailure in login: ok",
+		`event login_failed in login factor ""`,
+		"end login 401",
+		"flow login by call",
+		"store Limits.Increment in login: ok",
+		"store Limits.Increment in login: ok",
+		"store Accounts.ByEmail in login: ok",
+		"store Lockout.RecordLoginFailure in login: ok",
+		"store Lockout.ClearLoginFailures in login: ok",
+		"store Limits.Reset in login: ok",
+		"store Limits.Refund in login: ok",
+		"store Sessions.Create in login: ok",
+		`event login_succeeded in login factor ""`,
+		`event new_device_sign_in in login factor ""`,
+		"end login 200",
+	}
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("observed\n%q\nwant\n%q", rec.log, want)
+	}
+}
+
+// TestObserverNestedFlows: a typed method that calls another
+// (ResendVerification asks CurrentUser) is one flow, and a route that
+// calls its typed method too: the outermost entry reports it, and the
+// store calls of the inner method are in it.
+func TestObserverNestedFlows(t *testing.T) {
+	f, rec := observedFlow(t, nil)
+	b, _ := f.register("ada@example.com", goodPW)
+	f.mail.Reset()
+	rec.log = nil
+	if err := f.do(b, func(v *Visit) error { _, err := f.s.ResendVerification(context.Background(), v); return err }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"flow resend-verification by call",
+		"store Sessions.Get in resend-verification: ok",
+		"store Accounts.ByID in resend-verification: ok",
+		"store Limits.Increment in resend-verification: ok",
+		"end resend-verification 200",
+	}
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("typed call observed\n%q\nwant\n%q", rec.log, want)
+	}
+	rec.log = nil
+	var resend Route
+	for _, rt := range f.s.Routes() {
+		if rt.Pattern == "/api/auth/resend-verification" {
+			resend = rt
+		}
+	}
+	v := f.visit(b)
+	if resp := f.s.Handle(resend, v.req); resp.Status != 200 {
+		t.Fatalf("route: status %d", resp.Status)
+	}
+	want[0] = "flow resend-verification by POST /api/auth/resend-verification"
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("route observed\n%q\nwant\n%q", rec.log, want)
+	}
+}
+
+// TestObserverFlowNames: each route's typed method, called directly,
+// reports the flow under the route's name (so a dashboard shows one flow
+// whichever way it ran), and the typed methods without a route under the
+// names Flow documents. Every registered route must have its row here.
+func TestObserverFlowNames(t *testing.T) {
+	f, rec := observedFlow(t, nil)
+	ctx := context.Background()
+	s := f.s
+	calls := map[string]func(v *Visit) error{
+		"POST /api/2fa/setup": func(v *Visit) error { _, err := s.SetupTwoFactor(ctx, v); return err },
+		"POST /api/2fa/confirm": func(v *Visit) error {
+			_, err := s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: "1"})
+			return err
+		},
+		"POST /api/login":                func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
+		"POST /api/auth/login":           func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
+		"POST /api/2fa/verify":           func(v *Visit) error { _, err := s.VerifyTwoFactor(ctx, v, TwoFactorInput{Code: "1"}); return err },
+		"POST /api/2fa/recover":          func(v *Visit) error { _, err := s.RecoverTwoFactor(ctx, v, TwoFactorInput{Code: "1"}); return err },
+		"POST /api/2fa/regenerate-codes": func(v *Visit) error { _, err := s.RegenerateRecoveryCodes(ctx, v); return err },
+		"POST /api/2fa/disable":          func(v *Visit) error { return s.DisableTwoFactor(ctx, v, DisableTwoFactorInput{}) },
+		"POST /api/auth/register":        func(v *Visit) error { _, err := s.Register(ctx, v, RegisterInput{}); return err },
+		"GET /api/auth/verify-email/{token}": func(v *Visit) error {
+			_, err := s.VerifyEmail(ctx, v, VerifyEmailInput{Token: "x"})
+			return err
+		},
+		"POST /api/auth/resend-verification": func(v *Visit) error { _, err := s.ResendVerification(ctx, v); return err },
+		"POST /api/auth/change-email":        func(v *Visit) error { return s.ChangeEmail(ctx, v, ChangeEmailInput{}) },
+		"POST /api/auth/forgot-password":     func(v *Visit) error { return s.ForgotPassword(ctx, v, ForgotPasswordInput{}) },
+		"POST /api/auth/reset-password/{token}": func(v *Visit) error {
+			return s.ResetPassword(ctx, v, ResetPasswordInput{Token: "x"})
+		},
+		"POST /api/auth/logout":           func(v *Visit) error { s.Logout(ctx, v); return nil },
+		"POST /api/auth/logout-all":       func(v *Visit) error { return s.LogoutEverywhere(ctx, v) },
+		"GET /api/auth/me":                func(v *Visit) error { _, err := s.CurrentUser(ctx, v); return err },
+		"POST /api/auth/change-password":  func(v *Visit) error { return s.ChangePassword(ctx, v, ChangePasswordInput{}) },
+		"POST /api/auth/confirm-password": func(v *Visit) error { _, err := s.ConfirmPassword(ctx, v, ConfirmPasswordInput{}); return err },
+		"GET /api/auth/sessions":          func(v *Visit) error { _, err := s.ListSessions(ctx, v); return err },
+		"DELETE /api/auth/sessions/{id}":  func(v *Visit) error { return s.EndSession(ctx, v, EndSessionInput{ID: "x"}) },
+		"GET /api/2fa/trusted-devices":    func(v *Visit) error { _, err := s.TrustedDevices(ctx, v); return err },
+		"DELETE /api/2fa/trusted-devices/{id}": func(v *Visit) error {
+			return s.ForgetTrustedDevice(ctx, v, ForgetTrustedDeviceInput{ID: "x"})
+		},
+		"POST /api/2fa/email-code": func(v *Visit) error { return s.SendTwoFactorEmailCode(ctx, v) },
+		"POST /api/2fa/email-code/verify": func(v *Visit) error {
+			_, err := s.VerifyTwoFactorEmailCode(ctx, v, TwoFactorInput{Code: "1"})
+			return err
+		},
+	}
+	// The typed methods without a route of their own, and the passkey
+	// routes of the passkeys module (its Prefix), whose management core
+	// does.
+	others := map[string]func(v *Visit) error{
+		"2fa/pending":          func(v *Visit) error { _, err := s.PendingTwoFactorUser(ctx, v); return err },
+		"reset-password/check": func(v *Visit) error { return s.CheckResetLink(ctx, v, "x") },
+		"me/recent":            func(v *Visit) error { _, err := s.RecentUser(ctx, v); return err },
+		"2fa/finish": func(v *Visit) error {
+			_, err := s.FinishTwoFactor(ctx, v, SecondFactorInput{Method: LoginPasskey})
+			return err
+		},
+		"login/passwordless": func(v *Visit) error {
+			_, err := s.SignInWithoutPassword(ctx, v, PasswordlessInput{Method: LoginPasskey})
+			return err
+		},
+		Route{Method: "GET", Pattern: "/api/passkeys"}.Flow():         func(v *Visit) error { _, err := s.ListPasskeys(ctx, v); return err },
+		Route{Method: "POST", Pattern: "/api/passkeys/rename"}.Flow(): func(v *Visit) error { _, err := s.RenamePasskey(ctx, v, RenamePasskeyInput{}); return err },
+		Route{Method: "POST", Pattern: "/api/passkeys/delete"}.Flow(): func(v *Visit) error { return s.DeletePasskey(ctx, v, DeletePasskeyInput{}) },
+	}
+	check := func(label, name string, call func(v *Visit) error) {
+		t.Helper()
+		rec.log = nil
+		_ = call(f.visit(newBrowser())) // the outcome does not matter: the name does
+		if len(rec.log) < 2 || rec.log[0] != "flow "+name+" by call" || !strings.HasPrefix(rec.log[len(rec.log)-1], "end "+name+" ") {
+			t.Errorf("%s: observed %q, want one flow %q", label, rec.log, name)
+		}
+	}
+	routes := f.s.Routes()
+	if len(routes) != len(calls) {
+		t.Errorf("%d routes registered, %d in the table: add the new route's typed method", len(routes), len(calls))
+	}
+	for _, rt := range routes {
+		call, ok := calls[rt.Method+" "+rt.Pattern]
+		if !ok {
+			t.Errorf("route %s %s: no row", rt.Method, rt.Pattern)
+			continue
+		}
+		check(rt.Method+" "+rt.Pattern, rt.Flow(), call)
+	}
+	for name, call := range others {
+		check(name, name, call)
+	}
+}
+
+// flakyRecords is a session.Store whose Get fails while down is set.
+type flakyRecords struct {
+	session.Store
+	down *bool
+}
+
+func (r flakyRecords) Get(ctx context.Context, id string) (session.Record, error) {
+	if *r.down {
+		return session.Record{}, errors.New("records down")
+	}
+	return r.Store.Get(ctx, id)
+}
+
+// plainLimits hides the memory store's Refund: a limit store without
+// ratelimit.Refunder.
+type plainLimits struct{ st ratelimit.Store }
+
+func (p plainLimits) Increment(ctx context.Context, key string, window time.Duration) (int64, time.Time, error) {
+	return p.st.Increment(ctx, key, window)
+}
+
+func (p plainLimits) Reset(ctx context.Context, key string) error { return p.st.Reset(ctx, key) }
+
+// TestObserverStoreKinds: the limit stores (keeping ratelimit.Refunder
+// only where the store has it), the session records and the trusted
+// devices are observed under their parts, and a failing call reaches the
+// Observer with its error.
+func TestObserverStoreKinds(t *testing.T) {
+	t.Run("refunder kept or not", func(t *testing.T) {
+		for _, tc := range []struct {
+			name    string
+			store   func() ratelimit.Store
+			refunds bool
+		}{
+			{"memory, with Refund", func() ratelimit.Store { return ratelimit.NewMemoryStore(ratelimit.MemoryConfig{}) }, true},
+			{"without Refund", func() ratelimit.Store { return plainLimits{ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})} }, false},
+		} {
+			f, rec := observedFlow(t, func(c *Config) { c.LimitStore = func(string) ratelimit.Store { return tc.store() } })
+			if f.s.lim.loginIP.refunds != tc.refunds {
+				t.Errorf("%s: refunds %v, want %v", tc.name, f.s.lim.loginIP.refunds, tc.refunds)
+			}
+			f.register("ada@example.com", goodPW)
+			rec.log = nil
+			if err := f.do(newBrowser(), func(v *Visit) error {
+				_, err := f.s.Login(context.Background(), v, LoginInput{Email: "ada@example.com", Password: goodPW})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			incr := slices.Contains(rec.log, "store Limits.Increment in login: ok")
+			refund := slices.Contains(rec.log, "store Limits.Refund in login: ok")
+			if !incr || refund != tc.refunds {
+				t.Errorf("%s: observed %q, want Increment and Refund %v", tc.name, rec.log, tc.refunds)
+			}
+		}
+	})
+	t.Run("trusted devices", func(t *testing.T) {
+		f, rec := observedFlow(t, nil)
+		b, _ := f.register("ada@example.com", goodPW)
+		rec.log = nil
+		if err := f.do(b, func(v *Visit) error { _, err := f.s.TrustedDevices(context.Background(), v); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(rec.log, "store TrustedDevices.List in 2fa/trusted-devices: ok") {
+			t.Errorf("observed %q, want the trusted-device list", rec.log)
+		}
+	})
+	t.Run("a failing session store", func(t *testing.T) {
+		down := false
+		f, rec := observedFlow(t, func(c *Config) {
+			c.Sessions = flakyRecords{store.NewMemorySessions(store.MemoryConfig{}), &down}
+		})
+		b, _ := f.register("ada@example.com", goodPW)
+		down = true
+		rec.log = nil
+		err := f.do(b, func(v *Visit) error { _, err := f.s.CurrentUser(context.Background(), v); return err })
+		if st := statusOf(err); st != 500 {
+			t.Errorf("CurrentUser with the records down: %v (status %d), want 500", err, st)
+		}
+		want := []string{"flow me by call", "store Sessions.Get in me: error", "end me 500"}
+		if !slices.Equal(rec.log, want) {
+			t.Errorf("observed %q, want %q", rec.log, want)
+		}
+	})
+}
+
+// TestObserveOneTime: a module's store is observed under the part it
+// names, its errors passed on; without an Observer it is returned as is.
+func TestObserveOneTime(t *testing.T) {
+	mem := onetime.NewMemoryStore(onetime.MemoryConfig{})
+	if got := mustNewWith(t, func(*Config) {}).ObserveOneTime("Challenges", mem); got != onetime.Store(mem) {
+		t.Errorf("without an Observer: %T, want the store itself", got)
+	}
+	rec := &recorder{}
+	st := mustNewWith(t, func(c *Config) { c.Observer = rec }).ObserveOneTime("Challenges", mem)
+	ctx := context.Background()
+	now := time.Now()
+	if err := st.Put(ctx, "k", []byte("v"), now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := st.Take(ctx, "k", now); err != nil || string(b) != "v" {
+		t.Fatalf("take: %q, %v", b, err)
+	}
+	if _, err := st.Take(ctx, "k", now); !errors.Is(err, onetime.ErrNotFound) {
+		t.Fatalf("second take: %v, want onetime.ErrNotFound", err)
+	}
+	want := []string{"store Challenges.Put in : ok", "store Challenges.Take in : ok", "store Challenges.Take in : error"}
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("observed %q, want %q", rec.log, want)
+	}
 }

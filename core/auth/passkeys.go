@@ -46,7 +46,8 @@ func NewPasskeyInfo(p *user.Passkey) PasskeyInfo {
 // ListPasskeys is GET /api/passkeys: the signed-in user's passkeys, oldest
 // first. None is an empty slice. Without a session it fails with
 // [ErrNotAuthenticated].
-func (s *Service) ListPasskeys(ctx context.Context, v *Visit) ([]PasskeyInfo, error) {
+func (s *Service) ListPasskeys(ctx context.Context, v *Visit) (_ []PasskeyInfo, err error) {
+	defer s.enter(ctx, v, "passkeys").end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return nil, err
@@ -77,7 +78,8 @@ type RenamePasskeyInput struct {
 // grants nothing, so no recent authentication is asked for). The name
 // must pass [CheckPasskeyName]; an id that is not one of the user's
 // passkeys, another user's included, fails with [ErrPasskeyNotFound].
-func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyInput) (PasskeyInfo, error) {
+func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyInput) (_ PasskeyInfo, err error) {
+	defer s.enter(ctx, v, "passkeys/rename").end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return PasskeyInfo{}, err
@@ -127,7 +129,8 @@ type DeletePasskeyInput struct {
 // means TOTP on), so the last passkey of a 2FA account is never its last
 // second factor; turning 2FA off stays DisableTwoFactor, with the current
 // password.
-func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyInput) error {
+func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyInput) (err error) {
+	defer s.enter(ctx, v, "passkeys/delete").end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return err
@@ -188,6 +191,14 @@ func passkeyID(s string) ([]byte, error) {
 
 // passkeyStore returns Config.Users's user.Passkeys part, or
 // ErrFeatureDisabled without one.
+// PasskeyStore returns the user store's user.Passkeys part as the flows
+// call it (its calls reported to Config.Observer when one is set), and
+// false when Config.Users has no such part: for the passkeys and pages
+// modules, which check it once, in their constructors.
+func (s *Service) PasskeyStore() (user.Passkeys, bool) {
+	return s.users.passkeys, s.users.passkeys != nil
+}
+
 func (s *Service) passkeyStore() (user.Passkeys, error) {
 	if s.users.passkeys == nil {
 		return nil, ErrFeatureDisabled

@@ -41,7 +41,8 @@ type ConfirmPasswordResult struct {
 // like every re-entry of the current password (Limits.Password, key
 // password:{user id}); a wrong password fails with [ErrInvalidPassword]
 // and changes nothing.
-func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPasswordInput) (ConfirmPasswordResult, error) {
+func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPasswordInput) (_ ConfirmPasswordResult, err error) {
+	defer s.enter(ctx, v, "confirm-password").end(&err)
 	if err := checkText(text{"password", in.Password}); err != nil {
 		return ConfirmPasswordResult{}, err
 	}
@@ -70,7 +71,8 @@ func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPassw
 // re-authentication off (a negative ReauthWindow) it is CurrentUser. An app
 // guards its own sensitive handlers with it; the client answers a 403 with
 // POST /api/auth/confirm-password and tries again.
-func (s *Service) RecentUser(ctx context.Context, v *Visit) (*user.User, error) {
+func (s *Service) RecentUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+	defer s.enter(ctx, v, "me/recent").end(&err)
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return nil, err

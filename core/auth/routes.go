@@ -148,7 +148,8 @@ func (s *Service) Handle(rt Route, r Request) (resp Response) {
 	v := s.Visit(r)
 	if s.cfg.Observer != nil {
 		var end func(status int)
-		v.ctx, end = s.cfg.Observer.StartFlow(v.ctx, rt)
+		v.ctx, end = s.cfg.Observer.StartFlow(v.ctx, Flow{Name: rt.Flow(), Route: rt})
+		v.flow = true                       // the typed method the route calls is this flow
 		defer func() { end(resp.Status) }() // after the recover below: a panic ends as 500
 	}
 	defer func() {

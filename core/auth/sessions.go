@@ -28,7 +28,8 @@ type SessionInfo struct {
 
 // ListSessions is GET /api/auth/sessions: every live session of the
 // signed-in user, newest first, the visit's own marked Current.
-func (s *Service) ListSessions(ctx context.Context, v *Visit) ([]SessionInfo, error) {
+func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, err error) {
+	defer s.enter(ctx, v, "sessions").end(&err)
 	st, err := s.recordStore()
 	if err != nil {
 		return nil, err
@@ -70,7 +71,8 @@ type EndSessionInput struct {
 // be able to sign the owner out everywhere else. An id that is not one of
 // the user's live sessions, another user's included, fails with
 // [ErrSessionNotFound], whichever it is.
-func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) error {
+func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) (err error) {
+	defer s.enter(ctx, v, "sessions/delete").end(&err)
 	st, err := s.recordStore()
 	if err != nil {
 		return err

@@ -145,7 +145,8 @@ func (s *Service) currentTrusted(v *Visit, u *user.User) string {
 // TrustedDevices is GET /api/2fa/trusted-devices: the signed-in user's
 // trusted browsers, newest first. Without Config.TrustedDevices it fails
 // with [ErrFeatureDisabled].
-func (s *Service) TrustedDevices(ctx context.Context, v *Visit) ([]TrustedDeviceInfo, error) {
+func (s *Service) TrustedDevices(ctx context.Context, v *Visit) (_ []TrustedDeviceInfo, err error) {
+	defer s.enter(ctx, v, "2fa/trusted-devices").end(&err)
 	if s.cfg.TrustedDevices == nil {
 		return nil, ErrFeatureDisabled
 	}
@@ -180,7 +181,8 @@ type ForgetTrustedDeviceInput struct {
 // [ErrTrustedDeviceNotFound]. It needs no recent authentication: it only
 // takes a shortcut away. The visit's own cookie is expired when it is the
 // one forgotten.
-func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTrustedDeviceInput) error {
+func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTrustedDeviceInput) (err error) {
+	defer s.enter(ctx, v, "2fa/trusted-devices/delete").end(&err)
 	if s.cfg.TrustedDevices == nil {
 		return ErrFeatureDisabled
 	}

@@ -47,7 +47,8 @@ type TwoFactorSetup struct {
 // would otherwise leave a pending secret beside the live one. It needs a
 // recent authentication ([Service.RecentUser]): [ErrReauthenticationRequired]
 // otherwise.
-func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (TwoFactorSetup, error) {
+func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (_ TwoFactorSetup, err error) {
+	defer s.enter(ctx, v, "2fa/setup").end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return TwoFactorSetup{}, err
 	}
@@ -91,6 +92,7 @@ type ConfirmTwoFactorInput struct {
 // log in. It needs a recent authentication, like SetupTwoFactor, and mails
 // the account a notice.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
+	defer s.enter(ctx, v, "2fa/confirm").end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
@@ -137,7 +139,8 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 // RegenerateRecoveryCodes is POST /api/2fa/regenerate-codes: a new set of recovery codes
 // replaces every earlier one. It needs a recent authentication, like
 // SetupTwoFactor, and mails the account a notice.
-func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) ([]string, error) {
+func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) (_ []string, err error) {
+	defer s.enter(ctx, v, "2fa/regenerate-codes").end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
@@ -171,7 +174,8 @@ type DisableTwoFactorInput struct {
 // DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
 // off. It ends the user's other sessions, keeps this one (recent: the
 // password is a re-authentication), and mails a notice.
-func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) error {
+func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) (err error) {
+	defer s.enter(ctx, v, "2fa/disable").end(&err)
 	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ type Visit struct {
 	header  http.Header
 	ip      string         // the client's rate-limit key
 	lang    *i18n.Language // the answer's language: nil for English
+	flow    bool           // in a flow reported to Config.Observer: ctx is the flow's
 }
 
 // Visit returns the Visit of request r.
@@ -49,9 +50,11 @@ func (s *Service) Visit(r Request) *Visit {
 }
 
 // use makes ctx the context of the visit's store and hasher calls: a
-// typed method's ctx wins over the request's.
+// typed method's ctx wins over the request's, but not over the context of
+// the observed flow the visit is in (Service.Observe), which a typed
+// method called inside another's flow keeps.
 func (v *Visit) use(ctx context.Context) {
-	if ctx != nil {
+	if ctx != nil && !v.flow {
 		v.ctx = ctx
 	}
 }
