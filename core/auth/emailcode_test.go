@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -94,5 +96,89 @@ func TestEmailCodeOff(t *testing.T) {
 	}
 	if on.cfg.EmailCode.Lifetime != DefaultEmailCodeLifetime {
 		t.Errorf("default lifetime %v, want %v", on.cfg.EmailCode.Lifetime, DefaultEmailCodeLifetime)
+	}
+}
+
+// TestPendingData: the 2fa_pending payload round-trips with its nonce,
+// reads one issued before the nonce (a login pending across an upgrade),
+// and refuses any other length.
+func TestPendingData(t *testing.T) {
+	nonce := bytes.Repeat([]byte{7}, pendingNonceBytes)
+	for _, tc := range []struct {
+		data     []byte
+		remember bool
+		version  int64
+		ok       bool
+	}{
+		{pendingData(true, 300, nonce), true, 300, true},
+		{pendingData(false, -1, nonce), false, -1, true},
+		{pendingData(true, 5, nil), true, 5, true},
+		{pendingData(true, 5, nonce[:5]), false, 0, false},
+		{append(pendingData(true, 5, nonce), 0), false, 0, false},
+		{[]byte{2, 0}, false, 0, false},
+		{[]byte{1}, false, 0, false},
+		{[]byte{1, 0x80}, false, 0, false}, // a varint cut short
+	} {
+		remember, version, ok := parsePendingData(tc.data)
+		if ok != tc.ok || ok && (remember != tc.remember || version != tc.version) {
+			t.Errorf("parsePendingData(%x) = %v, %d, %v; want %v, %d, %v", tc.data, remember, version, ok, tc.remember, tc.version, tc.ok)
+		}
+	}
+}
+
+// TestPendingLoginsDiffer: two password steps of one account in the same
+// millisecond get different 2fa_pending cookies, so an email code mailed
+// for one of them cannot finish the other (SECURITY.md deviation 14).
+func TestPendingLoginsDiffer(t *testing.T) {
+	f := newFlow(t, func(c *Config) { c.EmailCode.Enabled = true })
+	ctx := context.Background()
+	hash, err := f.s.hasher.Hash(ctx, goodPW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.cfg.Users.(user.Registration).Create(ctx, &user.User{Email: "ada@example.com", Name: "Ada", PasswordHash: hash,
+		TwoFactorEnabled: true, EmailVerifiedAt: f.now}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newBrowser(), newBrowser()
+	for _, br := range []*browser{a, b} {
+		if err := f.do(br, func(v *Visit) error {
+			res, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: goodPW})
+			if err == nil && !res.RequiresTwoFactor {
+				t.Fatal("no second step")
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.cookies[PendingCookie] == "" || a.cookies[PendingCookie] == b.cookies[PendingCookie] {
+		t.Fatalf("pending cookies of two logins in one millisecond: %q and %q, want two different ones", a.cookies[PendingCookie], b.cookies[PendingCookie])
+	}
+	if err := f.do(a, func(v *Visit) error { return f.s.SendTwoFactorEmailCode(ctx, v) }); err != nil {
+		t.Fatal(err)
+	}
+	ms := f.mails(mail.KindTwoFactorEmailCode)
+	if len(ms) != 1 {
+		t.Fatalf("%d email-code mails, want 1", len(ms))
+	}
+	code := regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`).FindStringSubmatch(ms[0].Text)
+	if code == nil {
+		t.Fatalf("no code in %q", ms[0].Text)
+	}
+	verify := func(br *browser) error {
+		return f.do(br, func(v *Visit) error {
+			_, err := f.s.VerifyTwoFactorEmailCode(ctx, v, TwoFactorInput{Code: code[1]})
+			return err
+		})
+	}
+	if err := verify(b); !errors.Is(err, ErrInvalidTwoFactorCode) {
+		t.Fatalf("the code of login a at login b: %v, want ErrInvalidTwoFactorCode", err)
+	}
+	if err := verify(a); err != nil {
+		t.Fatalf("the code at its own login: %v", err)
+	}
+	if f.signedInAs(a) == "" || f.signedInAs(b) != "" {
+		t.Fatal("want login a signed in and b not")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -146,7 +147,11 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 // startPending ends the password step of an account with 2FA: the
 // 2fa_pending cookie, no session.
 func (s *Service) startPending(v *Visit, u *user.User, remember bool) (LoginResult, error) {
-	tok, err := s.pending.CreateWith(u.ID, pendingData(remember, u.SessionVersion))
+	var nonce [pendingNonceBytes]byte
+	if _, err := io.ReadFull(s.cfg.Rand, nonce[:]); err != nil {
+		return LoginResult{}, fmt.Errorf("login: pending token: random: %w", err)
+	}
+	tok, err := s.pending.CreateWith(u.ID, pendingData(remember, u.SessionVersion, nonce[:]))
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
 	}
@@ -259,20 +264,35 @@ func (s *Service) dummyVerify(v *Visit, pw string) {
 // flag and the user's session version, so that a password reset, a
 // password change or logout-everywhere also ends a login that is waiting
 // for its second factor.
-func pendingData(remember bool, version int64) []byte {
+// pendingNonceBytes is the random part of a 2fa_pending token: two
+// logins of one account in the same millisecond get different cookies, so
+// what is bound to one pending login (a mailed email code) cannot finish
+// the other.
+const pendingNonceBytes = 16
+
+// pendingData is the payload of a 2fa_pending token: the remember flag,
+// the session version the password step saw, and the nonce.
+func pendingData(remember bool, version int64, nonce []byte) []byte {
 	flag := byte(0)
 	if remember {
 		flag = 1
 	}
-	return binary.AppendVarint([]byte{flag}, version)
+	return append(binary.AppendVarint([]byte{flag}, version), nonce...)
 }
 
+// parsePendingData reads pendingData's payload. A payload without the
+// nonce, as tokens issued before it had one carry, is still read, so a
+// login pending across an upgrade can finish.
 func parsePendingData(d []byte) (remember bool, version int64, ok bool) {
 	if len(d) < 2 || d[0] > 1 {
 		return false, 0, false
 	}
 	version, n := binary.Varint(d[1:])
-	return d[0] == 1, version, n == len(d)-1
+	if n <= 0 {
+		return false, 0, false
+	}
+	rest := len(d) - 1 - n
+	return d[0] == 1, version, rest == 0 || rest == pendingNonceBytes
 }
 
 func (s *Service) pendingCookie(value string, maxAge int) *http.Cookie {
