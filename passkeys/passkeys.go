@@ -353,6 +353,10 @@ type TwoFactorInput struct {
 	Assertion []byte
 	// Remember, when set, overrides the remember flag of the password step.
 	Remember *bool
+	// TrustDevice marks the browser as trusted on success, as a TOTP code's
+	// "trustDevice" does: later password logins from it skip the second
+	// step. Ignored unless auth.Config.TrustedDevices is set.
+	TrustDevice bool
 }
 
 // LoginInput is what FinishLogin takes.
@@ -540,7 +544,8 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 // taken first: auth.ErrPasskeyChallengeInvalid for none, or one begun under
 // another pending login; auth.ErrPasskeyInvalid for an assertion that does
 // not verify; auth.ErrPasskeyCountRegressed for a counter that went
-// backwards with Config.RefuseCounterRegression.
+// backwards with Config.RefuseCounterRegression. in.TrustDevice trusts
+// the browser on success, as the TOTP step's "trust this browser" does.
 func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFactorInput) (res auth.TwoFactorResult, err error) {
 	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/finish"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
@@ -553,8 +558,9 @@ func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFact
 		return auth.TwoFactorResult{}, auth.ErrPasskeyChallengeInvalid
 	}
 	return h.svc.FinishTwoFactor(ctx, v, auth.SecondFactorInput{
-		Method:   auth.LoginPasskey,
-		Remember: in.Remember,
+		Method:      auth.LoginPasskey,
+		Remember:    in.Remember,
+		TrustDevice: in.TrustDevice,
 		Verify: func(ctx context.Context, u *user.User) error {
 			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
 				return auth.ErrPasskeyChallengeInvalid

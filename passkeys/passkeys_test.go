@@ -14,6 +14,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
 	"github.com/authkit-go/authkit/passkeys/passkeystest"
@@ -385,6 +386,52 @@ func TestTwoFactorStep(t *testing.T) {
 	}
 	if ev, ok := e.event(auth.EventLoginSucceeded); !ok || ev.Detail != "passkey" {
 		t.Errorf("audit %+v, want login_succeeded passkey", ev)
+	}
+}
+
+// TestTwoFactorTrustDevice: a passkey at the 2FA step with "trustDevice"
+// trusts the browser as a TOTP code does: its next password login skips
+// the second step; without the flag, or from another browser, the second
+// step is asked again.
+func TestTwoFactorTrustDevice(t *testing.T) {
+	e := newEnv(t, nil, func(c *auth.Config) { c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{}) })
+	home, u := e.signUp("ada@example.com")
+	a := passkeystest.NewAuthenticator(t)
+	e.addPasskey(home, a, "Laptop")
+	passkeyStep := func(trust bool) *client {
+		t.Helper()
+		c := e.twoFactorLogin(u)
+		begin := c.do(http.MethodPost, passkeys.Prefix+"/2fa/begin", nil)
+		want(t, "2fa/begin", begin, http.StatusOK, "")
+		body := a.Get(begin.body, origin, nil)
+		if trust {
+			body["trustDevice"] = true
+		}
+		want(t, "2fa/finish", c.do(http.MethodPost, passkeys.Prefix+"/2fa/finish", body), http.StatusOK, "")
+		want(t, "logout", c.do(http.MethodPost, "/api/auth/logout", nil), http.StatusOK, "")
+		return c
+	}
+	again := func(c *client) string {
+		t.Helper()
+		r := c.do(http.MethodPost, "/api/auth/login", map[string]string{"email": u.Email, "password": goodPW})
+		want(t, "login again", r, http.StatusOK, "")
+		return string(r.body)
+	}
+	trusted := passkeyStep(true)
+	if body := again(trusted); strings.Contains(body, "requiresTwoFactor") || trusted.signedInAs() != u.ID {
+		t.Errorf("login from the trusted browser: %s, want a session without the second step", body)
+	}
+	if ev, ok := e.event(auth.EventLoginSucceeded); !ok || ev.Detail != "trusted device" {
+		t.Errorf("audit %+v, want login_succeeded by a trusted device", ev)
+	}
+	untrusted := passkeyStep(false)
+	if body := again(untrusted); !strings.Contains(body, `"requiresTwoFactor":true`) {
+		t.Errorf("login from a browser not trusted: %s, want the second step", body)
+	}
+	stranger := e.client()
+	stranger.cookies = map[string]string{}
+	if body := again(stranger); !strings.Contains(body, `"requiresTwoFactor":true`) {
+		t.Errorf("login from another browser: %s, want the second step", body)
 	}
 }
 

@@ -119,13 +119,14 @@ func (h *Handler) registerFinish(r *http.Request, v *auth.Visit) (any, error) {
 
 func (h *Handler) twoFactorFinish(r *http.Request, v *auth.Visit) (any, error) {
 	var f struct {
-		Remember *bool `json:"remember"`
+		Remember    *bool `json:"remember"`
+		TrustDevice bool  `json:"trustDevice"`
 	}
 	body, err := readJSON(r, &f)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.FinishTwoFactor(r.Context(), v, TwoFactorInput{Assertion: body, Remember: f.Remember}); err != nil {
+	if _, err := h.FinishTwoFactor(r.Context(), v, TwoFactorInput{Assertion: body, Remember: f.Remember, TrustDevice: f.TrustDevice}); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"success": true}, nil

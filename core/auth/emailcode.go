@@ -178,16 +178,12 @@ func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in Two
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
-	res, err := s.FinishTwoFactor(v.ctx, v, SecondFactorInput{
-		Method:   LoginEmailCode,
-		Remember: in.Remember,
-		Verify:   func(ctx context.Context, u *user.User) error { return s.takeEmailCode(v, u, in.Code) },
+	return s.FinishTwoFactor(v.ctx, v, SecondFactorInput{
+		Method:      LoginEmailCode,
+		Remember:    in.Remember,
+		TrustDevice: in.TrustDevice,
+		Verify:      func(ctx context.Context, u *user.User) error { return s.takeEmailCode(v, u, in.Code) },
 	})
-	if err != nil {
-		return TwoFactorResult{}, err
-	}
-	s.maybeTrust(v, res.User, in.TrustDevice)
-	return res, nil
 }
 
 // takeEmailCode checks code against u's stored one and spends it.

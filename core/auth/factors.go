@@ -57,6 +57,11 @@ type SecondFactorInput struct {
 	// Remember, when set, overrides the remember flag of the password
 	// step.
 	Remember *bool
+	// TrustDevice marks the browser as trusted on success, as
+	// TwoFactorInput.TrustDevice does for a TOTP code: later password
+	// logins from it skip the second step. Ignored without
+	// Config.TrustedDevices.
+	TrustDevice bool
 }
 
 // FinishTwoFactor is the second step of a 2FA login by a factor that core
@@ -97,6 +102,7 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 		return TwoFactorResult{}, err
 	}
 	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method), Factor: in.Method})
+	s.maybeTrust(v, u, in.TrustDevice)
 	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
 }
 

@@ -203,7 +203,10 @@ async function passkeyStep(box, button) {
     if (box.dataset.passkey === "signin") {
       await authkitPasskeys.signIn({ remember: rememberMe() });
     } else {
-      await authkitPasskeys.secondFactor(); // the password step's "keep me signed in" holds
+      // The password step's "keep me signed in" holds; "trust this
+      // browser", when the page offers it, is the code form's box.
+      const trust = document.getElementById("trust");
+      await authkitPasskeys.secondFactor({ trustDevice: !!(trust && trust.checked) });
     }
     location.assign(box.dataset.next);
   } catch (e) {

@@ -109,6 +109,7 @@
     }).then(function (cred) {
       var body = credentialJSON(cred);
       if (options.remember !== undefined) body.remember = !!options.remember;
+      if (options.trustDevice) body.trustDevice = true;
       return post(prefix + "/finish", body);
     }).catch(named);
   }
