@@ -26,14 +26,7 @@ func TestAccessibility(t *testing.T) {
 	s := servertest.Start(t, "nethttp")
 	b := New(t, "a11y")
 	f := &flow{t: t, s: s, b: b, js: true}
-	audit := func(state string) {
-		t.Helper()
-		b.DarkMode(false)
-		b.Audit(state)
-		b.DarkMode(true)
-		b.Audit(state + ", dark")
-		b.DarkMode(false)
-	}
+	audit := b.AuditThemes
 	docs := os.Getenv("AUTHKIT_DOCS_SCREENSHOTS") == "1"
 	picture := func(name string) {
 		t.Helper()
@@ -189,14 +182,7 @@ func TestAccessibilityPasskeysAndSessions(t *testing.T) {
 	s := passkeyExample(t, "nethttp")
 	b := New(t, "a11y-passkeys", MapHost("localhost"))
 	f := &flow{t: t, s: s, b: b, js: true}
-	audit := func(state string) {
-		t.Helper()
-		b.DarkMode(false)
-		b.Audit(state)
-		b.DarkMode(true)
-		b.Audit(state + ", dark")
-		b.DarkMode(false)
-	}
+	audit := b.AuditThemes
 	b.Open(s.URL + "/login")
 	addAuthenticator(t, b)
 	withoutAutofill(t, b) // the buttons, not the virtual authenticator's instant autofill
@@ -239,13 +225,7 @@ func TestAccessibilityPasskeysAndSessions(t *testing.T) {
 	b.WaitText("confirm-password-form", "before adding or deleting a passkey")
 	audit("password confirmation before a passkey change")
 
-	b.Open(s.URL + "/settings/security")
-	b.Click("setup-start")
-	b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
-	f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
-	b.Fill("confirm-code", f.code(time.Now()))
-	b.Submit("confirm-form")
-	b.WaitText("twofa-state", "Two-factor authentication is on")
+	f.turnOnTwoFactor()
 	codes := f.shownCodes()
 	f.logout()
 	f.login(email, password)

@@ -585,6 +585,17 @@ func (b *Browser) Audit(state string) {
 	}
 }
 
+// AuditThemes audits the page as it is now (Audit) in the light theme and
+// in the dark one, and leaves it light.
+func (b *Browser) AuditThemes(state string) {
+	b.t.Helper()
+	b.DarkMode(false)
+	b.Audit(state)
+	b.DarkMode(true)
+	b.Audit(state + ", dark")
+	b.DarkMode(false)
+}
+
 // Violations runs axe-core on the page as it is now and returns what it
 // finds (see Audit).
 func (b *Browser) Violations() []Violation {

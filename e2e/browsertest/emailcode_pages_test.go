@@ -42,11 +42,7 @@ func TestEmailCodePages(t *testing.T) {
 				if !audited {
 					return
 				}
-				b.DarkMode(false)
-				b.Audit(state)
-				b.DarkMode(true)
-				b.Audit(state + ", dark")
-				b.DarkMode(false)
+				b.AuditThemes(state)
 			}
 
 			b.Open(s.URL + "/register")
@@ -57,13 +53,7 @@ func TestEmailCodePages(t *testing.T) {
 			b.WaitPage("dashboard", "/dashboard")
 			b.Open(f.mailedLink("verify-email", 1))
 			b.WaitText("notice", "Your email address is verified")
-			b.Open(s.URL + "/settings/security")
-			b.Click("setup-start")
-			b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
-			f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
-			b.Fill("confirm-code", f.code(time.Now()))
-			b.Submit("confirm-form")
-			b.WaitText("twofa-state", "Two-factor authentication is on")
+			f.turnOnTwoFactor()
 			f.logout()
 
 			f.login(email, password)

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
@@ -137,20 +136,17 @@ func TestPasskeyPages(t *testing.T) {
 			b.Shot("passkey-signed-in")
 
 			// With 2FA on, the passkey finishes a password login.
-			b.Open(f.page("/settings/security"))
-			b.Click("setup-start")
-			b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
-			f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
-			b.Fill("confirm-code", f.code(time.Now()))
-			b.Submit("confirm-form")
-			b.WaitText("twofa-state", "Two-factor authentication is on")
+			f.turnOnTwoFactor()
 			f.logout()
 			f.login(email, password)
 			b.WaitPage("twofactor", "/2fa")
 			b.WaitText("passkey-2fa", "Use a passkey")
+			b.Click("trust") // "trust this browser" holds for the passkey too
 			b.Shot("2fa-passkey")
 			b.Click("passkey-2fa")
 			b.WaitPage("dashboard", "/dashboard")
+			b.Open(f.page("/settings/security"))
+			b.WaitFor("the browser trusted at the passkey step", `document.querySelectorAll("#device-list li").length === 1`)
 
 			// The email field's autofill: the browser offers the passkey, the
 			// person picks it (the virtual authenticator at once), signed in.
