@@ -15,9 +15,7 @@ import (
 // finish without a begun ceremony.
 func testReplay(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	home, _ := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	_, _, a, _ := e.signUpWithPasskey(t)
 	b := e.browser()
 	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
 	body := a.Get(raw(begin), Origin, nil)
@@ -34,9 +32,7 @@ func testReplay(t *testing.T, h Harness) {
 // refused.
 func testExpired(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	home, _ := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	_, _, a, _ := e.signUpWithPasskey(t)
 	b := e.browser()
 	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
 	e.clock.Advance(passkeys.DefaultChallengeLifetime)
@@ -51,9 +47,7 @@ func testExpired(t *testing.T, h Harness) {
 // passkey_challenge_invalid, and the use is recorded once.
 func testRace(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	home, u := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	_, u, a, _ := e.signUpWithPasskey(t)
 	b := e.browser()
 	begin := b.post(t, passkeys.Prefix+"/login/begin", nil)
 	var body json.RawMessage
@@ -106,9 +100,7 @@ func testRace(t *testing.T, h Harness) {
 // sign in.
 func testOtherPurpose(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	home, u := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	home, u, a, _ := e.signUpWithPasskey(t)
 	begin := home.post(t, passkeys.Prefix+"/login/begin", nil)
 	var o RequestOptions
 	if err := json.Unmarshal(raw(begin), &o); err != nil {

@@ -14,9 +14,7 @@ import (
 // either way, and the genuine authenticator goes on working.
 func testCounter(t *testing.T, h Harness, refuse bool) {
 	e := newEnv(t, h, func(c *passkeys.Config) { c.RefuseCounterRegression = refuse }, nil)
-	home, u := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	genuine, _ := e.addPasskey(t, home, a, "Laptop")
+	_, u, a, genuine := e.signUpWithPasskey(t)
 	genuine.Counter = 6
 	wantSuccess(t, "sign-in at 7", e.passwordless(t, e.browser(), a, genuine, Origin))
 

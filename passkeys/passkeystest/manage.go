@@ -84,9 +84,7 @@ func testRename(t *testing.T, h Harness) {
 // deleted passkey no longer signs in.
 func testDelete(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	b, u := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	c, _ := e.addPasskey(t, b, a, "Laptop")
+	b, u, a, c := e.signUpWithPasskey(t)
 	id := b64(c.ID)
 	e.clock.Advance(auth.DefaultReauthWindow)
 	wantError(t, "delete, stale", b.post(t, passkeys.Prefix+"/delete", map[string]string{"id": id}), auth.ErrReauthenticationRequired)

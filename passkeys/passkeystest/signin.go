@@ -14,9 +14,7 @@ import (
 // deleted.
 func testPasswordless(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	home, u := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	_, u, a, _ := e.signUpWithPasskey(t)
 	e.clock.Advance(time.Hour)
 
 	b := e.browser()
@@ -47,9 +45,7 @@ func testPasswordless(t *testing.T, h Harness) {
 // against the address's login limit.
 func testPasswordlessRefused(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, func(c *auth.Config) { c.Limits.LoginIP = auth.Limit{Max: 2, Window: time.Minute} })
-	home, _ := e.signUp(t, "ada@example.com")
-	a := NewAuthenticator(t)
-	e.addPasskey(t, home, a, "Laptop")
+	_, _, a, _ := e.signUpWithPasskey(t)
 	b := e.browser()
 	wantError(t, "assertion from another origin", e.passwordless(t, b, a, nil, "http://evil.example"), auth.ErrPasskeyInvalid)
 	e.mustEvent(t, auth.EventLoginFailed, "", "passkey: passkey_invalid")

@@ -396,6 +396,16 @@ func (e *env) signUp(t *testing.T, email string) (*browser, *user.User) {
 	return b, u
 }
 
+// signUpWithPasskey signs Ada up on a new browser (signed in, recently
+// authenticated) and adds a passkey "Laptop" of a new authenticator.
+func (e *env) signUpWithPasskey(t *testing.T) (home *browser, u *user.User, a *Authenticator, k *Credential) {
+	t.Helper()
+	home, u = e.signUp(t, "ada@example.com")
+	a = NewAuthenticator(t)
+	k, _ = e.addPasskey(t, home, a, "Laptop")
+	return home, u, a, k
+}
+
 // addPasskey registers a new credential of a on b, named name, and returns
 // it and the finish reply's JSON.
 func (e *env) addPasskey(t *testing.T, b *browser, a *Authenticator, name string) (*Credential, map[string]any) {
