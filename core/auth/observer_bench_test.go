@@ -15,7 +15,11 @@ import (
 // nothing for it.
 func BenchmarkHandleMe(b *testing.B) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
-	s := testService(b, &idUsers{users: map[string]*user.User{"u1": u}}, false)
+	benchMe(b, testService(b, &idUsers{users: map[string]*user.User{"u1": u}}, false), u)
+}
+
+// benchMe times GET /api/auth/me as u through s.Handle.
+func benchMe(b *testing.B, s *Service, u *user.User) {
 	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
 	var me Route
 	for _, rt := range s.Routes() {
@@ -50,22 +54,9 @@ func (nopObserver) Event(context.Context, Event) {}
 // does nothing.
 func BenchmarkHandleMeObserved(b *testing.B) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
-	s := mustNewWith(b, func(c *Config) {
+	benchMe(b, mustNewWith(b, func(c *Config) {
 		c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
 		c.LimitStore = func(string) ratelimit.Store { return downStore{} }
 		c.Observer = nopObserver{}
-	})
-	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
-	var me Route
-	for _, rt := range s.Routes() {
-		if rt.Pattern == "/api/auth/me" {
-			me = rt
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if resp := s.Handle(me, r); resp.Status != http.StatusOK {
-			b.Fatalf("status %d", resp.Status)
-		}
-	}
+	}), u)
 }
