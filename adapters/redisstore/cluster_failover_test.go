@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 )
 
 // maxFailoverErrors bounds the time, from the moment a primary dies, during
 // which the limit store may fail on that primary's keys: Redis marks the
-// primary failed after clusterNodeTimeout, its replica waits 0.5 to 1
+// primary failed after redistest.ClusterNodeTimeout, its replica waits 0.5 to 1
 // second more and is elected; the client then learns the new map. The bound
 // leaves room for a slow CI machine.
 const maxFailoverErrors = 10 * time.Second
@@ -34,11 +36,11 @@ const maxFailoverErrors = 10 * time.Second
 //     else);
 //   - the window is not restarted: the key's reset time is the one it had
 //     before the failover (the replica got the absolute expiry).
-func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
+func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	victim := masterAddr(t, c, s.redisKey("probe"))
-	replica := tc.replicaOf(t, victim)
+	replica := replicaOf(t, victim)
 	keys := keysOn(t, c, s, victim, 20)
 	const confirmed, inFlight = 3, 2
 	resetAt := map[string]time.Time{}
@@ -67,7 +69,7 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 	}
 
 	var other string // a key on another primary, tried while the victim is down
-	prims, _ := tc.primaries(t, replica)
+	prims, _ := clusterPrimaries(t, replica)
 	for _, p := range prims {
 		if p != victim {
 			other = keysOn(t, c, s, p, 1)[0]
@@ -92,7 +94,7 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		}
 	})
 
-	tc.node(t, victim).kill()
+	tc.Node(victim).Kill()
 	died := time.Now()
 	failures := 0
 	for {
@@ -111,7 +113,7 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 	wg.Wait()
 	t.Logf("errors for %v after the kill (%d failed calls), then working", window.Round(time.Millisecond), failures)
 	t.Logf("meanwhile a key on another primary failed %d of %d calls (last error: %v)", otherFailures, otherCalls, otherErr)
-	prims, _ = tc.primaries(t, replica)
+	prims, _ = clusterPrimaries(t, replica)
 	if !slices.Contains(prims, replica) || slices.Contains(prims, victim) {
 		t.Errorf("primaries after the failover %v: want %s in, %s out", prims, replica, victim)
 	}
@@ -144,11 +146,11 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 // the replica catches up with it and only then is promoted, so nothing is
 // lost. Each of 20 keys on that primary is counted 3 times, with no WAIT;
 // after the failover each count is exactly 3 and the window keeps its end.
-func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
+func testManualFailover(t *testing.T, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	primary := masterAddr(t, c, s.redisKey("manual"))
-	replica := tc.replicaOf(t, primary)
+	replica := replicaOf(t, primary)
 	keys := keysOn(t, c, s, primary, 20)
 	const counted = 3
 	resetAt := map[string]time.Time{}
@@ -195,8 +197,8 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 			t.Errorf("key %s on the promoted replica %s = %d, %v; want %d", k, replica, got, err, counted+1)
 		}
 	}
-	awaitMap(t, tc, c, replica)
-	if got := tc.replicaOf(t, replica); got != primary {
+	awaitMap(t, c, replica)
+	if got := replicaOf(t, replica); got != primary {
 		t.Errorf("the promoted %s has the replica %s, want its old primary %s", replica, got, primary)
 	}
 }
@@ -205,10 +207,10 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 // it in CLUSTER NODES and the replica is in sync with it (a demoted
 // primary takes a moment to become its successor's replica), failing t
 // after maxFailoverErrors.
-func (tc *testCluster) replicaOf(t *testing.T, primary string) string {
+func replicaOf(t *testing.T, primary string) string {
 	t.Helper()
 	for began := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-		_, replicas := tc.primaries(t, primary)
+		_, replicas := clusterPrimaries(t, primary)
 		if r := replicas[primary]; r != "" {
 			rc := redis.NewClient(&redis.Options{Addr: r})
 			info, err := rc.Info(context.Background(), "replication").Result()
@@ -226,10 +228,10 @@ func (tc *testCluster) replicaOf(t *testing.T, primary string) string {
 
 // awaitMap waits until c's map of the cluster names the primaries that
 // node seed names: go-redis reloads its map in the background.
-func awaitMap(t *testing.T, tc *testCluster, c *redis.ClusterClient, seed string) {
+func awaitMap(t *testing.T, c *redis.ClusterClient, seed string) {
 	t.Helper()
 	ctx := context.Background()
-	want, _ := tc.primaries(t, seed)
+	want, _ := clusterPrimaries(t, seed)
 	for began := time.Now(); ; {
 		var mu sync.Mutex
 		var got []string

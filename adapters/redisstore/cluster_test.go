@@ -9,21 +9,22 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestCluster runs the stores on a Redis Cluster of three primaries, each
-// with a replica, started for it (startCluster): the storetest suites of
+// with a replica, started for it (redistest.StartCluster): the storetest suites of
 // the limit, session-record and one-time stores, limits on keys spread
 // over every primary, a manual failover, and last (it kills a primary) a
 // failover.
 func TestCluster(t *testing.T) {
 	start := time.Now()
-	tc := startCluster(t)
+	tc := redistest.StartCluster(t)
 	t.Logf("cluster of six nodes up in %v", time.Since(start).Round(time.Millisecond))
-	c := tc.client(t)
+	c := tc.Client(t)
 
 	t.Run("LimitStore", func(t *testing.T) {
 		storetest.RunLimitStore(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
@@ -72,9 +73,9 @@ func TestCluster(t *testing.T) {
 		})
 	})
 	t.Run("LimitsHoldAcrossSlots", func(t *testing.T) { testLimitsAcrossSlots(t, c) })
-	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, tc, c) })
+	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, c) })
 	t.Run("Failover", func(t *testing.T) {
-		awaitMap(t, tc, c, tc.nodes[0].addr) // whatever ManualFailover left
+		awaitMap(t, c, tc.Nodes[0].Addr) // whatever ManualFailover left
 		testFailover(t, tc, c)
 	})
 	t.Logf("cluster tests took %v", time.Since(start).Round(time.Millisecond))
