@@ -42,31 +42,11 @@ func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 	victim := masterAddr(t, c, s.redisKey("probe"))
 	replica := replicaOf(t, victim)
 	keys := keysOn(t, c, s, victim, 20)
-	const confirmed, inFlight = 3, 2
-	resetAt := map[string]time.Time{}
-	for _, k := range keys {
-		for range confirmed {
-			_, r, err := s.Increment(ctx, k, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resetAt[k] = r
-		}
-	}
 	primary, err := c.MasterForKey(ctx, s.redisKey(keys[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := primary.Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
-		t.Fatalf("WAIT 1 on %s = %d, %v; want 1 replica", victim, n, err)
-	}
-	for _, k := range keys {
-		for range inFlight {
-			if _, _, err := s.Increment(ctx, k, time.Minute); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	resetAt := countAroundWait(t, s, primary, keys)
 
 	var other string // a key on another primary, tried while the victim is down
 	prims, _ := clusterPrimaries(t, replica)
@@ -76,21 +56,12 @@ func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 			break
 		}
 	}
-	stop := make(chan struct{})
 	var otherCalls, otherFailures int
 	var otherErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			otherCalls++
-			if _, _, err := s.Increment(ctx, other, time.Minute); err != nil {
-				otherFailures, otherErr = otherFailures+1, err
-			}
+	stop := every(50*time.Millisecond, func() {
+		otherCalls++
+		if _, _, err := s.Increment(ctx, other, time.Minute); err != nil {
+			otherFailures, otherErr = otherFailures+1, err
 		}
 	})
 
@@ -109,8 +80,7 @@ func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	window := time.Since(died)
-	close(stop)
-	wg.Wait()
+	stop()
 	t.Logf("errors for %v after the kill (%d failed calls), then working", window.Round(time.Millisecond), failures)
 	t.Logf("meanwhile a key on another primary failed %d of %d calls (last error: %v)", otherFailures, otherCalls, otherErr)
 	prims, _ = clusterPrimaries(t, replica)
@@ -123,21 +93,7 @@ func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 		t.Errorf("the probe on the promoted replica %s = %d, %v; want 1", replica, got, err)
 	}
 
-	lost := 0
-	for _, k := range keys {
-		n, r, err := s.Increment(ctx, k, time.Minute)
-		if err != nil {
-			t.Fatalf("Increment(%s) after the failover: %v", k, err)
-		}
-		before := int(n) - 1
-		if before < confirmed || before > confirmed+inFlight {
-			t.Errorf("key %s: count %d after the failover, want %d to %d", k, before, confirmed, confirmed+inFlight)
-		}
-		lost += confirmed + inFlight - before
-		if d := r.Sub(resetAt[k]).Abs(); d > 250*time.Millisecond {
-			t.Errorf("key %s: reset at %v after the failover, %v before: the window moved by %v", k, r, resetAt[k], d)
-		}
-	}
+	lost := checkCounts(t, s, keys, resetAt, confirmed, confirmed+inFlight)
 	t.Logf("attempts lost: %d of the %d in flight (%d keys)", lost, inFlight*len(keys), len(keys))
 }
 
@@ -152,17 +108,7 @@ func testManualFailover(t *testing.T, c *redis.ClusterClient) {
 	primary := masterAddr(t, c, s.redisKey("manual"))
 	replica := replicaOf(t, primary)
 	keys := keysOn(t, c, s, primary, 20)
-	const counted = 3
-	resetAt := map[string]time.Time{}
-	for _, k := range keys {
-		for range counted {
-			_, r, err := s.Increment(ctx, k, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resetAt[k] = r
-		}
-	}
+	resetAt := countKeys(t, s, keys, confirmed)
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
 	began := time.Now()
@@ -180,21 +126,10 @@ func testManualFailover(t *testing.T, c *redis.ClusterClient) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("manual failover of %s to %s took %v", primary, replica, time.Since(began).Round(time.Millisecond))
+	checkCounts(t, s, keys, resetAt, confirmed, confirmed)
 	for _, k := range keys {
-		n, r, err := s.Increment(ctx, k, time.Minute)
-		if err != nil {
-			t.Fatalf("Increment(%s) after the manual failover: %v", k, err)
-		}
-		if n != counted+1 {
-			t.Errorf("key %s: count %d after the manual failover, want %d", k, n-1, counted)
-		}
-		if d := r.Sub(resetAt[k]).Abs(); d > 250*time.Millisecond {
-			t.Errorf("key %s: the window's end moved by %v", k, d)
-		}
-	}
-	for _, k := range keys {
-		if got, err := rc.Get(ctx, s.redisKey(k)).Int(); err != nil || got != counted+1 {
-			t.Errorf("key %s on the promoted replica %s = %d, %v; want %d", k, replica, got, err, counted+1)
+		if got, err := rc.Get(ctx, s.redisKey(k)).Int(); err != nil || got != confirmed+1 {
+			t.Errorf("key %s on the promoted replica %s = %d, %v; want %d", k, replica, got, err, confirmed+1)
 		}
 	}
 	awaitMap(t, c, replica)

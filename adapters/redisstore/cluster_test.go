@@ -10,9 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
-	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestCluster runs the stores on a Redis Cluster of three primaries, each
@@ -23,32 +21,9 @@ import (
 func TestCluster(t *testing.T) {
 	start := time.Now()
 	tc := redistest.StartCluster(t)
-	t.Logf("cluster of six nodes up in %v", time.Since(start).Round(time.Millisecond))
 	c := tc.Client(t)
 
-	t.Run("LimitStore", func(t *testing.T) {
-		storetest.RunLimitStore(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
-			return New(c, Config{Prefix: randomPrefix()})
-		}, storetest.LimitOptions{RealTime: true})
-	})
-	t.Run("LimitRefunder", func(t *testing.T) {
-		storetest.RunLimitRefunder(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
-			return New(c, Config{Prefix: randomPrefix()})
-		}, storetest.LimitOptions{RealTime: true})
-	})
-	t.Run("Sessions", func(t *testing.T) {
-		// A prefix with no hash tag: the store adds SessionsHashTag.
-		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
-			return NewSessions(c, SessionsConfig{Prefix: randomPrefix()})
-		})
-	})
-	t.Run("TrustedDevices", func(t *testing.T) {
-		// auth.Config.TrustedDevices is a session.Store of its own: the
-		// same type under another prefix, here one with a hash tag.
-		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
-			return NewSessions(c, SessionsConfig{Prefix: "{" + randomPrefix() + "}trusted:"})
-		})
-	})
+	runStoreSuites(t, c)
 	t.Run("SessionKeysShareASlot", func(t *testing.T) {
 		for _, prefix := range []string{"", "app:sess:", "{app-sess}:", "a{", "a}{b"} {
 			s := NewSessions(c, SessionsConfig{Prefix: prefix})
@@ -64,13 +39,6 @@ func TestCluster(t *testing.T) {
 				t.Errorf("prefix %q: record in slot %d, index in slot %d", prefix, rec, idx)
 			}
 		}
-	})
-	t.Run("OneTime", func(t *testing.T) {
-		storetest.RunOneTimeStore(t, func(t *testing.T, clock *storetest.Clock) onetime.Store {
-			s := NewOneTime(c, OneTimeConfig{Prefix: randomPrefix()})
-			s.now = clock.Now
-			return s
-		})
 	})
 	t.Run("LimitsHoldAcrossSlots", func(t *testing.T) { testLimitsAcrossSlots(t, c) })
 	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, c) })

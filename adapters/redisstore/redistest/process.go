@@ -136,6 +136,15 @@ func freePorts(tb testing.TB, n int) []int {
 	return ports
 }
 
+// addrs returns the addresses of nodes.
+func addrs(nodes []*Node) []string {
+	a := make([]string, len(nodes))
+	for i, n := range nodes {
+		a[i] = n.Addr
+	}
+	return a
+}
+
 // logTail returns the last lines of n's log, for a failure message.
 func (n *Node) logTail() string {
 	b, err := os.ReadFile(filepath.Join(n.cmd.Dir, "redis.log"))

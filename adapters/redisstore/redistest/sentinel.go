@@ -2,8 +2,11 @@ package redistest
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,11 +41,12 @@ type Sentinel struct {
 // tb.TempDir, and returns once WaitReady holds. Every process is killed,
 // and its files removed, when tb ends. It skips tb when redis-server is
 // not installed, or fails it when AUTHKIT_REQUIRE_SERVICES=1. It never
-// touches another Redis. Starting takes two to three seconds, most of it
-// the sentinels finding each other.
+// touches another Redis. Starting takes about a second; tb's log says
+// how long.
 func StartSentinel(tb testing.TB) *Sentinel {
 	tb.Helper()
 	bin := lookPaths(tb, "the Redis Sentinel tests", "redis-server")[0]
+	began := time.Now()
 	dir := tb.TempDir()
 	ports := freePorts(tb, 5)
 	s := &Sentinel{}
@@ -58,17 +62,12 @@ func StartSentinel(tb testing.TB) *Sentinel {
 		s.Sentinels = append(s.Sentinels, start(tb, bin, filepath.Join(dir, "sentinel"+strconv.Itoa(i)), port, conf, "--sentinel"))
 	}
 	s.WaitReady(tb, 30*time.Second)
+	tb.Logf("redistest: a primary, its replica and three sentinels up in %v", time.Since(began).Round(time.Millisecond))
 	return s
 }
 
 // SentinelAddrs returns the addresses of the three sentinels.
-func (s *Sentinel) SentinelAddrs() []string {
-	addrs := make([]string, len(s.Sentinels))
-	for i, n := range s.Sentinels {
-		addrs[i] = n.Addr
-	}
-	return addrs
-}
+func (s *Sentinel) SentinelAddrs() []string { return addrs(s.Sentinels) }
 
 // URL returns the sentinels' addresses and the master name as
 // redis.ParseFailoverURL reads them:
@@ -103,7 +102,7 @@ func (s *Sentinel) Primary(tb testing.TB) *Node {
 		tb.Fatalf("SENTINEL GET-MASTER-ADDR-BY-NAME on %s = %v, %v", s.Sentinels[0].Addr, addr, err)
 	}
 	for _, n := range s.Data {
-		if n.Addr == addr[0]+":"+addr[1] {
+		if n.Addr == net.JoinHostPort(addr[0], addr[1]) {
 			return n
 		}
 	}
@@ -121,48 +120,100 @@ func (s *Sentinel) Replica(tb testing.TB) *Node {
 }
 
 // WaitReady waits, failing tb after timeout, until the set can fail over:
-// every sentinel names the same primary, which answers as one and has a
-// replica in sync with it; every sentinel sees that replica up, and the
-// two other sentinels. After a failover it waits for the old primary to
-// come back as the new one's replica; after a kill, with one data node
-// left, it cannot hold.
+// every sentinel names the same data node as the primary, which answers
+// as one; the other data node is its replica, in sync; every sentinel
+// sees that replica up, and the two other sentinels. After a failover it
+// waits for the old primary to come back as the new one's replica; after
+// a kill, with one data node left, it cannot hold.
+//
+// While it waits the sentinels poll their nodes every 200 ms (SENTINEL
+// DEBUG info-period and publish-period) instead of every 10 and 2
+// seconds, so that they find each other, and turn an old primary into a
+// replica, within a second or two instead of ten; it gives them Redis's
+// periods back before it returns, so that a failover runs at the pace it
+// has in production.
 func (s *Sentinel) WaitReady(tb testing.TB, timeout time.Duration) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	primary := s.Primary(tb)
-	var replica *Node
-	for _, n := range s.Data {
-		if n != primary {
-			replica = n
+	clients := map[*Node]*redis.Client{}
+	for _, n := range append(s.Data, s.Sentinels...) {
+		clients[n] = redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1, DialTimeout: time.Second})
+		defer clients[n].Close()
+	}
+	for _, n := range s.Sentinels {
+		if err := clients[n].Do(ctx, "sentinel", "debug", "info-period", 200, "publish-period", 200).Err(); err != nil {
+			tb.Fatalf("SENTINEL DEBUG on %s: %v", n.Addr, err)
+		}
+		defer func() {
+			// Redis's defaults, on a context of its own: ctx may be over.
+			if err := clients[n].Do(context.Background(), "sentinel", "debug", "info-period", 10000, "publish-period", 2000).Err(); err != nil {
+				tb.Errorf("SENTINEL DEBUG on %s: %v", n.Addr, err)
+			}
+		}()
+	}
+	for {
+		why := s.notReady(ctx, clients)
+		if why == "" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("the Sentinel set is not ready after %v: %s", timeout, why)
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	waitFor(tb, ctx, primary, "is a primary with a replica", func(rc *redis.Client) bool {
-		info, err := rc.Info(ctx, "replication").Result()
-		return err == nil && strings.Contains(info, "role:master") && !strings.Contains(info, "connected_slaves:0")
-	})
-	waitFor(tb, ctx, replica, "is a replica in sync with "+primary.Addr, func(rc *redis.Client) bool {
-		info, err := rc.Info(ctx, "replication").Result()
-		return err == nil && strings.Contains(info, "role:slave") && strings.Contains(info, "master_link_status:up") &&
-			strings.Contains(info, "master_port:"+primary.Addr[strings.LastIndexByte(primary.Addr, ':')+1:])
-	})
-	for _, n := range s.Sentinels {
-		waitFor(tb, ctx, n, "sees "+primary.Addr+" as the primary, "+replica.Addr+" as its replica and the other sentinels", func(rc *redis.Client) bool {
-			m := redis.NewMapStringStringCmd(ctx, "sentinel", "master", SentinelMasterName)
-			if rc.Process(ctx, m) != nil || m.Val()["ip"]+":"+m.Val()["port"] != primary.Addr ||
-				m.Val()["flags"] != "master" || m.Val()["num-other-sentinels"] != strconv.Itoa(len(s.Sentinels)-1) {
-				return false
-			}
-			r := redis.NewMapStringStringSliceCmd(ctx, "sentinel", "replicas", SentinelMasterName)
-			if rc.Process(ctx, r) != nil {
-				return false
-			}
-			for _, rep := range r.Val() {
-				if rep["ip"]+":"+rep["port"] == replica.Addr {
-					return rep["flags"] == "slave" && rep["master-link-status"] == "ok"
+}
+
+// notReady returns why the set is not ready (see WaitReady), or "" if it
+// is, asking each node through its client in clients.
+func (s *Sentinel) notReady(ctx context.Context, clients map[*Node]*redis.Client) string {
+	var primary, replica *Node
+	for i, n := range s.Sentinels {
+		cmd := redis.NewStringSliceCmd(ctx, "sentinel", "get-master-addr-by-name", SentinelMasterName)
+		err := clients[n].Process(ctx, cmd)
+		addr := cmd.Val()
+		if err != nil || len(addr) != 2 {
+			return fmt.Sprintf("sentinel %s names no primary: %v", n.Addr, err)
+		}
+		named := net.JoinHostPort(addr[0], addr[1])
+		if i == 0 {
+			for j, d := range s.Data {
+				if d.Addr == named {
+					primary, replica = d, s.Data[1-j]
 				}
 			}
-			return false
-		})
+			if primary == nil {
+				return "sentinel " + n.Addr + " names " + named + ", no data node of the set"
+			}
+		} else if named != primary.Addr {
+			return fmt.Sprintf("sentinel %s names %s, sentinel %s names %s", s.Sentinels[0].Addr, primary.Addr, n.Addr, named)
+		}
 	}
+	info, err := clients[primary].Info(ctx, "replication").Result()
+	if err != nil || !strings.Contains(info, "role:master") || strings.Contains(info, "connected_slaves:0") {
+		return fmt.Sprintf("%s is no primary with a replica (%v)", primary.Addr, err)
+	}
+	info, err = clients[replica].Info(ctx, "replication").Result()
+	if err != nil || !strings.Contains(info, "role:slave") || !strings.Contains(info, "master_link_status:up") ||
+		!strings.Contains(info, "master_port:"+primary.Addr[strings.LastIndexByte(primary.Addr, ':')+1:]) {
+		return fmt.Sprintf("%s is no replica in sync with %s (%v)", replica.Addr, primary.Addr, err)
+	}
+	for _, n := range s.Sentinels {
+		m := redis.NewMapStringStringCmd(ctx, "sentinel", "master", SentinelMasterName)
+		if err := clients[n].Process(ctx, m); err != nil || m.Val()["flags"] != "master" ||
+			m.Val()["num-other-sentinels"] != strconv.Itoa(len(s.Sentinels)-1) {
+			return fmt.Sprintf("sentinel %s: master %v, %v", n.Addr, m.Val(), err)
+		}
+		r := redis.NewMapStringStringSliceCmd(ctx, "sentinel", "replicas", SentinelMasterName)
+		if err := clients[n].Process(ctx, r); err != nil {
+			return fmt.Sprintf("sentinel %s: replicas: %v", n.Addr, err)
+		}
+		if !slices.ContainsFunc(r.Val(), func(rep map[string]string) bool {
+			return net.JoinHostPort(rep["ip"], rep["port"]) == replica.Addr && rep["flags"] == "slave" && rep["master-link-status"] == "ok"
+		}) {
+			return fmt.Sprintf("sentinel %s does not see %s as an ok replica: %v", n.Addr, replica.Addr, r.Val())
+		}
+	}
+	return ""
 }
