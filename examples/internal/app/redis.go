@@ -39,8 +39,8 @@ const (
 
 // parseRedis reads REDIS_URL, REDIS_CLUSTER_URL and REDIS_SENTINEL_URL
 // with go-redis's parsers of its URL forms. It returns nil when none is
-// set, and an error naming the variable (never repeating its value, which
-// may hold a password) when one is malformed or more than one is set.
+// set, and an error naming the variable, and never the password the URL
+// may hold, when one is malformed or more than one is set.
 func parseRedis(env Env) (*redisSource, error) {
 	var set []string
 	for _, k := range []string{redisURLVar, redisClusterURLVar, redisSentinelURLVar} {
@@ -53,7 +53,7 @@ func parseRedis(env Env) (*redisSource, error) {
 		return nil, nil
 	case 1:
 	default:
-		return nil, fmt.Errorf("%s are all set: set one of them (REDIS_URL: one node, REDIS_CLUSTER_URL: a Cluster, REDIS_SENTINEL_URL: its sentinels)", strings.Join(set, " and "))
+		return nil, fmt.Errorf("%s are set together: set one of them (REDIS_URL: one node, REDIS_CLUSTER_URL: a Cluster, REDIS_SENTINEL_URL: its sentinels)", strings.Join(set, " and "))
 	}
 	k := set[0]
 	raw := get(env, k, "")

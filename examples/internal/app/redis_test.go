@@ -72,7 +72,7 @@ func TestParseRedis(t *testing.T) {
 		{map[string]string{"REDIS_SENTINEL_URL": "redis://:secret@x:26379?master_name=m&addr=y"}, "REDIS_SENTINEL_URL: unable to parse addr param: y"},
 		{map[string]string{"REDIS_SENTINEL_URL": "redis://:secret@x:26379?master_name=m&dial_timeout=soon"}, "REDIS_SENTINEL_URL: invalid dial_timeout duration"},
 		{map[string]string{"REDIS_URL": "redis://x:6379", "REDIS_SENTINEL_URL": "redis://y:26379?master_name=m"},
-			"REDIS_URL and REDIS_SENTINEL_URL are all set: set one of them (REDIS_URL: one node, REDIS_CLUSTER_URL: a Cluster, REDIS_SENTINEL_URL: its sentinels)"},
+			"REDIS_URL and REDIS_SENTINEL_URL are set together: set one of them (REDIS_URL: one node, REDIS_CLUSTER_URL: a Cluster, REDIS_SENTINEL_URL: its sentinels)"},
 	} {
 		_, err := parseRedis(env(tt.vars))
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "secret") {
