@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 )
 
 // maxFailoverErrors bounds the time, from the moment a primary dies, during
 // which the limit store may fail on that primary's keys: Redis marks the
-// primary failed after clusterNodeTimeout, its replica waits 0.5 to 1
+// primary failed after redistest.ClusterNodeTimeout, its replica waits 0.5 to 1
 // second more and is elected; the client then learns the new map. The bound
 // leaves room for a slow CI machine.
 const maxFailoverErrors = 10 * time.Second
@@ -34,65 +36,36 @@ const maxFailoverErrors = 10 * time.Second
 //     else);
 //   - the window is not restarted: the key's reset time is the one it had
 //     before the failover (the replica got the absolute expiry).
-func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
+func testFailover(t *testing.T, tc *redistest.Cluster, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	victim := masterAddr(t, c, s.redisKey("probe"))
-	replica := tc.replicaOf(t, victim)
+	replica := replicaOf(t, victim)
 	keys := keysOn(t, c, s, victim, 20)
-	const confirmed, inFlight = 3, 2
-	resetAt := map[string]time.Time{}
-	for _, k := range keys {
-		for range confirmed {
-			_, r, err := s.Increment(ctx, k, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resetAt[k] = r
-		}
-	}
 	primary, err := c.MasterForKey(ctx, s.redisKey(keys[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := primary.Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
-		t.Fatalf("WAIT 1 on %s = %d, %v; want 1 replica", victim, n, err)
-	}
-	for _, k := range keys {
-		for range inFlight {
-			if _, _, err := s.Increment(ctx, k, time.Minute); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	resetAt := countAroundWait(t, s, primary, keys)
 
 	var other string // a key on another primary, tried while the victim is down
-	prims, _ := tc.primaries(t, replica)
+	prims, _ := clusterPrimaries(t, replica)
 	for _, p := range prims {
 		if p != victim {
 			other = keysOn(t, c, s, p, 1)[0]
 			break
 		}
 	}
-	stop := make(chan struct{})
 	var otherCalls, otherFailures int
 	var otherErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			otherCalls++
-			if _, _, err := s.Increment(ctx, other, time.Minute); err != nil {
-				otherFailures, otherErr = otherFailures+1, err
-			}
+	stop := every(50*time.Millisecond, func() {
+		otherCalls++
+		if _, _, err := s.Increment(ctx, other, time.Minute); err != nil {
+			otherFailures, otherErr = otherFailures+1, err
 		}
 	})
 
-	tc.node(t, victim).kill()
+	tc.Node(victim).Kill()
 	died := time.Now()
 	failures := 0
 	for {
@@ -107,11 +80,10 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	window := time.Since(died)
-	close(stop)
-	wg.Wait()
+	stop()
 	t.Logf("errors for %v after the kill (%d failed calls), then working", window.Round(time.Millisecond), failures)
 	t.Logf("meanwhile a key on another primary failed %d of %d calls (last error: %v)", otherFailures, otherCalls, otherErr)
-	prims, _ = tc.primaries(t, replica)
+	prims, _ = clusterPrimaries(t, replica)
 	if !slices.Contains(prims, replica) || slices.Contains(prims, victim) {
 		t.Errorf("primaries after the failover %v: want %s in, %s out", prims, replica, victim)
 	}
@@ -121,21 +93,7 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		t.Errorf("the probe on the promoted replica %s = %d, %v; want 1", replica, got, err)
 	}
 
-	lost := 0
-	for _, k := range keys {
-		n, r, err := s.Increment(ctx, k, time.Minute)
-		if err != nil {
-			t.Fatalf("Increment(%s) after the failover: %v", k, err)
-		}
-		before := int(n) - 1
-		if before < confirmed || before > confirmed+inFlight {
-			t.Errorf("key %s: count %d after the failover, want %d to %d", k, before, confirmed, confirmed+inFlight)
-		}
-		lost += confirmed + inFlight - before
-		if d := r.Sub(resetAt[k]).Abs(); d > 250*time.Millisecond {
-			t.Errorf("key %s: reset at %v after the failover, %v before: the window moved by %v", k, r, resetAt[k], d)
-		}
-	}
+	lost := checkCounts(t, s, keys, resetAt, confirmed, confirmed+inFlight)
 	t.Logf("attempts lost: %d of the %d in flight (%d keys)", lost, inFlight*len(keys), len(keys))
 }
 
@@ -144,23 +102,13 @@ func testFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 // the replica catches up with it and only then is promoted, so nothing is
 // lost. Each of 20 keys on that primary is counted 3 times, with no WAIT;
 // after the failover each count is exactly 3 and the window keeps its end.
-func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
+func testManualFailover(t *testing.T, c *redis.ClusterClient) {
 	ctx := context.Background()
 	s := New(c, Config{Prefix: randomPrefix()})
 	primary := masterAddr(t, c, s.redisKey("manual"))
-	replica := tc.replicaOf(t, primary)
+	replica := replicaOf(t, primary)
 	keys := keysOn(t, c, s, primary, 20)
-	const counted = 3
-	resetAt := map[string]time.Time{}
-	for _, k := range keys {
-		for range counted {
-			_, r, err := s.Increment(ctx, k, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resetAt[k] = r
-		}
-	}
+	resetAt := countKeys(t, s, keys, confirmed)
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
 	began := time.Now()
@@ -178,25 +126,14 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("manual failover of %s to %s took %v", primary, replica, time.Since(began).Round(time.Millisecond))
+	checkCounts(t, s, keys, resetAt, confirmed, confirmed)
 	for _, k := range keys {
-		n, r, err := s.Increment(ctx, k, time.Minute)
-		if err != nil {
-			t.Fatalf("Increment(%s) after the manual failover: %v", k, err)
-		}
-		if n != counted+1 {
-			t.Errorf("key %s: count %d after the manual failover, want %d", k, n-1, counted)
-		}
-		if d := r.Sub(resetAt[k]).Abs(); d > 250*time.Millisecond {
-			t.Errorf("key %s: the window's end moved by %v", k, d)
+		if got, err := rc.Get(ctx, s.redisKey(k)).Int(); err != nil || got != confirmed+1 {
+			t.Errorf("key %s on the promoted replica %s = %d, %v; want %d", k, replica, got, err, confirmed+1)
 		}
 	}
-	for _, k := range keys {
-		if got, err := rc.Get(ctx, s.redisKey(k)).Int(); err != nil || got != counted+1 {
-			t.Errorf("key %s on the promoted replica %s = %d, %v; want %d", k, replica, got, err, counted+1)
-		}
-	}
-	awaitMap(t, tc, c, replica)
-	if got := tc.replicaOf(t, replica); got != primary {
+	awaitMap(t, c, replica)
+	if got := replicaOf(t, replica); got != primary {
 		t.Errorf("the promoted %s has the replica %s, want its old primary %s", replica, got, primary)
 	}
 }
@@ -205,10 +142,10 @@ func testManualFailover(t *testing.T, tc *testCluster, c *redis.ClusterClient) {
 // it in CLUSTER NODES and the replica is in sync with it (a demoted
 // primary takes a moment to become its successor's replica), failing t
 // after maxFailoverErrors.
-func (tc *testCluster) replicaOf(t *testing.T, primary string) string {
+func replicaOf(t *testing.T, primary string) string {
 	t.Helper()
 	for began := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-		_, replicas := tc.primaries(t, primary)
+		_, replicas := clusterPrimaries(t, primary)
 		if r := replicas[primary]; r != "" {
 			rc := redis.NewClient(&redis.Options{Addr: r})
 			info, err := rc.Info(context.Background(), "replication").Result()
@@ -226,10 +163,10 @@ func (tc *testCluster) replicaOf(t *testing.T, primary string) string {
 
 // awaitMap waits until c's map of the cluster names the primaries that
 // node seed names: go-redis reloads its map in the background.
-func awaitMap(t *testing.T, tc *testCluster, c *redis.ClusterClient, seed string) {
+func awaitMap(t *testing.T, c *redis.ClusterClient, seed string) {
 	t.Helper()
 	ctx := context.Background()
-	want, _ := tc.primaries(t, seed)
+	want, _ := clusterPrimaries(t, seed)
 	for began := time.Now(); ; {
 		var mu sync.Mutex
 		var got []string

@@ -9,45 +9,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestCluster runs the stores on a Redis Cluster of three primaries, each
-// with a replica, started for it (startCluster): the storetest suites of
+// with a replica, started for it (redistest.StartCluster): the storetest suites of
 // the limit, session-record and one-time stores, limits on keys spread
 // over every primary, a manual failover, and last (it kills a primary) a
 // failover.
 func TestCluster(t *testing.T) {
 	start := time.Now()
-	tc := startCluster(t)
-	t.Logf("cluster of six nodes up in %v", time.Since(start).Round(time.Millisecond))
-	c := tc.client(t)
+	tc := redistest.StartCluster(t)
+	c := tc.Client(t)
 
-	t.Run("LimitStore", func(t *testing.T) {
-		storetest.RunLimitStore(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
-			return New(c, Config{Prefix: randomPrefix()})
-		}, storetest.LimitOptions{RealTime: true})
-	})
-	t.Run("LimitRefunder", func(t *testing.T) {
-		storetest.RunLimitRefunder(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
-			return New(c, Config{Prefix: randomPrefix()})
-		}, storetest.LimitOptions{RealTime: true})
-	})
-	t.Run("Sessions", func(t *testing.T) {
-		// A prefix with no hash tag: the store adds SessionsHashTag.
-		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
-			return NewSessions(c, SessionsConfig{Prefix: randomPrefix()})
-		})
-	})
-	t.Run("TrustedDevices", func(t *testing.T) {
-		// auth.Config.TrustedDevices is a session.Store of its own: the
-		// same type under another prefix, here one with a hash tag.
-		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
-			return NewSessions(c, SessionsConfig{Prefix: "{" + randomPrefix() + "}trusted:"})
-		})
-	})
+	runStoreSuites(t, c)
 	t.Run("SessionKeysShareASlot", func(t *testing.T) {
 		for _, prefix := range []string{"", "app:sess:", "{app-sess}:", "a{", "a}{b"} {
 			s := NewSessions(c, SessionsConfig{Prefix: prefix})
@@ -64,17 +40,10 @@ func TestCluster(t *testing.T) {
 			}
 		}
 	})
-	t.Run("OneTime", func(t *testing.T) {
-		storetest.RunOneTimeStore(t, func(t *testing.T, clock *storetest.Clock) onetime.Store {
-			s := NewOneTime(c, OneTimeConfig{Prefix: randomPrefix()})
-			s.now = clock.Now
-			return s
-		})
-	})
 	t.Run("LimitsHoldAcrossSlots", func(t *testing.T) { testLimitsAcrossSlots(t, c) })
-	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, tc, c) })
+	t.Run("ManualFailover", func(t *testing.T) { testManualFailover(t, c) })
 	t.Run("Failover", func(t *testing.T) {
-		awaitMap(t, tc, c, tc.nodes[0].addr) // whatever ManualFailover left
+		awaitMap(t, c, tc.Nodes[0].Addr) // whatever ManualFailover left
 		testFailover(t, tc, c)
 	})
 	t.Logf("cluster tests took %v", time.Since(start).Round(time.Millisecond))

@@ -16,6 +16,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
@@ -257,4 +259,43 @@ func (h clockHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 		h.m.SetTime(h.clock.Now())
 		return next(ctx, cmds)
 	}
+}
+
+// runStoreSuites runs the storetest suites of the three stores on c, a
+// replicated Redis started for the test (a Cluster or a Sentinel set):
+// RunLimitStore and RunLimitRefunder in real time, RunSessionStore as
+// session records (a prefix with no hash tag: the store adds
+// SessionsHashTag) and as trusted devices (a prefix with one), and
+// RunOneTimeStore. The keys are left: the servers die with the test.
+func runStoreSuites(t *testing.T, c redis.UniversalClient) {
+	t.Run("LimitStore", func(t *testing.T) {
+		storetest.RunLimitStore(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
+			return New(c, Config{Prefix: randomPrefix()})
+		}, storetest.LimitOptions{RealTime: true})
+	})
+	t.Run("LimitRefunder", func(t *testing.T) {
+		storetest.RunLimitRefunder(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
+			return New(c, Config{Prefix: randomPrefix()})
+		}, storetest.LimitOptions{RealTime: true})
+	})
+	t.Run("Sessions", func(t *testing.T) {
+		// A prefix with no hash tag: the store adds SessionsHashTag.
+		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
+			return NewSessions(c, SessionsConfig{Prefix: randomPrefix()})
+		})
+	})
+	t.Run("TrustedDevices", func(t *testing.T) {
+		// auth.Config.TrustedDevices is a session.Store of its own: the
+		// same type under another prefix, here one with a hash tag.
+		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
+			return NewSessions(c, SessionsConfig{Prefix: "{" + randomPrefix() + "}trusted:"})
+		})
+	})
+	t.Run("OneTime", func(t *testing.T) {
+		storetest.RunOneTimeStore(t, func(t *testing.T, clock *storetest.Clock) onetime.Store {
+			s := NewOneTime(c, OneTimeConfig{Prefix: randomPrefix()})
+			s.now = clock.Now
+			return s
+		})
+	})
 }

@@ -29,14 +29,12 @@ import (
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/pages"
 	"github.com/authkit-go/authkit/passkeys"
-	"github.com/redis/go-redis/v9"
 )
 
 // Env reads a variable; tests pass a map's lookup.
@@ -132,6 +130,10 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 			"behind a proxy that appends to the header (nginx's $proxy_add_x_forwarded_for) every client chooses its own "+
 			"rate-limit key; set TRUST_PROXY to the proxy's addresses (e.g. TRUST_PROXY=10.0.0.0/8) unless the proxy overwrites it")
 	}
+	redisSrc, err := parseRedis(env)
+	if err != nil {
+		return nil, err
+	}
 	appURL := get(env, "APP_URL", "http://localhost:8080")
 	if w := appURLWarning(appURL); w != "" {
 		a.Warnings = append(a.Warnings, w)
@@ -143,7 +145,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Users = users
-	limitStore, limitsDesc, err := a.openLimits(get(env, "REDIS_URL", ""), get(env, "REDIS_PREFIX", redisstore.DefaultPrefix))
+	limitStore, limitsDesc, err := a.openLimits(redisSrc, get(env, "REDIS_PREFIX", redisstore.DefaultPrefix))
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -151,7 +153,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if limitStore == nil && a.Production {
 		a.Warnings = append(a.Warnings, "REDIS_URL is unset: rate limits are kept in this process's memory, "+
 			"10,000 keys per limit; production with more than one process, or under attack, wants REDIS_URL "+
-			"(one shared limit store without that capacity)")
+			"(or REDIS_CLUSTER_URL, REDIS_SENTINEL_URL: one shared limit store without that capacity)")
 	}
 
 	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
@@ -383,39 +385,6 @@ func (a *App) openUsers(dsn, dataDir string) (user.Store, records, string, error
 // database.
 type records struct {
 	sessions, trusted session.Store
-}
-
-// openLimits returns the rate-limit store of every limit: Redis when
-// REDIS_URL is set (shared by every server process), else nil, which gives
-// each limit its own in-memory store.
-func (a *App) openLimits(redisURL, prefix string) (func(string) ratelimit.Store, string, error) {
-	if redisURL == "" {
-		return nil, "memory", nil
-	}
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		return nil, "", fmt.Errorf("REDIS_URL: invalid URL")
-	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 5*time.Second, 3*time.Second, 3*time.Second
-	// Fail fast when Redis is down: one retry, one dial attempt. Requests
-	// then get their 503 (fail closed) at once instead of piling up.
-	opts.MaxRetries = 1
-	opts.DialerRetries = 1
-	// go-redis logs its own troubles ("connection pool: failed to dial")
-	// through one process-wide logger: make it the app's.
-	redis.SetLogger(redisstore.NewLogger(a.logger))
-	client := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		client.Close()
-		return nil, "", fmt.Errorf("REDIS_URL: %s does not answer: %w", opts.Addr, err)
-	}
-	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
-	rs := redisstore.New(client, redisstore.Config{Prefix: prefix})
-	a.pingLimits = rs.Ping
-	// One store for every limit: their keys carry the limit's name.
-	return func(string) ratelimit.Store { return rs }, "redis " + opts.Addr, nil
 }
 
 func (a *App) mailer(smtpURL, from string, stdout io.Writer) (mail.Mailer, string, error) {

@@ -122,6 +122,8 @@ func TestBadSettings(t *testing.T) {
 		{"DATABASE_URL", "oracle://x", `DATABASE_URL: sqlxstore: invalid config: database URL scheme "oracle"`},
 		{"REDIS_URL", "redis://127.0.0.1:1/0", "REDIS_URL: 127.0.0.1:1 does not answer"},
 		{"REDIS_URL", "http://x", "REDIS_URL: invalid URL"},
+		{"REDIS_CLUSTER_URL", "redis://127.0.0.1:1", "REDIS_CLUSTER_URL: cluster 127.0.0.1:1 does not answer"},
+		{"REDIS_SENTINEL_URL", "redis://127.0.0.1:1?master_name=m", "REDIS_SENTINEL_URL: sentinel m via 127.0.0.1:1 does not answer"},
 		{"SMTP_URL", "http://x", "SMTP_URL"},
 		{"PWNED_PASSWORDS", "yes", "PWNED_PASSWORDS must be true, false or a range API URL"},
 		{"PWNED_PASSWORDS", "https:///range/", "PWNED_PASSWORDS: password: invalid pwned config"},
