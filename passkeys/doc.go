@@ -23,7 +23,8 @@
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
 // Handler.OpenAPI returns the OpenAPI 3.1 document of the Service's routes
-// with these JSON routes added (openapi.json, a part of core's document).
+// with these JSON routes added (openapi.json, a part of core's document),
+// each listing, for each status, the codes that route answers with.
 //
 // The Handler is an http.Handler. Mount it beside the framework module's
 // routes, on Prefix and every path under it. net/http:

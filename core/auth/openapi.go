@@ -31,12 +31,18 @@ type openAPIDoc struct {
 // of a store the Service lacks (Config.Sessions, Config.TrustedDevices,
 // Config.EmailCode) is not in it, as [Service.Routes] leaves it out; the
 // session cookie is named as Config.SessionCookie names it. Each operation
-// lists in x-set-cookies the cookies its answers may set or expire.
+// lists in x-set-cookies the cookies its answers may set or expire, and
+// for each status the codes the route answers with (an enum on code, each
+// code an example with its English text); every answer may carry
+// Content-Language and Vary (with Config.Catalog), and every operation
+// takes Accept-Language.
 //
 // parts are the documents of modules mounted beside the routes (the
 // passkeys module's Handler.OpenAPI passes its own): their paths, and the
 // components core's document does not have, are added. A part's
-// references may name core's components ("#/components/responses/Error400").
+// references may name core's components: "#/components/responses/Error400"
+// (every authkit code of a status, and an app's own), the headers, the
+// Accept-Language parameter, the security schemes.
 // It returns an error only for a part that is not an OpenAPI document in
 // JSON, or one that repeats a path of core's.
 func (s *Service) OpenAPI(parts ...[]byte) ([]byte, error) {

@@ -18,7 +18,12 @@
 //     not match the status's schema, or that lacks a required header
 //     (Retry-After on 429 and 503, Allow on 405);
 //   - an error code that is not authkit's for that status ([auth.Codes]),
-//     but for the apps' own codes of the suite's hooks ([AppCodes]);
+//     but for the apps' own codes of the suite's hooks ([AppCodes]), or
+//     not one the route lists for that status (the enum of the code in
+//     its operation's response; the app codes only where the operation
+//     allows an app's own);
+//   - a Content-Language or Vary header off its schema (a language tag;
+//     Accept-Language);
 //   - a request the document refuses (a field of the wrong type, a missing
 //     required field or cookie, an unknown content type) answered with
 //     anything but a 4xx;
@@ -158,6 +163,9 @@ func (c *Checker) check(x Exchange) (string, error) {
 	}
 	name = req.Method + " " + route.Path
 	op = name
+	if err := routeCode(route, resp.StatusCode, body.Code); err != nil {
+		return op, fail("%v", err)
+	}
 
 	// The request.
 	vreq := req.Clone(context.Background())
@@ -220,6 +228,38 @@ func (c *Checker) errorBody(status int, b []byte) (errBody, error) {
 		return e, fmt.Errorf("code %q answers %d, not %d", e.Code, want, status)
 	}
 	return e, nil
+}
+
+// routeCode checks the code of an error answer of route against the
+// codes its operation lists for the status (the code property's enum):
+// a code authkit has, but not for this route, fails. Where the operation
+// allows an app's own codes too (the routes whose hooks may refuse),
+// those of the suite's hooks ([AppCodes]) pass. A status the operation
+// does not list is left to the response validation, which names it.
+func routeCode(route *routers.Route, status int, code string) error {
+	if status < 400 {
+		return nil
+	}
+	r := route.Operation.Responses.Status(status)
+	if r == nil || r.Value == nil {
+		return nil
+	}
+	mt := r.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || mt.Schema.Value.Properties["code"] == nil {
+		return fmt.Errorf("the %d response has no code", status)
+	}
+	s := mt.Schema.Value.Properties["code"].Value
+	enum, appCodes := s.Enum, false
+	if len(s.AnyOf) > 0 && s.AnyOf[0].Value != nil {
+		enum, appCodes = s.AnyOf[0].Value.Enum, true
+	}
+	if slices.Contains(enum, any(code)) {
+		return nil
+	}
+	if st, ok := AppCodes[code]; ok && appCodes && st == status {
+		return nil
+	}
+	return fmt.Errorf("code %q is not one %s %s answers %d with: %v", code, route.Method, route.Path, status, enum)
 }
 
 type errBody struct {
