@@ -72,6 +72,11 @@ var notReturned = map[string][]*Error{
 	"loginRoute": typedEmail,
 }
 
+// notFollowed are the functions the walk does not enter: statusOf maps an
+// error to the status an Observer is told a flow ended with; it answers
+// nothing.
+var notFollowed = map[string]bool{"statusOf": true}
+
 // source is the package's non-test source, type-checked on its own (the
 // imported packages are left empty: only the package's own functions,
 // variables and fields are resolved, which is what the walk follows).
@@ -208,7 +213,7 @@ func (s *source) reach(fn *types.Func) map[Code]bool {
 	var walk func(fn *types.Func)
 	walk = func(fn *types.Func) {
 		d := s.decls[fn]
-		if seen[fn] || d == nil || d.Body == nil {
+		if seen[fn] || d == nil || d.Body == nil || notFollowed[fn.Name()] {
 			return
 		}
 		seen[fn] = true
