@@ -67,9 +67,15 @@ func TestOpenAPIRowsAreTheFlowsConditions(t *testing.T) {
 
 // notReturned are the conditions a handler reaches but never returns, by
 // handler: Login reads normalizeEmail's error only to skip the email's
-// limit and lookup (an odd address fails as invalid_credentials).
+// limit and lookup (an odd address fails as invalid_credentials); the
+// flows of a new password call checkPolicy, whose ErrPasswordInvalid
+// cannot happen there: checkText refused the password's invalid
+// characters first (no printable character is a control one after NFKC).
 var notReturned = map[string][]*Error{
-	"loginRoute": typedEmail,
+	"loginRoute":          typedEmail,
+	"registerRoute":       {ErrPasswordInvalid},
+	"resetPasswordRoute":  {ErrPasswordInvalid},
+	"changePasswordRoute": {ErrPasswordInvalid},
 }
 
 // notFollowed are the functions the walk does not enter: statusOf maps an

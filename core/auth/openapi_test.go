@@ -165,6 +165,7 @@ var notCoreOperations = map[Code]string{
 	ErrPasskeyAlreadyRegistered.Code: "passkeys/openapi.json",
 	ErrPasskeyCountRegressed.Code:    "passkeys/openapi.json",
 	ErrPasskeyNotFound.Code:          "passkeys/openapi.json",
+	ErrPasswordInvalid.Code:          "no route: every flow of a new password refuses its invalid characters first (checkText: invalid_characters)",
 }
 
 // operationCodes returns "STATUS code" of every code the operations of
