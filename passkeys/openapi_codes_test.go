@@ -41,9 +41,13 @@ func TestOpenAPIRowsAreTheRoutesConditions(t *testing.T) {
 	handlers := src.routes(t, pkg)
 
 	// Conditions a route reaches but never returns: cleanName gives a
-	// blank name "Passkey" before CheckPasskeyName could refuse it.
+	// blank name "Passkey" before CheckPasskeyName could refuse it; the
+	// 2FA finish refuses a request without the pending cookie its
+	// ceremony was begun under (ErrPasskeyChallengeInvalid) before
+	// FinishTwoFactor could say ErrNoPendingTwoFactor.
 	notReturned := map[string][]*auth.Error{
 		"POST " + Prefix + "/register/finish": {auth.ErrNameRequired},
+		"POST " + Prefix + "/2fa/finish":      {auth.ErrNoPendingTwoFactor},
 	}
 	for _, op := range pkOps {
 		name := op.method + " " + op.path

@@ -49,6 +49,12 @@ type pkOp struct {
 // The conditions of a begun 2FA login (auth.Service.PendingTwoFactorUser).
 var pendingLogin = []*auth.Error{auth.ErrNoPendingTwoFactor, auth.ErrTwoFactorExpired, auth.ErrInvalidSession}
 
+// Those of the 2FA finish (auth.Service.FinishTwoFactor): not
+// ErrNoPendingTwoFactor, as its ceremony is bound to the pending cookie it
+// was begun under (pendingHash), so a request without one fails first
+// with ErrPasskeyChallengeInvalid.
+var finishPendingLogin = []*auth.Error{auth.ErrTwoFactorExpired, auth.ErrInvalidSession}
+
 var (
 	beganCookie = "authkit_passkey (the begun ceremony, 5 minutes, Path=/api/passkeys, SameSite=Strict)"
 	credential  = "JSON: the credential as PublicKeyCredential.toJSON() gives it (id, rawId, type, response, ...)"
@@ -80,7 +86,7 @@ var pkOps = []pkOp{
 		bodyDesc: credential + " (the assertion), plus remember and trustDevice.",
 		ok:       success, cookies: "authkit_session, authkit_device; 2fa_pending deleted; authkit_passkey expired; authkit_trusted with trustDevice",
 		setCookies: []string{"authkit_session", "authkit_device", "2fa_pending", ChallengeCookie, "authkit_trusted"},
-		errs: slices.Concat(pendingLogin, []*auth.Error{auth.ErrTooManyTwoFactor, auth.ErrPasskeyChallengeInvalid, auth.ErrPasskeyInvalid,
+		errs: slices.Concat(finishPendingLogin, []*auth.Error{auth.ErrTooManyTwoFactor, auth.ErrPasskeyChallengeInvalid, auth.ErrPasskeyInvalid,
 			auth.ErrPasskeyCountRegressed}), hooks: "AfterLogin"},
 	{method: "POST", path: Prefix + "/login/begin", id: "beginPasskeyLogin", summary: "Begin a passwordless login",
 		desc: "Discoverable credentials, no allow list; for conditional UI too. Counts against BeginLimit. 404 feature_disabled when Config.AllowPasswordless is false.",
