@@ -280,12 +280,20 @@ func cookieAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error
 	return nil
 }
 
+// Answer is an exchange that matched the document: its operation
+// ("POST /api/login"), its status and, for an error, its code.
+type Answer struct {
+	Op     string
+	Status int
+	Code   string
+}
+
 // Proxy serves a validating reverse proxy to target (a base URL) on
 // 127.0.0.1:0 until t ends and returns its base URL. Every exchange
 // through it that does not match the document fails t, naming the route.
-// answered, when not nil, gets the operation ("POST /api/login") of each
-// exchange answered 2xx.
-func (c *Checker) Proxy(t testing.TB, target string, answered func(op string)) string {
+// answered, when not nil, gets each exchange of an operation that matched
+// it: a 2xx, or an error with the code it answered.
+func (c *Checker) Proxy(t testing.TB, target string, answered func(Answer)) string {
 	srv := httptest.NewServer(c.handler(target, func(err error) { t.Error(err) }, answered))
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -293,7 +301,7 @@ func (c *Checker) Proxy(t testing.TB, target string, answered func(op string)) s
 
 // handler is the proxy: it forwards each request to target, checks the
 // exchange and passes the answer on unchanged. report gets each mismatch.
-func (c *Checker) handler(target string, report func(error), answered func(op string)) http.Handler {
+func (c *Checker) handler(target string, report func(error), answered func(Answer)) http.Handler {
 	u, err := url.Parse(target)
 	if err != nil {
 		panic(err) // the suite's own URL
@@ -322,8 +330,14 @@ func (c *Checker) handler(target string, report func(error), answered func(op st
 		if err != nil {
 			report(err)
 		}
-		if err == nil && op != "" && answered != nil && resp.StatusCode/100 == 2 {
-			answered(op)
+		if err == nil && op != "" && answered != nil && (resp.StatusCode/100 == 2 || resp.StatusCode >= 400) {
+			a := Answer{Op: op, Status: resp.StatusCode}
+			if resp.StatusCode >= 400 {
+				var e errBody
+				_ = json.Unmarshal(b, &e) // check read it
+				a.Code = e.Code
+			}
+			answered(a)
 		}
 		return nil
 	}

@@ -2,11 +2,14 @@ package openapi
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,12 +32,103 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
-	os.Exit(m.Run())
+	code := m.Run()
+	if code == 0 && wholeRun() {
+		code = checkAnsweredLists()
+	}
+	os.Exit(code)
+}
+
+// The lists of the codes the rows of the documents' tables list that this
+// package's run answers: core/auth's and passkeys' TestOpenAPIListedCodesAnswered
+// take them as answered here instead of answering them in-process.
+var answeredLists = []string{
+	"../../core/auth/testdata/openapi_e2e_answered.txt",
+	"../../passkeys/testdata/openapi_e2e_answered.txt",
+}
+
+// errorsSeen are the error answers of every suite of the run, as
+// "METHOD PATH STATUS CODE" (the operation's path).
+var errorsSeen = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// wholeRun reports whether every test of the package ran: no -run or
+// -skip pattern left one out.
+func wholeRun() bool {
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkAnsweredLists returns 1, naming them, when a line of answeredLists
+// is an answer no exchange of the run gave: the suite no longer answers
+// it, and the module's in-process test must (a case of its own).
+func checkAnsweredLists() int {
+	errorsSeen.Lock()
+	defer errorsSeen.Unlock()
+	missing, err := unanswered(answeredLists, errorsSeen.m)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "openapi: %v\nFAIL\n", err)
+		return 1
+	}
+	for _, m := range missing {
+		fmt.Fprintf(os.Stderr, "--- FAIL: %s: no exchange of the flow suites answered it: answer it in-process (the module's TestOpenAPIListedCodesAnswered) and drop the line\n", m)
+	}
+	if len(missing) > 0 {
+		fmt.Fprintln(os.Stderr, "FAIL")
+		return 1
+	}
+	return 0
+}
+
+// unanswered returns the lines of the files lists ("file: line") that
+// seen does not hold; blank lines and # comments aside.
+func unanswered(lists []string, seen map[string]bool) ([]string, error) {
+	var missing []string
+	for _, name := range lists {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		for line := range strings.Lines(string(b)) {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "#") && !seen[line] {
+				missing = append(missing, name+": "+line)
+			}
+		}
+	}
+	return missing, nil
+}
+
+// TestUnanswered: a listed answer the run did not give is named; one it
+// gave, a comment and a blank line are not.
+func TestUnanswered(t *testing.T) {
+	list := filepath.Join(t.TempDir(), "answered.txt")
+	if err := os.WriteFile(list, []byte("# a comment\n\nPOST /api/login 401 invalid_credentials\nPOST /api/login 429 too_many_login_attempts\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := unanswered([]string{list}, map[string]bool{"POST /api/login 401 invalid_credentials": true})
+	if want := []string{list + ": POST /api/login 429 too_many_login_attempts"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("unanswered = %q, %v; want %q", got, err, want)
+	}
+	if _, err := unanswered([]string{filepath.Join(t.TempDir(), "none.txt")}, nil); err == nil {
+		t.Error("a missing list: no error")
+	}
+	for _, name := range answeredLists {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("answeredLists: %v", err)
+		}
+	}
 }
 
 // checked puts the validating proxy of doc in front of base; answered
-// gets each operation answered 2xx.
-func checked(t *testing.T, doc []byte, err error, base string, answered func(op string)) string {
+// gets each exchange of an operation that matched the document.
+func checked(t *testing.T, doc []byte, err error, base string, answered func(Answer)) string {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("OpenAPI: %v", err)
@@ -46,19 +140,26 @@ func checked(t *testing.T, doc []byte, err error, base string, answered func(op 
 	return c.Proxy(t, base, answered)
 }
 
-// coverage collects the operations a suite reached with a 2xx answer.
+// coverage collects the operations a suite reached with a 2xx answer;
+// the error answers go to errorsSeen.
 type coverage struct {
 	mu   sync.Mutex
 	seen map[string]bool
 }
 
-func (c *coverage) add(op string) {
+func (c *coverage) add(a Answer) {
+	if a.Status >= 400 {
+		errorsSeen.Lock()
+		errorsSeen.m[fmt.Sprintf("%s %d %s", a.Op, a.Status, a.Code)] = true
+		errorsSeen.Unlock()
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen == nil {
 		c.seen = map[string]bool{}
 	}
-	c.seen[op] = true
+	c.seen[a.Op] = true
 }
 
 // check fails t for each operation of doc (a document with every route)
