@@ -10,10 +10,7 @@ package matrix
 
 import (
 	"context"
-	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -33,16 +30,6 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
-	flag.Parse()
-	// The suite's tests spend most of their time waiting on the databases
-	// (each write a commit), so -parallel at its default, GOMAXPROCS (2 on
-	// CI), leaves the CPUs idle. Unless the run sets -parallel itself, let
-	// more of them wait at once.
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
-	}
 	os.Exit(m.Run())
 }
 
