@@ -74,7 +74,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, fn ro
 	method, pattern, _ := strings.Cut(op, " ")
 	rt := auth.Route{Method: method, Pattern: pattern}
 	ctx, end := h.svc.Observe(r.Context(), v, auth.Flow{Name: rt.Flow(), Route: rt})
-	r = r.WithContext(ctx)
+	if ctx != r.Context() { // an Observer's flow: no copy of the request without one
+		r = r.WithContext(ctx)
+	}
 	var err error
 	defer func() {
 		// No request may end the process: a panic outside the ceremonies'
