@@ -20,6 +20,13 @@ import (
 
 func newService(t *testing.T) *auth.Service {
 	t.Helper()
+	return newServiceWith(t, func(*auth.Config) {})
+}
+
+// newServiceWith is a Service over the memory store with the test hasher
+// and keys, as change leaves its Config.
+func newServiceWith(t *testing.T, change func(*auth.Config)) *auth.Service {
+	t.Helper()
 	key, err := secretbox.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -28,8 +35,10 @@ func newService(t *testing.T) *auth.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
-		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{}})
+	cfg := auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
+		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{}}
+	change(&cfg)
+	svc, err := auth.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,6 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
-	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
@@ -190,24 +187,12 @@ func (c *coverage) check(t *testing.T, doc []byte, err error) {
 // reach.
 func everything(t *testing.T) *auth.Service {
 	t.Helper()
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := auth.New(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
-		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{},
-		Logger:         slog.New(slog.DiscardHandler),
-		Sessions:       store.NewMemorySessions(store.MemoryConfig{}),
-		TrustedDevices: store.NewMemorySessions(store.MemoryConfig{}),
-		EmailCode:      auth.EmailCodeConfig{Enabled: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
+	return newServiceWith(t, func(c *auth.Config) {
+		c.Logger = slog.New(slog.DiscardHandler)
+		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
+		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
+		c.EmailCode = auth.EmailCodeConfig{Enabled: true}
+	})
 }
 
 // TestFlowSuite runs the HTTP flow suite on each framework with every
