@@ -26,7 +26,8 @@
 //	peerbench -authkit BIN -betterauth DIR [-rounds 5] [-duration 5s] [-out DIR] [-smoke]
 //
 // -smoke only starts both servers (sessions in PostgreSQL, nothing seeded)
-// and checks one login and one session check on each. Results: -out holds
+// and checks one login and one session check on each; -table runs.json
+// prints the table of an earlier run again. Results: -out holds
 // wrk's raw reports, runs.json, machine.txt, table.md (printed at the end)
 // and authkit's CPU profiles of one extra, uncounted run of each kind.
 package main
@@ -65,6 +66,7 @@ type config struct {
 	seedUsers, seedEach                           int
 	serverCPU, loadCPU                            string
 	smoke                                         bool
+	tableFrom                                     string
 
 	runs []run
 	rss  []rssRow
@@ -90,6 +92,7 @@ func main() {
 	flag.StringVar(&c.serverCPU, "server-cpu", "1", "CPU list the servers are pinned to (taskset -c; empty: unpinned)")
 	flag.StringVar(&c.loadCPU, "load-cpu", "0", "CPU list wrk is pinned to (taskset -c; empty: unpinned)")
 	flag.BoolVar(&c.smoke, "smoke", false, "only start both servers and check one login and one session check each")
+	flag.StringVar(&c.tableFrom, "table", "", "only print the table of an earlier run from its runs.json")
 	flag.Parse()
 	if err := c.main(); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
@@ -104,9 +107,28 @@ func envOr(k, def string) string {
 	return def
 }
 
+// results is what runs.json holds.
+type results struct {
+	Runs []run    `json:"runs"`
+	RSS  []rssRow `json:"rss"`
+}
+
 func (c *config) main() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if c.tableFrom != "" {
+		b, err := os.ReadFile(c.tableFrom)
+		if err != nil {
+			return err
+		}
+		var r results
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: %w", c.tableFrom, err)
+		}
+		c.runs, c.rss = r.Runs, r.RSS
+		fmt.Print(c.table())
+		return nil
+	}
 	if c.authkitBin == "" {
 		return errors.New("-authkit is required")
 	}
@@ -147,10 +169,7 @@ func (c *config) main() error {
 	if err := c.writeMachine(ctx, "after"); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(struct {
-		Runs []run    `json:"runs"`
-		RSS  []rssRow `json:"rss"`
-	}{c.runs, c.rss}, "", "  ")
+	b, err := json.MarshalIndent(results{c.runs, c.rss}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -179,12 +198,12 @@ type run struct {
 }
 
 type rssRow struct {
-	Scenario string `json:"scenario"`
-	Server   string `json:"server"`
-	Sessions int    `json:"sessions"`
-	Seeded   int64  `json:"rssSeeded"` // bytes, after start-up and seeding
-	After    int64  `json:"rssAfter"`  // bytes, after the rounds
-	SeedSecs float64
+	Scenario string  `json:"scenario"`
+	Server   string  `json:"server"`
+	Sessions int     `json:"sessions"`
+	Seeded   int64   `json:"rssSeeded"` // bytes, after start-up and seeding
+	After    int64   `json:"rssAfter"`  // bytes, after the rounds
+	SeedSecs float64 `json:"seedSeconds"`
 }
 
 // scenario starts both servers for st, signs in on each, and measures kinds
