@@ -26,10 +26,11 @@
 //	peerbench -authkit BIN -betterauth DIR [-rounds 5] [-duration 5s] [-out DIR] [-smoke]
 //
 // -smoke only starts both servers (sessions in PostgreSQL, nothing seeded)
-// and checks one login and one session check on each; -table runs.json
-// prints the table of an earlier run again. Results: -out holds
-// wrk's raw reports, runs.json, machine.txt, table.md (printed at the end)
-// and authkit's CPU profiles of one extra, uncounted run of each kind.
+// and checks one login and one session check on each; -table FILE prints
+// the table of an earlier run from its JSON again. Results, in -out: the
+// table (printed at the end), every run as JSON, the machine and versions,
+// wrk's raw reports, and authkit's heap profile and CPU profiles of one
+// extra, uncounted run of each kind.
 package main
 
 import (

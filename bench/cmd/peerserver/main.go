@@ -240,7 +240,9 @@ func seed(ctx context.Context, svc *auth.Service, users *sqlxstore.UserStore, ha
 				}
 				if err != nil {
 					mu.Lock()
-					first = cmpErr(first, fmt.Errorf("seed user %d: %w", i, err))
+					if first == nil {
+						first = fmt.Errorf("seed user %d: %w", i, err)
+					}
 					mu.Unlock()
 				}
 			}
@@ -252,13 +254,6 @@ func seed(ctx context.Context, svc *auth.Service, users *sqlxstore.UserStore, ha
 	close(jobs)
 	wg.Wait()
 	return n * each, first
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // cookieJar is a session.CookieBridge that drops what is set.
