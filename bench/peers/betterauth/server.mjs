@@ -47,7 +47,8 @@ if ((env.SESSIONS || "postgres") === "redis") {
     set: (key, value, ttl) => (ttl ? redis.set(p + key, value, "EX", ttl) : redis.set(p + key, value)),
     delete: (key) => redis.del(p + key),
     increment: async (key, ttl) => {
-      const [[, n]] = await redis.multi().incr(p + key).expire(p + key, ttl, "NX").exec();
+      const [[err, n]] = await redis.multi().incr(p + key).expire(p + key, ttl, "NX").exec();
+      if (err) throw err;
       return n;
     },
   };
