@@ -39,6 +39,9 @@
 //     docs/api.md "Cookies"; [SECURITY.md](SECURITY.md), "Known limits";
 //     the README ("Passkeys"), a README alone meaning the nearest one up;
 //     adapters/redisstore README, "Redis Cluster" and "Redis Sentinel".
+//     A comma and a capitalised name without quotes, as Go comments cite
+//     docs/api.md (docs/api.md, Rate limits), is checked the same way, the
+//     name running to the next ) . ; : , ( or blank line.
 //     Each name must be the text of a heading of that file, as rendered
 //     (backticks and bold markers dropped; a numbered heading, "14. Email
 //     codes", answers to its name alone too), across line breaks too;
@@ -123,7 +126,7 @@ func main() {
 	if root == "" {
 		root = findRoot()
 	}
-	refs, err := checkRefs(root)
+	refs, counts, err := checkRefs(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "doccheck:", err)
 		os.Exit(2)
@@ -135,8 +138,10 @@ func main() {
 	if len(problems) > 0 {
 		fmt.Fprintf(os.Stderr, "doccheck: %d exported names without a doc comment\n", len(problems))
 	}
+	fmt.Fprintf(os.Stderr, "doccheck: checked %d file references, %d anchors, %d section names\n",
+		counts.files, counts.anchors, counts.sections)
 	if len(refs) > 0 {
-		fmt.Fprintf(os.Stderr, "doccheck: %d references to files that are not in the repository\n", len(refs))
+		fmt.Fprintf(os.Stderr, "doccheck: %d references that a reader of the repository cannot follow\n", len(refs))
 	}
 	if len(problems) > 0 || len(refs) > 0 {
 		os.Exit(1)
@@ -263,13 +268,18 @@ type refChecker struct {
 	root string
 	out  []string
 	docs map[string]*mdDoc // Markdown files read for their headings, by path
+	n    counts
 }
 
-// checkRefs walks root and returns a problem per unresolved reference.
-func checkRefs(root string) ([]string, error) {
+// counts are how many references of each kind the check followed.
+type counts struct{ files, anchors, sections int }
+
+// checkRefs walks root and returns a problem per unresolved reference,
+// and how many references it checked.
+func checkRefs(root string) ([]string, counts, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return nil, err
+		return nil, counts{}, err
 	}
 	c := &refChecker{root: root, docs: map[string]*mdDoc{}}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -296,7 +306,7 @@ func checkRefs(root string) ([]string, error) {
 		}
 		return nil
 	})
-	return c.out, err
+	return c.out, c.n, err
 }
 
 func (c *refChecker) report(rel string, line int, format string, args ...any) {
@@ -432,6 +442,7 @@ func (c *refChecker) line(rel string, n int, line string, markdown bool) {
 			}
 			target, anchor, _ := strings.Cut(target, "#")
 			target, _, _ = strings.Cut(target, "?")
+			c.n.files++
 			p := filepath.Join(dir, filepath.FromSlash(target))
 			switch {
 			case target == "":
@@ -462,6 +473,7 @@ func (c *refChecker) line(rel string, n int, line string, markdown bool) {
 		if !hasSlash && !strings.HasSuffix(ref, ".md") {
 			continue
 		}
+		c.n.files++
 		p, ok := c.resolve(dir, ref)
 		if !ok {
 			c.report(rel, n, "%s: no such file in the repository", ref)
@@ -582,6 +594,13 @@ var (
 	// names: group 1, 2 or 3/4 the file, group 5 the quotes.
 	sectionRef = regexp.MustCompile(`(?:\[[^\]]*\]\(([^)\s#]+\.md)\)|((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.md)|(?:((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+)\s+)?\b(README)\b)` +
 		`\)?[,:]?\s*\(?((?:"[^"]{1,120}")(?:(?:,\s*|,?\s+(?:and|or)\s+)"[^"]{1,120}")*)`)
+	// unquotedRef is a Markdown path, a comma and a section name without
+	// quotes, as Go comments cite docs/api.md: (docs/api.md, Rate limits).
+	// The name starts with a capital and runs to a ) . ; : , ( or a blank
+	// line; group 1 is the file, group 2 the name.
+	unquotedRef = regexp.MustCompile(`((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.md)\)?, ([A-Z][A-Za-z0-9 \n-]*?)\s*(?:[).;:,(]|\n\n|$)`)
+	// allCaps is a word such as README or SECURITY: a file, not a section.
+	allCaps = regexp.MustCompile(`^[A-Z]+$`)
 	// quoted is one quoted name of sectionRef's group 5.
 	quoted = regexp.MustCompile(`"([^"]+)"`)
 )
@@ -663,6 +682,7 @@ func (c *refChecker) anchor(rel string, n int, ref, p, anchor string) {
 		c.report(rel, n, "%s: %v", ref, err)
 		return
 	}
+	c.n.anchors++
 	if !d.anchors[anchor] {
 		c.report(rel, n, "%s: no heading or anchor #%s in %s", ref, anchor, c.relative(p))
 	}
@@ -723,9 +743,29 @@ func (c *refChecker) sections(rel string, text []string, nums []int) {
 		line := nums[strings.Count(joined[:m[0]], "\n")]
 		for _, q := range quoted.FindAllStringSubmatch(group(5), -1) {
 			name := strings.Join(strings.Fields(q[1]), " ")
+			c.n.sections++
 			if !d.sections[name] {
 				c.report(rel, line, "%s, %q: no such section in %s", cited, name, c.relative(p))
 			}
+		}
+	}
+	for _, m := range unquotedRef.FindAllStringSubmatchIndex(joined, -1) {
+		file, name := joined[m[2]:m[3]], strings.Join(strings.Fields(joined[m[4]:m[5]]), " ")
+		if m[0] > 0 && strings.IndexByte("/.", joined[m[0]-1]) >= 0 || allCaps.MatchString(name) ||
+			m[1] < len(joined) && joined[m[1]-1] == '.' && isWord(joined[m[1]]) {
+			continue // a URL's tail, or a file named next (README, SECURITY.md), not a section
+		}
+		p, _ := c.resolve(dir, file)
+		if p = markdownFile(p); p == "" {
+			continue
+		}
+		d, err := c.doc(p)
+		if err != nil {
+			return
+		}
+		c.n.sections++
+		if !d.sections[name] {
+			c.report(rel, nums[strings.Count(joined[:m[0]], "\n")], "%s, %s: no such section in %s (quote a section's name, or name no section)", file, name, c.relative(p))
 		}
 	}
 }

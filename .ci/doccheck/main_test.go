@@ -41,7 +41,7 @@ func TestCheckRefs(t *testing.T) {
 	write("Makefile", "x:\n\t# see "+design+"\n\tcp a/b.go c\n")
 	write("node_modules/m/README.md", "[bad](nowhere.md)\n")
 
-	got, err := checkRefs(root)
+	got, _, err := checkRefs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +83,11 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return root
 }
 
-// checkTree runs the reference check on root and compares its sorted report.
-func checkTree(t *testing.T, root string, want []string) {
+// checkTree runs the reference check on root, compares its sorted report
+// and returns how many references it checked.
+func checkTree(t *testing.T, root string, want []string) counts {
 	t.Helper()
-	got, err := checkRefs(root)
+	got, n, err := checkRefs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +96,7 @@ func checkTree(t *testing.T, root string, want []string) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
+	return n
 }
 
 // TestSlug pins GitHub's anchors for headings of the shapes the
@@ -134,7 +136,7 @@ func TestAnchors(t *testing.T) {
 			"[h](docs/api.md#notes-2) [i](#top-1) [j](pkg#gone) [k](docs/api.md#not-a-heading)\n" +
 			"See docs/api.md#notes or docs/api.md#nope.\n",
 	})
-	checkTree(t, root, []string{
+	n := checkTree(t, root, []string{
 		"README.md:7: docs/api.md#notes-2: no heading or anchor #notes-2 in docs/api.md",
 		"README.md:7: #top-1: no heading or anchor #top-1 in README.md",
 		"README.md:7: pkg#gone: no heading or anchor #gone in pkg/README.md",
@@ -142,6 +144,11 @@ func TestAnchors(t *testing.T) {
 		"README.md:8: docs/api.md#nope: no heading or anchor #nope in docs/api.md",
 		"pkg/x.go:1: docs/api.md#gone: no heading or anchor #gone in docs/api.md",
 	})
+	// Nine links and four paths in prose into Markdown; the Go file's #L3
+	// and #L1 and the URL's anchor are not checked.
+	if n.anchors != 13 {
+		t.Errorf("checked %d anchors, want 13", n.anchors)
+	}
 }
 
 // TestSections checks quoted section names after a file in each form the
@@ -159,7 +166,9 @@ func TestSections(t *testing.T) {
 			"SECURITY.md, \"Email codes\" and \"14. Email codes\"; SECURITY.md, \"4. Email codes\".\n" +
 			"A \"quote\" alone, go.mod \"x\", https://x.test/SECURITY.md \"y\".\n" +
 			"```\nSECURITY.md, \"In a block\"\n```\n",
-		"lib/store/doc.go": "// Package store (README, \"Redis\n// Cluster\"; README, \"Redis\n// Nothing\"; see\n// docs/api.md, \"Nope\").\npackage store\n",
+		"lib/store/doc.go": "// Package store (README, \"Redis\n// Cluster\"; README, \"Redis\n// Nothing\"; see\n// docs/api.md, \"Nope\").\n" +
+			"// Unquoted: (docs/api.md, Cookies), docs/api.md, Cookies. docs/api.md, Cook\n// ies; docs/api.md, Mails: x;\n" +
+			"// ../../docs/api.md, README.md and docs/api.md, SECURITY.md, docs/api.md, Gone (x).\npackage store\n",
 	})
 	checkTree(t, root, []string{
 		"README.md:7: SECURITY.md, \"Timing\": no such section in SECURITY.md",
@@ -168,6 +177,9 @@ func TestSections(t *testing.T) {
 		"README.md:10: SECURITY.md, \"4. Email codes\": no such section in SECURITY.md",
 		"lib/store/doc.go:2: README, \"Redis Nothing\": no such section in lib/store/README.md",
 		"lib/store/doc.go:4: docs/api.md, \"Nope\": no such section in docs/api.md",
+		"lib/store/doc.go:5: docs/api.md, Cook ies: no such section in docs/api.md (quote a section's name, or name no section)",
+		"lib/store/doc.go:6: docs/api.md, Mails: no such section in docs/api.md (quote a section's name, or name no section)",
+		"lib/store/doc.go:7: docs/api.md, Gone: no such section in docs/api.md (quote a section's name, or name no section)",
 	})
 }
 
