@@ -45,6 +45,8 @@
 //     Each name must be the text of a heading of that file, as rendered
 //     (backticks and bold markers dropped; a numbered heading, "14. Email
 //     codes", answers to its name alone too), across line breaks too;
+//   - a deviation from the spec cited by number ("deviation 12",
+//     "deviations 4 and 10") that is no numbered heading of SECURITY.md;
 //   - a numbered issue ("issue 13", "issues 7", "#28") in a comment, a
 //     Markdown file outside fenced blocks, a script, or a Go string or
 //     identifier (test names): the repository holds no issue tracker
@@ -574,6 +576,7 @@ func (c *refChecker) issues(rel string, n int, line string, prose bool) {
 type mdDoc struct {
 	anchors  map[string]bool // GitHub's heading slugs and explicit <a id> / <a name>
 	sections map[string]bool // heading texts, as rendered (no backticks, emphasis or link targets)
+	numbered map[string]bool // the numbers of numbered headings ("14. Email codes": "14")
 }
 
 var (
@@ -599,6 +602,11 @@ var (
 	// The name starts with a capital and runs to a ) . ; : , ( or a blank
 	// line; group 1 is the file, group 2 the name.
 	unquotedRef = regexp.MustCompile(`((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.md)\)?, ([A-Z][A-Za-z0-9 \n-]*?)\s*(?:[).;:,(]|\n\n|$)`)
+	// deviationRef is "deviation 4", "deviations 4 and 10", "deviations
+	// 2, 3 or 12": SECURITY.md's numbered deviations from the spec.
+	deviationRef = regexp.MustCompile(`(?i)\bdeviations?\s+([0-9]+(?:(?:,\s*|,?\s+(?:and|or)\s+)[0-9]+)*)`)
+	// number is one number of deviationRef's list.
+	number = regexp.MustCompile(`[0-9]+`)
 	// allCaps is a word such as README or SECURITY: a file, not a section.
 	allCaps = regexp.MustCompile(`^[A-Z]+$`)
 	// quoted is one quoted name of sectionRef's group 5.
@@ -624,7 +632,7 @@ func (c *refChecker) doc(path string) (*mdDoc, error) {
 	if d, ok := c.docs[path]; ok {
 		return d, nil
 	}
-	d := &mdDoc{anchors: map[string]bool{}, sections: map[string]bool{}}
+	d := &mdDoc{anchors: map[string]bool{}, sections: map[string]bool{}, numbered: map[string]bool{}}
 	seen := map[string]int{}
 	err := eachLine(path, func(_ int, line string, fenced bool) {
 		if fenced {
@@ -640,6 +648,9 @@ func (c *refChecker) doc(path string) (*mdDoc, error) {
 		text := plain(m[2])
 		d.sections[text] = true
 		d.sections[numbered.ReplaceAllString(text, "")] = true // "14. Email codes" is "Email codes" too
+		if n := numbered.FindString(text); n != "" {
+			d.numbered[strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n), "."))] = true
+		}
 		s := slug(text)
 		if k := seen[s]; k > 0 {
 			d.anchors[fmt.Sprintf("%s-%d", s, k)] = true
@@ -749,6 +760,7 @@ func (c *refChecker) sections(rel string, text []string, nums []int) {
 			}
 		}
 	}
+	c.deviations(rel, joined, nums)
 	for _, m := range unquotedRef.FindAllStringSubmatchIndex(joined, -1) {
 		file, name := joined[m[2]:m[3]], strings.Join(strings.Fields(joined[m[4]:m[5]]), " ")
 		if m[0] > 0 && strings.IndexByte("/.", joined[m[0]-1]) >= 0 || allCaps.MatchString(name) ||
@@ -766,6 +778,29 @@ func (c *refChecker) sections(rel string, text []string, nums []int) {
 		c.n.sections++
 		if !d.sections[name] {
 			c.report(rel, nums[strings.Count(joined[:m[0]], "\n")], "%s, %s: no such section in %s (quote a section's name, or name no section)", file, name, c.relative(p))
+		}
+	}
+}
+
+// deviations checks that each deviation cited by number ("deviation 12")
+// is a numbered heading ("### 12. ...") of the root's SECURITY.md.
+func (c *refChecker) deviations(rel, joined string, nums []int) {
+	ms := deviationRef.FindAllStringSubmatchIndex(joined, -1)
+	if len(ms) == 0 {
+		return
+	}
+	security := filepath.Join(c.root, "SECURITY.md")
+	d, err := c.doc(security)
+	if err != nil {
+		c.report(rel, nums[0], "deviations cited, but SECURITY.md cannot be read: %v", err)
+		return
+	}
+	for _, m := range ms {
+		for _, n := range number.FindAllString(joined[m[2]:m[3]], -1) {
+			c.n.sections++
+			if !d.numbered[n] {
+				c.report(rel, nums[strings.Count(joined[:m[0]], "\n")], "deviation %s: SECURITY.md has no deviation numbered %s (a heading \"### %s. ...\")", n, n, n)
+			}
 		}
 	}
 }

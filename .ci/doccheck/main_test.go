@@ -164,6 +164,7 @@ func TestSections(t *testing.T) {
 			"[SECURITY.md](SECURITY.md), \"What the app must do\"; lib/store README, \"Redis Cluster\" and \"Redis Sentinel\".\n" +
 			"SECURITY.md, \"Timing\"; docs/api.md: \"Cookies\", \"Sessions\"; the README,\n\"Gone\n away\".\n" +
 			"SECURITY.md, \"Email codes\" and \"14. Email codes\"; SECURITY.md, \"4. Email codes\".\n" +
+			"SECURITY.md deviation 14; deviations 14 and\n15; deviation 3, 14 or 99.\n" +
 			"A \"quote\" alone, go.mod \"x\", https://x.test/SECURITY.md \"y\".\n" +
 			"```\nSECURITY.md, \"In a block\"\n```\n",
 		"lib/store/doc.go": "// Package store (README, \"Redis\n// Cluster\"; README, \"Redis\n// Nothing\"; see\n// docs/api.md, \"Nope\").\n" +
@@ -174,6 +175,9 @@ func TestSections(t *testing.T) {
 		"README.md:7: SECURITY.md, \"Timing\": no such section in SECURITY.md",
 		"README.md:7: docs/api.md, \"Sessions\": no such section in docs/api.md",
 		"README.md:7: README, \"Gone away\": no such section in README.md",
+		"README.md:11: deviation 15: SECURITY.md has no deviation numbered 15 (a heading \"### 15. ...\")",
+		"README.md:12: deviation 3: SECURITY.md has no deviation numbered 3 (a heading \"### 3. ...\")",
+		"README.md:12: deviation 99: SECURITY.md has no deviation numbered 99 (a heading \"### 99. ...\")",
 		"README.md:10: SECURITY.md, \"4. Email codes\": no such section in SECURITY.md",
 		"lib/store/doc.go:2: README, \"Redis Nothing\": no such section in lib/store/README.md",
 		"lib/store/doc.go:4: docs/api.md, \"Nope\": no such section in docs/api.md",
