@@ -190,8 +190,8 @@ func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTr
 	if err != nil {
 		return err
 	}
-	if len(in.ID) != 32 {
-		return ErrTrustedDeviceNotFound
+	if !isRecordID(in.ID) {
+		return ErrTrustedDeviceNotFound // no id authkit makes: no store sees it
 	}
 	if err := s.cfg.TrustedDevices.Delete(v.ctx, u.ID, in.ID); err != nil {
 		if errors.Is(err, user.ErrNotFound) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,19 @@ type listed struct {
 }
 
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// malformedRecordIDs are path segments of 32 bytes that are not 32
+// lowercase hex characters, escaped for a URL: a NUL (which PostgreSQL
+// refuses in a text value), invalid UTF-8, a two-byte character, upper
+// case, a letter past f. Each names no record: 404, before any store
+// sees it.
+var malformedRecordIDs = []string{
+	strings.Repeat("a", 31) + "%00",
+	strings.Repeat("a", 31) + "%FF",
+	"%C3%A9" + strings.Repeat("a", 30),
+	strings.Repeat("A", 32),
+	strings.Repeat("g", 32),
+}
 
 // sessions lists c's sessions and checks the shape of every entry.
 func sessions(t *testing.T, c *client) []listed {
@@ -267,7 +281,7 @@ func (s suite) sessionsOthersNotFound(t *testing.T) {
 	bob := e.loggedIn(t, "bob@example.com")
 	bobID := current(t, sessions(t, bob)).ID
 	unknown := fmt.Sprintf("%032x", 7)
-	for _, id := range []string{bobID, unknown, "not-an-id", bobID + "0"} {
+	for _, id := range append([]string{bobID, unknown, "not-an-id", bobID + "0"}, malformedRecordIDs...) {
 		mustSessionNotFound(t, ada.del("/api/auth/sessions/"+id))
 	}
 	mustBeSignedIn(t, bob, "bob@example.com")
