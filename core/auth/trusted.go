@@ -72,7 +72,7 @@ func (s *Service) trustDevice(v *Visit, u *user.User) error {
 	now := s.now().Truncate(time.Millisecond)
 	r := session.Record{ID: hex.EncodeToString(b[:]), UserID: u.ID, CreatedAt: now, LastSeenAt: now,
 		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: s.clientAddr(v.req), UserAgent: cleanUserAgent(v.req.Header("User-Agent"))}
-	if err := st.Create(v.ctx, r); err != nil {
+	if err := session.CreateBounded(v.ctx, st, r, s.cfg.MaxSessionsPerUser); err != nil {
 		return fmt.Errorf("trust device: %w", err)
 	}
 	tok, err := s.trusted.CreateWith(u.ID, append(binary.AppendVarint(nil, u.SessionVersion), b[:]...))

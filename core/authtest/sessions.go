@@ -432,3 +432,53 @@ func mustListRoutesAbsent(t *testing.T, c *client, path, why string) {
 		}
 	}
 }
+
+// sessionsBounded: with MaxSessionsPerUser 3, a fourth login ends the
+// account's oldest session (its cookie answers 401), keeps the other
+// three, and leaves another account's sessions alone; logins racing from
+// many browsers leave, once answered, three records.
+func (s suite) sessionsBounded(t *testing.T) {
+	e := s.recordEnv(t, func(c *auth.Config) { c.MaxSessionsPerUser = 3 })
+	e.seed(t, "ada@example.com")
+	e.seed(t, "bob@example.com")
+	bob := e.loggedIn(t, "bob@example.com")
+	var ada []*client
+	for range 4 {
+		ada = append(ada, e.loggedIn(t, "ada@example.com"))
+		e.clock.Advance(time.Second)
+	}
+	mustBeSignedOut(t, ada[0])
+	for _, c := range ada[1:] {
+		mustBeSignedIn(t, c, "ada@example.com")
+	}
+	if got := sessions(t, ada[3]); len(got) != 3 {
+		t.Errorf("ada's sessions after 4 logins under a bound of 3: %d, want 3", len(got))
+	}
+	mustBeSignedIn(t, bob, "bob@example.com")
+	if got := sessions(t, bob); len(got) != 1 {
+		t.Errorf("bob's sessions: %d, want 1", len(got))
+	}
+
+	var wg sync.WaitGroup
+	racers := make([]*client, 8)
+	for i := range racers {
+		racers[i] = e.client()
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"email":%q,"password":%q}`, "ada@example.com", goodPassword)
+			r, err := racers[i].try(http.MethodPost, "/api/login", "application/json", []byte(body))
+			if err != nil || r.Status != http.StatusOK {
+				t.Errorf("racing login: %v %v", r, err)
+			}
+		})
+	}
+	wg.Wait()
+	alive := 0
+	for _, c := range append(ada[1:], racers...) {
+		if c.get("/api/auth/me").Status == http.StatusOK {
+			alive++
+		}
+	}
+	if alive != 3 {
+		t.Errorf("%d of ada's browsers signed in after 8 racing logins under a bound of 3, want 3", alive)
+	}
+}
