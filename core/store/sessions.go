@@ -75,18 +75,45 @@ func (m *MemorySessions) CreateBounded(ctx context.Context, r session.Record, ma
 	over := max > 0 && len(u.ids) > max
 	if over || len(u.ids) >= u.sweepAt {
 		now := m.now()
+		before := len(u.ids)
 		for id := range u.ids {
 			if id != r.ID && !now.Before(m.byID[id].ExpiresAt) {
 				m.remove(u, id)
 			}
+		}
+		if len(u.ids) < before/2 {
+			// A new map: one that held many ids costs their number to
+			// range over, however few remain.
+			ids := make(map[string]struct{}, len(u.ids))
+			for id := range u.ids {
+				ids[id] = struct{}{}
+			}
+			u.ids = ids
 		}
 		u.sweepAt = 2 * len(u.ids)
 		if u.sweepAt < minSweep {
 			u.sweepAt = minSweep
 		}
 	}
-	for max > 0 && len(u.ids) > max {
+	switch {
+	case max <= 0 || len(u.ids) <= max:
+	case len(u.ids) == max+1: // a user at the bound: one scan
 		m.remove(u, m.oldest(u))
+	default: // a bound lowered, or set on a store that had none: one sort
+		rs := make([]session.Record, 0, len(u.ids))
+		for id := range u.ids {
+			rs = append(rs, m.byID[id])
+		}
+		session.SortRecords(rs) // newest first
+		for _, r := range rs[max:] {
+			delete(m.byID, r.ID)
+		}
+		// A new map: one that held many ids costs their number to range
+		// over, however few remain.
+		u.ids = make(map[string]struct{}, max)
+		for _, r := range rs[:max] {
+			u.ids[r.ID] = struct{}{}
+		}
 	}
 	return nil
 }
