@@ -81,24 +81,6 @@ func TestFlows(t *testing.T) {
 	})
 }
 
-// TestFlowsUnderPrefix runs the suite through a group: its base URL is
-// the prefix.
-func TestFlowsUnderPrefix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the whole suite again, under a prefix")
-	}
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			app := newApp(svc, fiber.Config{})
-			fiberauth.Register(app.Group("/auth"), svc)
-			return serve(t, app) + "/auth"
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-	})
-}
-
 // newService returns a Service on a fresh memory store for the unit tests
 // of this package.
 func newService(t testing.TB) (*auth.Service, *mail.Capture) {

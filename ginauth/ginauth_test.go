@@ -39,22 +39,6 @@ func TestFlows(t *testing.T) {
 	})
 }
 
-// TestFlowsInGroup runs the suite on the routes of a group with a prefix,
-// behind gin.Recovery, in an engine with gin's default settings.
-func TestFlowsInGroup(t *testing.T) {
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			r := gin.New()
-			r.Use(gin.Recovery())
-			ginauth.Register(r.Group("/auth"), svc)
-			return authtest.Serve(t, r) + "/auth"
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-	})
-}
-
 // newService returns a Service on a fresh memory store for the unit tests
 // of this package.
 func newService(t *testing.T, opts ...func(*auth.Config)) (*auth.Service, *mail.Capture) {
@@ -207,9 +191,13 @@ func TestNewTrustsNoProxy(t *testing.T) {
 	}
 }
 
+// TestRegisterGroup: the routes on a group with a prefix, behind
+// gin.Recovery as in an app's engine. The flow suite runs on ginauth.New
+// (TestFlows); CheckMountedAt proves the prefix.
 func TestRegisterGroup(t *testing.T) {
 	svc, _ := newService(t)
 	r := gin.New()
+	r.Use(gin.Recovery())
 	ginauth.Register(r.Group("/auth"), svc)
 	base := authtest.Serve(t, r)
 	c := authtest.CheckMountedAt(t, base, "/auth")
