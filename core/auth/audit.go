@@ -70,14 +70,14 @@ type Event struct {
 	Factor LoginMethod
 }
 
-func (s *Service) audit(v *Visit, e Event) {
+func (s *Service) audit(ctx context.Context, v *Visit, e Event) {
 	e.Time = s.now()
 	e.IP = v.ip
 	if s.cfg.Observer != nil {
-		s.cfg.Observer.Event(v.ctx, e)
+		s.cfg.Observer.Event(ctx, e)
 	}
 	if s.cfg.Audit != nil {
-		s.cfg.Audit(v.ctx, e)
+		s.cfg.Audit(ctx, e)
 		return
 	}
 	level := slog.LevelInfo
@@ -86,7 +86,7 @@ func (s *Service) audit(v *Visit, e Event) {
 		EventLimitStoreFull:
 		level = slog.LevelWarn
 	}
-	s.log.Log(v.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
+	s.log.Log(ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
 }
 
 func auditAttrs(e Event) []any {

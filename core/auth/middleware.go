@@ -47,18 +47,18 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 	if err == nil && (!verified || u.EmailVerified()) {
 		return u, nil
 	}
-	v := s.Visit(r)
+	v, ctx := s.Visit(r), r.Context()
 	if err == nil {
-		resp := s.failure(v, "authenticate", ErrEmailNotVerified)
+		resp := s.failure(ctx, v, "authenticate", ErrEmailNotVerified)
 		return nil, &resp
 	}
 	if found && errors.Is(err, session.ErrNotAuthenticated) {
-		_ = v.sess.Logout(v.ctx) // expires the dead cookie; never fails
+		_ = v.sess.Logout(ctx) // expires the dead cookie; never fails
 		err = ErrNotAuthenticated
 	} else if errors.Is(err, session.ErrNotAuthenticated) {
 		err = ErrNotAuthenticated
 	}
-	resp := s.failure(v, "session", err)
+	resp := s.failure(ctx, v, "session", err)
 	return nil, &resp
 }
 
@@ -127,10 +127,10 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 // to the app's response, or the 429 (or 503 when the store is down) to
 // send instead.
 func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
-	v := rl.s.Visit(r)
-	vd, err := rl.s.check(v, rl.lim, rl.key(r))
+	v, ctx := rl.s.Visit(r), r.Context()
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.key(r))
 	if err != nil {
-		resp := rl.s.failure(v, "rate limit", err)
+		resp := rl.s.failure(ctx, v, "rate limit", err)
 		return nil, &resp
 	}
 	h := http.Header{}
@@ -144,8 +144,8 @@ func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
 // "too_many_requests", RetryAfter set), a store that is down with an
 // error AsError maps to 503 (unless Config.RateLimitFailOpen).
 func (rl *RateLimit) Attempt(ctx context.Context, v *Visit) error {
-	v.use(ctx)
-	vd, err := rl.s.check(v, rl.lim, rl.key(v.req))
+	ctx = v.context(ctx)
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.key(v.req))
 	if err != nil {
 		return err
 	}

@@ -30,18 +30,16 @@ import (
 // A Visit belongs to one request and is not safe for concurrent use.
 type Visit struct {
 	req     Request
-	ctx     context.Context
 	sess    *session.Session
 	cookies []*http.Cookie
 	header  http.Header
 	ip      string         // the client's rate-limit key
 	lang    *i18n.Language // the answer's language: nil for English
-	flow    bool           // in a flow reported to Config.Observer: ctx is the flow's
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
-	v := &Visit{req: r, ctx: r.Context(), header: http.Header{}, ip: s.clientKey(r)}
+	v := &Visit{req: r, header: http.Header{}, ip: s.clientKey(r)}
 	v.sess = s.sessions.Session(bridge{v})
 	if s.cfg.Catalog != nil {
 		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
@@ -49,14 +47,15 @@ func (s *Service) Visit(r Request) *Visit {
 	return v
 }
 
-// use makes ctx the context of the visit's store and hasher calls: a
-// typed method's ctx wins over the request's, but not over the context of
-// the observed flow the visit is in (Service.Observe), which a typed
-// method called inside another's flow keeps.
-func (v *Visit) use(ctx context.Context) {
-	if ctx != nil && !v.flow {
-		v.ctx = ctx
+// context is the context of a typed method's store and hasher calls: the
+// ctx the caller passed, or the request's for a nil one. A Visit holds no
+// context of its own, so a caller's deadline, cancellation and trace are
+// the ones every call of the flow gets.
+func (v *Visit) context(ctx context.Context) context.Context {
+	if ctx == nil {
+		return v.req.Context()
 	}
+	return ctx
 }
 
 // Cookies returns the cookies the answer must set, in order: at most one
@@ -152,9 +151,9 @@ type messageBody struct {
 }
 
 // answer renders a flow's outcome: 200 with body, or the error.
-func (s *Service) answer(v *Visit, op string, body any, err error) Response {
+func (s *Service) answer(ctx context.Context, v *Visit, op string, body any, err error) Response {
 	if err != nil {
-		return s.failure(v, op, err)
+		return s.failure(ctx, v, op, err)
 	}
 	return s.respond(v, http.StatusOK, body)
 }
@@ -165,7 +164,7 @@ func (s *Service) answer(v *Visit, op string, body any, err error) Response {
 // canceled request at debug level only, as nobody waits for the answer),
 // never to the client, who gets 503 for a backend that failed and 500
 // otherwise.
-func (s *Service) failure(v *Visit, op string, err error) Response {
+func (s *Service) failure(ctx context.Context, v *Visit, op string, err error) Response {
 	e := AsError(err)
 	if e.Status == http.StatusTooManyRequests {
 		r := s.json(e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code, RetryAfter: isoTime(e.RetryAfter)})
@@ -178,12 +177,12 @@ func (s *Service) failure(v *Visit, op string, err error) Response {
 	var known *Error
 	if !errors.As(err, &known) {
 		switch {
-		case errors.Is(err, context.Canceled) && v.ctx.Err() != nil:
-			s.log.DebugContext(v.ctx, "authkit: request canceled", "op", op)
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			s.log.DebugContext(ctx, "authkit: request canceled", "op", op)
 		case e == ErrUnavailable:
-			s.log.ErrorContext(v.ctx, "authkit: backend unavailable", "op", op, "err", err)
+			s.log.ErrorContext(ctx, "authkit: backend unavailable", "op", op, "err", err)
 		default:
-			s.log.ErrorContext(v.ctx, "authkit: internal error", "op", op, "err", err)
+			s.log.ErrorContext(ctx, "authkit: internal error", "op", op, "err", err)
 		}
 	}
 	return s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
