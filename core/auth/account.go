@@ -46,7 +46,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := checkText(fields...); err != nil {
 		return nil, err
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ip)
+	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err := checkText(text{"email", in.Email}); err != nil {
 		return err
 	}
-	vd, err := s.check(ctx, v, s.lim.resetIP, v.ip)
+	vd, err := s.check(ctx, v, s.lim.resetIP, v.ClientIP())
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ type Event struct {
 
 func (s *Service) audit(ctx context.Context, v *Visit, e Event) {
 	e.Time = s.now()
-	e.IP = v.ip
+	e.IP = v.ClientIP()
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Event(ctx, e)
 	}

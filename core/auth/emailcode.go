@@ -138,7 +138,7 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err err
 	}
 	s.audit(ctx, v, Event{Type: EventEmailCodeSent, UserID: u.ID})
 	s.send(ctx, v, mail.KindTwoFactorEmailCode, u.Email, mail.Data{
-		Name: u.Name, Code: code, Expiry: s.cfg.EmailCode.Lifetime, IP: s.clientAddr(v.req),
+		Name: u.Name, Code: code, Expiry: s.cfg.EmailCode.Lifetime, IP: v.clientAddr(),
 	})
 	return nil
 }

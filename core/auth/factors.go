@@ -168,7 +168,7 @@ func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if in.Method == "" || in.Verify == nil {
 		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
 	}
-	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ip)
+	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ClientIP())
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if err != nil {
 		return nil, fmt.Errorf("sign in %s: load user: %w", in.Method, err)
 	}
-	if s.refundLimit(ctx, v, s.lim.loginIP, v.ip, ipv) {
+	if s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) {
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
 	}
@@ -220,7 +220,7 @@ func (s *Service) Notify(ctx context.Context, v *Visit, kind mail.Kind, u *user.
 		data.Name = u.Name
 	}
 	if data.IP == "" {
-		data.IP = s.clientAddr(v.req)
+		data.IP = v.clientAddr()
 	}
 	s.send(ctx, v, kind, u.Email, data)
 }

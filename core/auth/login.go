@@ -55,7 +55,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 	// The address's attempt is counted before the password check, so
 	// concurrent guesses can never pass the limit; a correct password gives
 	// it back below.
-	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ip)
+	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ClientIP())
 	if err != nil {
 		return LoginResult{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 	// however many successes come between them. Also when the second
 	// factor follows: the password was right.
 	s.resetLimit(ctx, v, s.lim.loginEmail, email)
-	if s.refundLimit(ctx, v, s.lim.loginIP, v.ip, ipv) && shown == ipv {
+	if s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) && shown == ipv {
 		// The headers showed the address key: it has one more left now.
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
@@ -513,7 +513,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	}
 	s.maybeTrust(ctx, v, u, in.TrustDevice)
 	s.audit(ctx, v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining)), Factor: LoginRecoveryCode})
-	s.send(ctx, v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), CodesLeft: len(remaining)})
+	s.send(ctx, v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), CodesLeft: len(remaining)})
 	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }
 

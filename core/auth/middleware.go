@@ -89,7 +89,7 @@ type KeyFunc func(r Request) string
 type RateLimit struct {
 	s   *Service
 	lim *limiter
-	key KeyFunc
+	key KeyFunc // nil: the visit's client address
 }
 
 // NewRateLimit returns a limit named name (the key prefix; keep it
@@ -117,9 +117,6 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	if err != nil {
 		return nil, err
 	}
-	if key == nil {
-		key = s.ClientIP
-	}
 	return &RateLimit{s: s, lim: lim, key: key}, nil
 }
 
@@ -128,7 +125,7 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 // send instead.
 func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
 	v, ctx := rl.s.Visit(r), r.Context()
-	vd, err := rl.s.check(ctx, v, rl.lim, rl.key(r))
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.keyOf(v))
 	if err != nil {
 		resp := rl.s.failure(ctx, v, "rate limit", err)
 		return nil, &resp
@@ -145,12 +142,20 @@ func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
 // error AsError maps to 503 (unless Config.RateLimitFailOpen).
 func (rl *RateLimit) Attempt(ctx context.Context, v *Visit) error {
 	ctx = v.context(ctx)
-	vd, err := rl.s.check(ctx, v, rl.lim, rl.key(v.req))
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.keyOf(v))
 	if err != nil {
 		return err
 	}
 	rl.s.rateHeaders(v.header, vd)
 	return nil
+}
+
+// keyOf is the limit's key for the visit's request.
+func (rl *RateLimit) keyOf(v *Visit) string {
+	if rl.key == nil {
+		return v.ClientIP()
+	}
+	return rl.key(v.req)
 }
 
 // Close stops the background work of the limit's default store.

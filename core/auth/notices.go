@@ -80,9 +80,9 @@ func (s *Service) signedIn(ctx context.Context, v *Visit, u *user.User) {
 		return
 	}
 	if !s.knownDevice(v, u) {
-		ua := cleanUserAgent(v.req.Header("User-Agent"))
+		ua := v.userAgent()
 		s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
-		s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
+		s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
 	}
 	s.rememberDevice(ctx, v, u)
 }
@@ -100,18 +100,8 @@ func (s *Service) codeReused(ctx context.Context, v *Visit, u *user.User) {
 	if s.knownDevice(v, u) {
 		return
 	}
-	ua := cleanUserAgent(v.req.Header("User-Agent"))
-	s.send(ctx, v, mail.KindTwoFactorCodeReused, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
-}
-
-// clientAddr is the client's address as the notices show it: the whole
-// address (rate limits key IPv6 clients by their /64), "" when unknown.
-func (s *Service) clientAddr(r Request) string {
-	ip, ok := s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
-	if !ok {
-		return ""
-	}
-	return ip.String()
+	ua := v.userAgent()
+	s.send(ctx, v, mail.KindTwoFactorCodeReused, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
 }
 
 // cleanUserAgent makes a client's User-Agent fit to quote in a mail: valid

@@ -130,7 +130,7 @@ func (s *Service) recordStore() (session.Store, error) {
 // User-Agent.
 func (s *Service) startSession(ctx context.Context, v *Visit, u *user.User, remember bool) error {
 	if s.cfg.Sessions != nil {
-		v.sess.SetClient(s.clientAddr(v.req), cleanUserAgent(v.req.Header("User-Agent")))
+		v.sess.SetClient(v.clientAddr(), v.userAgent())
 	}
 	return v.sess.Login(ctx, u, remember)
 }

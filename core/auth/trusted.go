@@ -71,7 +71,7 @@ func (s *Service) trustDevice(ctx context.Context, v *Visit, u *user.User) error
 	}
 	now := s.now().Truncate(time.Millisecond)
 	r := session.Record{ID: hex.EncodeToString(b[:]), UserID: u.ID, CreatedAt: now, LastSeenAt: now,
-		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: s.clientAddr(v.req), UserAgent: cleanUserAgent(v.req.Header("User-Agent"))}
+		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: v.clientAddr(), UserAgent: v.userAgent()}
 	if err := st.Create(ctx, r); err != nil {
 		return fmt.Errorf("trust device: %w", err)
 	}

@@ -33,13 +33,22 @@ type Visit struct {
 	sess    *session.Session
 	cookies []*http.Cookie
 	header  http.Header
-	ip      string         // the client's rate-limit key
 	lang    *i18n.Language // the answer's language: nil for English
+
+	// The client, resolved once by s when a flow first needs it (client,
+	// userAgent): the rate-limit keys, audit events, notices and session
+	// and trusted-device records of one request all read these, never the
+	// request again.
+	s      *Service
+	ip     string // the client's rate-limit key, "unknown" when there is none; "" until resolved
+	addr   string // the client's whole address, for notices and records; "" when unknown
+	ua     string // the User-Agent, cleaned to quote (cleanUserAgent)
+	uaRead bool
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
-	v := &Visit{req: r, header: http.Header{}, ip: s.clientKey(r)}
+	v := &Visit{req: r, header: http.Header{}, s: s}
 	v.sess = s.sessions.Session(bridge{v})
 	if s.cfg.Catalog != nil {
 		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
@@ -91,8 +100,47 @@ func (v *Visit) SetLanguage(l *i18n.Language) { v.lang = l }
 // choice among Config.Catalog's languages, nil for English.
 func (v *Visit) Language() *i18n.Language { return v.lang }
 
-// ClientIP returns the client's address as rate limits key it.
-func (v *Visit) ClientIP() string { return v.ip }
+// ClientIP returns the client's address as rate limits key it (see
+// [Service.ClientIP]), resolved once per visit.
+func (v *Visit) ClientIP() string {
+	v.client()
+	return v.ip
+}
+
+// client resolves the client's address once: the socket peer, or the
+// X-Forwarded-For entry Config.Proxies chooses.
+func (v *Visit) client() {
+	if v.ip != "" {
+		return
+	}
+	ip, ok := v.s.resolveClient(v.req)
+	v.ip = clientKeyOf(ip, ok)
+	switch {
+	case !ok:
+	case ip.Is4():
+		v.addr = v.ip // the key of an IPv4 address is the address
+	default:
+		v.addr = ip.String() // an IPv6 key is the /64
+	}
+}
+
+// clientAddr is the client's address as notices and records show it: the
+// whole address (rate limits key IPv6 clients by their /64), "" when
+// unknown.
+func (v *Visit) clientAddr() string {
+	v.client()
+	return v.addr
+}
+
+// userAgent is the request's User-Agent, cleaned to quote in a mail or a
+// record (cleanUserAgent), read once.
+func (v *Visit) userAgent() string {
+	if !v.uaRead {
+		v.uaRead = true
+		v.ua = cleanUserAgent(v.req.Header("User-Agent"))
+	}
+	return v.ua
+}
 
 // Cookie returns the value of the request's cookie name, for modules
 // built on the Service that keep state of their own in a cookie (the
