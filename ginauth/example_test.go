@@ -95,3 +95,32 @@ func ExampleRateLimit() {
 	// Output:
 	// 200 results remaining: 29
 }
+
+// An app's own login handler, its own answer on success: the three
+// one-liners around the typed method answer a failure as POST /api/login
+// does.
+func ExampleWriteError() {
+	gin.SetMode(gin.ReleaseMode)
+	svc := exampleService()
+	defer svc.Close(context.Background())
+
+	r := gin.New()
+	r.POST("/session", func(c *gin.Context) {
+		v := ginauth.Visit(c, svc)
+		res, err := svc.Login(c.Request.Context(), v, auth.LoginInput{Email: c.PostForm("email"), Password: c.PostForm("password")})
+		if err != nil {
+			ginauth.WriteError(c, svc, v, err)
+			return
+		}
+		ginauth.WriteHeaders(c, v) // the session cookie
+		c.String(http.StatusOK, "welcome %s", res.User.Name)
+	})
+
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/session", strings.NewReader("email=nobody@example.com&password=guess"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Body.String())
+	// Output:
+	// 401 4 {"error":"Invalid credentials","code":"invalid_credentials"}
+}

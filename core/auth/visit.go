@@ -18,14 +18,21 @@ import (
 // Every typed method takes one; the JSON routes make one per request.
 //
 // An app that calls the flows from its own handlers makes one with
-// [Service.Visit] from the framework module's request adapter
-// (nethttpauth.Request, ginauth.Request, fiberauth.Request) and, after the
-// call, writes [Visit.Cookies] and [Visit.Header] on its own response (on
-// net/http and gin, [Visit.WriteHeaders] does both):
+// [Service.Visit] from the framework module's request adapter, and after
+// the call writes [Visit.Cookies] and [Visit.Header] on its own response,
+// or the error as the JSON routes answer it. Each framework module has a
+// one-liner for each step (nethttpauth.Visit, WriteHeaders, WriteError;
+// the same in ginauth and fiberauth):
 //
-//	v := svc.Visit(nethttpauth.Request(r))
+//	v := nethttpauth.Visit(r, svc) // svc.Visit(nethttpauth.Request(r))
 //	res, err := svc.Login(r.Context(), v, auth.LoginInput{Email: email, Password: pw})
-//	v.WriteHeaders(w) // the session or 2fa_pending cookie, the rate-limit headers
+//	if err != nil {
+//		nethttpauth.WriteError(w, r, svc, v, err) // as POST /api/login answers it
+//		return
+//	}
+//	nethttpauth.WriteHeaders(w, v) // the session or 2fa_pending cookie, the rate-limit headers
+//
+// A Visit holds no context: the typed method's ctx is the call's one.
 //
 // A Visit belongs to one request and is not safe for concurrent use.
 type Visit struct {
