@@ -13,6 +13,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -28,6 +29,7 @@ func newExampleService() *auth.Service {
 		Keys:    keys,
 		AppURL:  "https://app.example.com",
 		Mailer:  &mail.Capture{},
+		Hasher:  password.ForTesting(), // the default bcrypt cost in production
 	})
 	if err != nil {
 		panic(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/ginauth"
@@ -25,6 +26,7 @@ func exampleService() *auth.Service {
 		Secrets: []string{strings.Repeat("x", 32)}, // SESSION_SECRET: at least 32 random bytes
 		Keys:    keys,
 		AppURL:  "https://app.example.com",
+		Hasher:  password.ForTesting(), // the default bcrypt cost in production
 	})
 	if err != nil {
 		panic(err)

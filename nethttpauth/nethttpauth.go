@@ -30,21 +30,15 @@ func WriteHeaders(w http.ResponseWriter, v *auth.Visit) { v.WriteHeaders(w) }
 // 500, as auth.AsError says. It writes the visit's headers itself: call it
 // instead of WriteHeaders, not after. A nil err answers 500.
 func WriteError(w http.ResponseWriter, r *http.Request, svc *auth.Service, v *auth.Visit, err error) {
+	if err == nil {
+		err = auth.ErrInternal
+	}
 	op := r.Pattern
 	if op == "" {
 		op = r.URL.Path
 	}
-	resp := svc.Answer(r.Context(), v, op, nil, orInternal(err))
+	resp := svc.Answer(r.Context(), v, op, nil, err)
 	resp.Write(w)
-}
-
-// orInternal is err, or auth.ErrInternal for a nil err: WriteError always
-// answers an error.
-func orInternal(err error) error {
-	if err == nil {
-		return auth.ErrInternal
-	}
-	return err
 }
 
 // Mount registers every authkit route on mux under prefix ("" or a path
