@@ -552,3 +552,32 @@ func TestHTTPHandler(t *testing.T) {
 		t.Fatalf("%d %q %q %q", resp.StatusCode, got, resp.Header.Get("X-Seen"), resp.Header.Get("Set-Cookie"))
 	}
 }
+
+// TestAppHandlers: an app's own handlers written with Visit, WriteHeaders
+// and WriteError answer as the JSON routes do.
+func TestAppHandlers(t *testing.T) {
+	authtest.CheckAppHandlers(t, store.NewMemory(store.MemoryConfig{}), func(t *testing.T, svc *auth.Service) string {
+		app := newApp(svc, fiber.Config{})
+		fiberauth.Register(app, svc)
+		app.Post("/app/login", func(c *fiber.Ctx) error {
+			var in authtest.AppLogin
+			_ = json.Unmarshal(c.Body(), &in)
+			v := fiberauth.Visit(c, svc)
+			if _, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: in.Email, Password: in.Password}); err != nil {
+				return fiberauth.WriteError(c, svc, v, err)
+			}
+			fiberauth.WriteHeaders(c, v)
+			return c.SendString("ok")
+		})
+		app.Get("/app/me", func(c *fiber.Ctx) error {
+			v := fiberauth.Visit(c, svc)
+			u, err := svc.CurrentUser(c.UserContext(), v)
+			if err != nil {
+				return fiberauth.WriteError(c, svc, v, err)
+			}
+			fiberauth.WriteHeaders(c, v)
+			return c.SendString(u.Email)
+		})
+		return serve(t, app)
+	})
+}

@@ -279,3 +279,33 @@ func TestRequestBodyMaxBytesError(t *testing.T) {
 	authtest.WantError(t, authtest.Send(t, authtest.Browser(t), http.MethodPost, base+"/api/login", `{"email":"ada@example.com","password":"x"}`),
 		http.StatusRequestEntityTooLarge, "Request body too large")
 }
+
+// TestAppHandlers: an app's own handlers written with Visit, WriteHeaders
+// and WriteError answer as the JSON routes do.
+func TestAppHandlers(t *testing.T) {
+	authtest.CheckAppHandlers(t, store.NewMemory(store.MemoryConfig{}), func(t *testing.T, svc *auth.Service) string {
+		r := ginauth.New(svc)
+		r.POST("/app/login", func(c *gin.Context) {
+			var in authtest.AppLogin
+			_ = c.ShouldBindJSON(&in)
+			v := ginauth.Visit(c, svc)
+			if _, err := svc.Login(c.Request.Context(), v, auth.LoginInput{Email: in.Email, Password: in.Password}); err != nil {
+				ginauth.WriteError(c, svc, v, err)
+				return
+			}
+			ginauth.WriteHeaders(c, v)
+			c.String(http.StatusOK, "ok")
+		})
+		r.GET("/app/me", func(c *gin.Context) {
+			v := ginauth.Visit(c, svc)
+			u, err := svc.CurrentUser(c.Request.Context(), v)
+			if err != nil {
+				ginauth.WriteError(c, svc, v, err)
+				return
+			}
+			ginauth.WriteHeaders(c, v)
+			c.String(http.StatusOK, u.Email)
+		})
+		return authtest.Serve(t, r)
+	})
+}
