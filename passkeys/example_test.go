@@ -35,11 +35,26 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle(passkeys.Prefix, pk)
-	mux.Handle(passkeys.Prefix+"/", pk)
-	fmt.Println("passkeys under", passkeys.Prefix)
-	// Output: passkeys under /api/passkeys
+	_ = pk // the ceremonies as typed methods, for an app's own handlers
+	// New added the passkey routes to svc's: a framework module serves
+	// them with core's (nethttpauth.Mount(mux, svc, ""), ginauth.New(svc),
+	// fiberauth.Register(app, svc)).
+	for _, rt := range svc.Routes() {
+		if strings.HasPrefix(rt.Pattern, passkeys.Prefix) {
+			fmt.Println(rt.Method, rt.Pattern)
+		}
+	}
+	// Output:
+	// POST /api/passkeys/register/begin
+	// POST /api/passkeys/register/finish
+	// POST /api/passkeys/2fa/begin
+	// POST /api/passkeys/2fa/finish
+	// POST /api/passkeys/login/begin
+	// POST /api/passkeys/login/finish
+	// GET /api/passkeys
+	// POST /api/passkeys/rename
+	// POST /api/passkeys/delete
+	// GET /api/passkeys/passkeys.js
 }
 
 // An origin that is not on the RP ID is a configuration error.

@@ -88,7 +88,9 @@ type Config struct {
 	Rand io.Reader
 }
 
-// Handler serves the passkey routes under Prefix. Make one with New.
+// Handler holds the passkey ceremonies of one Service; New adds their
+// routes under Prefix to the Service's route table, which the framework
+// modules serve. Make one with New.
 type Handler struct {
 	svc          *auth.Service
 	store        user.Passkeys
@@ -97,11 +99,13 @@ type Handler struct {
 	passwordless bool
 	secure       bool // the challenge cookie is Secure: some origin is https
 	begin        *auth.RateLimit
-	mux          *http.ServeMux
 }
 
-// New returns the handler of svc's passkeys. svc's Config.Users must
-// implement user.Passkeys.
+// New returns the handler of svc's passkeys and adds its routes to svc
+// (auth.Service.AddRoutes), so call it before mounting svc with a framework
+// module: once svc's routes were served, or for a second Handler of one
+// Service, it returns an error. svc's Config.Users must implement
+// user.Passkeys.
 func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if svc == nil {
 		return nil, errors.New("passkeys: New needs an auth.Service")
@@ -166,7 +170,10 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 			return nil, fmt.Errorf("passkeys: %w", err)
 		}
 	}
-	h.routes()
+	if err := svc.AddRoutes(h.routes()...); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("passkeys: %w", err)
+	}
 	return h, nil
 }
 

@@ -266,6 +266,7 @@ type Lockout struct {
 // [Service.Close] it on shutdown.
 type Service struct {
 	cfg       Config
+	mods      modules   // the routes modules registered (routes.go)
 	users     userStore // Config.Users, by part (stores.go)
 	keys      *secretbox.Keyring
 	hasher    password.Hasher

@@ -2,6 +2,9 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -74,3 +77,93 @@ func (noRecords) Touch(context.Context, string, time.Time, time.Time) error { re
 func (noRecords) Delete(context.Context, string, string) error              { return user.ErrNotFound }
 func (noRecords) List(context.Context, string) ([]session.Record, error)    { return nil, nil }
 func (noRecords) DeleteAll(context.Context, string, string) error           { return nil }
+
+// AddRoutes adds a module's routes to the table the Service serves and
+// documents; a route the table has, a route not made by NewRoute or
+// StaticRoute, and any route once the table was served are refused, and
+// the table stays as it was.
+func TestAddRoutes(t *testing.T) {
+	ok := func(context.Context, *Visit, Request) (any, error) { return map[string]bool{"success": true}, nil }
+	s := newFlow(t, nil).s
+	before := len(s.table())
+	if err := s.AddRoutes(NewRoute(http.MethodPost, "/api/extra", ok, Operation{ID: "extra"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		rt   Route
+		want string
+	}{
+		{"core's", NewRoute(http.MethodPost, "/api/login", ok, Operation{}), "auth: AddRoutes POST /api/login: the Service has that route already"},
+		{"a switched-off feature's", NewRoute(http.MethodGet, "/api/auth/sessions", ok, Operation{}), "auth: AddRoutes GET /api/auth/sessions: the Service has that route already"},
+		{"added before", NewRoute(http.MethodPost, "/api/extra", ok, Operation{}), "auth: AddRoutes POST /api/extra: the Service has that route already"},
+		{"not NewRoute's", Route{Method: http.MethodGet, Pattern: "/api/other"}, "auth: AddRoutes GET /api/other: not a route of NewRoute or StaticRoute"},
+	} {
+		if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/fine", ok, Operation{}), tc.rt); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if got := len(s.table()); got != before+1 {
+		t.Fatalf("the table has %d routes, want %d: a refused call added some", got, before+1)
+	}
+	if got := s.Routes(); got[len(got)-1].Pattern != "/api/extra" {
+		t.Errorf("Routes ends with %s, want the module's /api/extra", got[len(got)-1].Pattern)
+	}
+	if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
+		t.Errorf("after Routes: err = %v, want ErrRoutesServed", err)
+	}
+	s = newFlow(t, nil).s
+	_ = s.Paths()
+	if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
+		t.Errorf("after Paths: err = %v, want ErrRoutesServed", err)
+	}
+}
+
+// Handle runs a module's route as core's: the cross-origin check of a
+// state-changing route before the route, its error or body rendered, a
+// panic answered 500; a static route answers its bytes.
+func TestHandleModuleRoute(t *testing.T) {
+	s := newFlow(t, nil).s
+	calls := 0
+	rts := []Route{
+		NewRoute(http.MethodPost, "/api/extra", func(ctx context.Context, v *Visit, r Request) (any, error) {
+			calls++
+			if r.Header("X-Fail") != "" {
+				return nil, ErrNotAuthenticated
+			}
+			if r.Header("X-Panic") != "" {
+				panic("boom")
+			}
+			return map[string]string{"got": r.Header("X-Value")}, nil
+		}, Operation{ID: "extra"}),
+		StaticRoute("/api/extra/x.js", "text/javascript; charset=utf-8", []byte("alert(1)")),
+	}
+	if err := s.AddRoutes(rts...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		rt      Route
+		headers map[string]string
+		want    string
+		calls   int
+	}{
+		{"cross-origin", rts[0], map[string]string{"Sec-Fetch-Site": "cross-site"}, `403 {"error":"Cross-origin request blocked","code":"cross_origin_blocked"}`, 0},
+		{"success", rts[0], map[string]string{"X-Value": "v"}, `200 {"got":"v"}`, 1},
+		{"an error", rts[0], map[string]string{"X-Fail": "1"}, `401 {"error":"Not authenticated","code":"not_authenticated"}`, 1},
+		{"a panic", rts[0], map[string]string{"X-Panic": "1"}, `500 {"error":"Internal server error","code":"internal_error"}`, 1},
+		{"static", rts[1], map[string]string{"Sec-Fetch-Site": "cross-site"}, `200 alert(1)`, 0},
+	} {
+		calls = 0
+		resp := s.Handle(tc.rt, &fakeRequest{method: tc.rt.Method, host: "example.com", headers: tc.headers})
+		if got := fmt.Sprintf("%d %s", resp.Status, resp.Body); got != tc.want || calls != tc.calls {
+			t.Errorf("%s: %s (route called %d times), want %s (%d)", tc.name, got, calls, tc.want, tc.calls)
+		}
+	}
+	resp := s.Handle(rts[1], &fakeRequest{method: http.MethodGet})
+	for k, want := range map[string]string{"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("static route's %s = %q, want %q", k, got, want)
+		}
+	}
+}
