@@ -152,13 +152,7 @@ func TestPasskeyListedCodes(t *testing.T) {
 			e.race.Store(tc.race)
 			accounts, keys := e.state()
 			status, b := send(t, http.MethodPost, e.base+passkeys.Prefix+tc.path, c, e.json(body))
-			var got struct{ Error, Code string }
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatalf("answer %d %s: %v", status, b, err)
-			}
-			if status != tc.status || got.Code != string(tc.code) || got.Error != tc.text {
-				t.Fatalf("answer %d %s, want %d {%q, %q}", status, b, tc.status, tc.text, tc.code)
-			}
+			wantError(t, status, b, tc.status, tc.code, tc.text)
 			e.race.Store(raceNone)
 			accountsAfter, keysAfter := e.state()
 			if accountsAfter != accounts {

@@ -112,17 +112,24 @@ func TestListedCodes(t *testing.T) {
 			e.raced.Store(tc.raced)
 			before := e.state()
 			status, body := e.do(tc.method, tc.path, e.browser(tc.as), tc.params, strings.ReplaceAll(tc.body, "{code}", e.emailCode))
-			var got struct{ Error, Code string }
-			if err := json.Unmarshal(body, &got); err != nil {
-				t.Fatalf("answer %d %s: %v", status, body, err)
-			}
-			if status != tc.status || got.Code != string(tc.code) || got.Error != tc.text {
-				t.Fatalf("answer %d %s, want %d {%q, %q}", status, body, tc.status, tc.text, tc.code)
-			}
+			wantError(t, status, body, tc.status, tc.code, tc.text)
 			if after := e.state(); after != before {
 				t.Errorf("the store changed:\nbefore %s\nafter  %s", before, after)
 			}
 		})
+	}
+}
+
+// wantError fails t unless the answer of status and body is the error
+// of status want, code and English text.
+func wantError(t *testing.T, status int, body []byte, want int, code auth.Code, text string) {
+	t.Helper()
+	var got struct{ Error, Code string }
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("answer %d %s: %v", status, body, err)
+	}
+	if status != want || got.Code != string(code) || got.Error != text {
+		t.Fatalf("answer %d %s, want %d {%q, %q}", status, body, want, text, code)
 	}
 }
 
