@@ -17,15 +17,15 @@ func Request(r *http.Request) auth.Request { return auth.HTTPRequest(r, nil) }
 // path also answers other methods with a JSON 405.
 func Mount(mux *http.ServeMux, svc *auth.Service, prefix string) {
 	prefix = strings.TrimRight(prefix, "/")
-	for _, p := range svc.Paths() {
+	for _, p := range svc.Modules().Paths() {
 		for _, rt := range p.Routes {
 			mux.HandleFunc(rt.Method+" "+prefix+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-				resp := svc.Handle(rt, Request(r))
+				resp := svc.Modules().Handle(rt, Request(r))
 				resp.Write(w)
 			})
 		}
 		mux.HandleFunc(prefix+p.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := svc.MethodNotAllowed(Request(r), p.Allow)
+			resp := svc.Modules().MethodNotAllowed(Request(r), p.Allow)
 			resp.Write(w)
 		})
 	}
@@ -37,7 +37,7 @@ func Handler(svc *auth.Service) http.Handler {
 	mux := http.NewServeMux()
 	Mount(mux, svc, "")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		resp := svc.NotFound(Request(r))
+		resp := svc.Modules().NotFound(Request(r))
 		resp.Write(w)
 	})
 	return mux

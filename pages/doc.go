@@ -109,5 +109,5 @@
 // pages' own texts live in a pages-local catalog in the same i18n format
 // (pages/locales/de.json, German built in), looked up by the Visit's
 // language; the error texts beside the fields are the Service's own
-// ([auth.Service.Text]). [Config.Texts] adds languages.
+// ([auth.Modules.Text]). [Config.Texts] adds languages.
 package pages

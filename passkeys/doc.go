@@ -7,7 +7,7 @@
 // are github.com/go-webauthn/webauthn's; the decisions every sign-in method
 // shares (the pending-login checks, the limits, the hooks, the session,
 // audit events and notices) are core's, through
-// auth.Service.FinishTwoFactor and auth.Service.SignInWithoutPassword; the
+// auth.Modules.FinishTwoFactor and auth.Modules.SignInWithoutPassword; the
 // credentials are kept by the user store's user.Passkeys part. This package
 // joins them and serves JSON routes under Prefix:
 //
@@ -23,7 +23,7 @@
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
 // New adds these routes to the Service's route table
-// (auth.Service.AddRoutes), each beside what the OpenAPI document says of
+// (auth.Modules.AddRoutes), each beside what the OpenAPI document says of
 // it (routes.go), so the framework module that mounts the Service serves
 // them with core's routes, and auth.Service.OpenAPI documents them. Call
 // New before mounting the Service:
@@ -35,7 +35,7 @@
 //	mux := http.NewServeMux()
 //	nethttpauth.Mount(mux, svc, "") // ginauth.New(svc), fiberauth.Register(app, svc)
 //
-// auth.Service.Handle runs them as it runs core's: the cross-origin check
+// auth.Modules.Handle runs them as it runs core's: the cross-origin check
 // of every state-changing route, the Observer's flow (named as
 // auth.Route.Flow names it: "passkeys/login/begin"), a panic answered 500.
 // e2e/passkeysflow runs the flow suite of package passkeystest on all

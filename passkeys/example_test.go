@@ -39,7 +39,7 @@ func Example() {
 	// New added the passkey routes to svc's: a framework module serves
 	// them with core's (nethttpauth.Mount(mux, svc, ""), ginauth.New(svc),
 	// fiberauth.Register(app, svc)).
-	for _, rt := range svc.Routes() {
+	for _, rt := range svc.Modules().Routes() {
 		if strings.HasPrefix(rt.Pattern, passkeys.Prefix) {
 			fmt.Println(rt.Method, rt.Pattern)
 		}
@@ -85,7 +85,7 @@ func ExampleHandler_BeginLogin() {
 		opts, err := pk.BeginLogin(r.Context(), v)
 		v.WriteHeaders(w) // the challenge cookie, the rate-limit headers
 		if err != nil {
-			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			http.Error(w, svc.Modules().Text(v, err), auth.AsError(err).Status)
 			return
 		}
 		_ = json.NewEncoder(w).Encode(opts) // {"publicKey": ...} for navigator.credentials.get
@@ -96,7 +96,7 @@ func ExampleHandler_BeginLogin() {
 		u, err := pk.FinishLogin(r.Context(), v, passkeys.LoginInput{Assertion: assertion})
 		v.WriteHeaders(w) // the session cookie; the challenge cookie deleted
 		if err != nil {
-			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			http.Error(w, svc.Modules().Text(v, err), auth.AsError(err).Status)
 			return
 		}
 		fmt.Fprintln(w, "welcome", u.Name)

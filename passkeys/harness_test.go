@@ -86,20 +86,20 @@ func newEnv(t testing.TB, change func(*passkeys.Config), changeCore func(*auth.C
 // other path 404, as JSON.
 func serve(svc *auth.Service) *http.ServeMux {
 	mux := http.NewServeMux()
-	for _, p := range svc.Paths() {
+	for _, p := range svc.Modules().Paths() {
 		for _, rt := range p.Routes {
 			mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-				resp := svc.Handle(rt, auth.HTTPRequest(r, nil))
+				resp := svc.Modules().Handle(rt, auth.HTTPRequest(r, nil))
 				resp.Write(w)
 			})
 		}
 		mux.HandleFunc(p.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := svc.MethodNotAllowed(auth.HTTPRequest(r, nil), p.Allow)
+			resp := svc.Modules().MethodNotAllowed(auth.HTTPRequest(r, nil), p.Allow)
 			resp.Write(w)
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		resp := svc.NotFound(auth.HTTPRequest(r, nil))
+		resp := svc.Modules().NotFound(auth.HTTPRequest(r, nil))
 		resp.Write(w)
 	})
 	return mux

@@ -15,14 +15,14 @@ import (
 
 // The JSON routes under Prefix: each decodes its body and calls one typed
 // method (the ceremonies in passkeys.go, the management methods of
-// auth.Service); auth.Service.Handle runs it and renders what it returns,
+// auth.Service); auth.Modules.Handle runs it and renders what it returns,
 // as it runs core's routes.
 
 // maxBody caps the finish bodies: a credential with its attestation is a
 // few kilobytes.
 const maxBody = 64 << 10
 
-// routes are the handler's routes, for auth.Service.AddRoutes: the JSON
+// routes are the handler's routes, for auth.Modules.AddRoutes: the JSON
 // routes, each beside what the OpenAPI document says of it, and the
 // script.
 func (h *Handler) routes() []auth.Route {
@@ -47,7 +47,7 @@ func (h *Handler) routes() []auth.Route {
 		}, auth.Operation{ID: "beginPasskeyTwoFactor", Summary: "Begin the second step with a passkey", Auth: "pending",
 			Description: "A valid 2fa_pending cookie. 404 passkey_not_found when the user has none. Counts against BeginLimit.",
 			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{ChallengeCookie},
-			// auth.Service.PendingTwoFactorUser's conditions, the user's
+			// auth.Modules.PendingTwoFactorUser's conditions, the user's
 			// passkeys, the begin limit.
 			Errors:  []*auth.Error{auth.ErrNoPendingTwoFactor, auth.ErrTwoFactorExpired, auth.ErrInvalidSession, auth.ErrPasskeyNotFound, auth.ErrTooManyRequests},
 			Schemas: schemas}),
@@ -61,7 +61,7 @@ func (h *Handler) routes() []auth.Route {
 			OK:         success,
 			Cookies:    "authkit_session, authkit_device; 2fa_pending deleted; authkit_passkey expired; authkit_trusted with trustDevice",
 			SetCookies: []string{"authkit_session", "authkit_device", "2fa_pending", ChallengeCookie, "authkit_trusted"},
-			// auth.Service.FinishTwoFactor's, but not ErrNoPendingTwoFactor:
+			// auth.Modules.FinishTwoFactor's, but not ErrNoPendingTwoFactor:
 			// the ceremony is bound to the pending cookie it was begun
 			// under (pendingHash), so a request without one fails first
 			// with ErrPasskeyChallengeInvalid.

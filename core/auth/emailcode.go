@@ -114,7 +114,7 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err err
 	if err := s.emailCodesOn(); err != nil {
 		return err
 	}
-	u, err := s.PendingTwoFactorUser(v.ctx, v)
+	u, err := s.Modules().PendingTwoFactorUser(v.ctx, v)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in Two
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
-	return s.FinishTwoFactor(v.ctx, v, SecondFactorInput{
+	return s.Modules().FinishTwoFactor(v.ctx, v, SecondFactorInput{
 		Method:      LoginEmailCode,
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,

@@ -20,7 +20,7 @@ import (
 const LoginPasskey LoginMethod = "passkey"
 
 // The security events of passkeys (the passkeys module reports them with
-// [Service.Audit]).
+// [Modules.Audit]).
 const (
 	// EventPasskeyAdded: the signed-in user registered a passkey (Detail:
 	// its name).
@@ -75,7 +75,8 @@ type SecondFactorInput struct {
 // again or use another factor; a success ends the pending login like a
 // TOTP code does (AfterLogin, the session, EventLoginSucceeded, the
 // new-device notice).
-func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
+func (m *Modules) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
+	s := m.svc()
 	defer s.enter(ctx, v, "2fa/finish").end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return TwoFactorResult{}, errors.New("auth: FinishTwoFactor: Method and Verify are required")
@@ -111,7 +112,8 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 // answer (a passkey's allowed credentials). It checks the pending cookie
 // like FinishTwoFactor (ErrNoPendingTwoFactor, ErrTwoFactorExpired,
 // ErrInvalidSession) but counts nothing: it verifies no factor.
-func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+func (m *Modules) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+	s := m.svc()
 	defer s.enter(ctx, v, "2fa/pending").end(&err)
 	raw, ok := v.req.Cookie(PendingCookie)
 	if !ok || raw == "" {
@@ -160,7 +162,8 @@ type PasswordlessInput struct {
 // in while an attacker is locking the password out. A success runs
 // AfterLogin, starts the session, ends any pending 2FA login on the
 // visit, audits EventLoginSucceeded and sends the new-device notice.
-func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
+func (m *Modules) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
+	s := m.svc()
 	defer s.enter(ctx, v, "login/passwordless").end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
@@ -206,13 +209,14 @@ func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 // Audit reports e as the flows report theirs (Config.Audit, or the log),
 // with the time and the visit's client address filled in: for the events
 // of modules built on the Service (passkeys).
-func (s *Service) Audit(v *Visit, e Event) { s.audit(v, e) }
+func (m *Modules) Audit(v *Visit, e Event) { m.svc().audit(v, e) }
 
 // Notify mails u one of the security notices (KindPasskeyAdded,
 // KindPasskeyDeleted, ...) in the visit's language, as the flows send
 // theirs: through Config.Mailer's queue, never failing the caller. data's
 // Name and IP default to u's name and the client's address.
-func (s *Service) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+func (m *Modules) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+	s := m.svc()
 	if data.Name == "" {
 		data.Name = u.Name
 	}
@@ -225,12 +229,13 @@ func (s *Service) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data)
 // Answer renders a flow's outcome as the JSON routes do: 200 with body
 // and the visit's cookies and headers, or the error's {"error", "code"}
 // answer (see AsError), for modules that add JSON routes of their own.
-func (s *Service) Answer(v *Visit, op string, body any, err error) Response {
+func (m *Modules) Answer(v *Visit, op string, body any, err error) Response {
+	s := m.svc()
 	return s.answer(v, op, body, err)
 }
 
 // Users returns Config.Users as it was given, for modules and apps that
 // need to tell which parts of the store contract it implements. Calls
 // made through it are not reported to Config.Observer; the passkeys part
-// as the flows call it is [Service.PasskeyStore].
-func (s *Service) Users() user.Accounts { return s.cfg.Users }
+// as the flows call it is [Modules.PasskeyStore].
+func (m *Modules) Users() user.Accounts { return m.svc().cfg.Users }

@@ -75,7 +75,7 @@ type OperationBody struct {
 type obj = map[string]any
 
 // OpenAPI returns the OpenAPI 3.1 document (JSON) of the routes this
-// Service registers (Service.Routes: core's routes of the features it has
+// Service registers (Modules.Routes: core's routes of the features it has
 // on and the stores it has, and the routes modules registered), built from
 // each route's Operation; a route without one (a module's script) is not
 // in it. The session cookie is named as Config.SessionCookie names it.
@@ -264,7 +264,7 @@ func (op *Operation) conditions(rt Route) []*Error {
 	return slices.CompactFunc(all, func(a, b *Error) bool { return a.Status == b.Status && a.Code == b.Code })
 }
 
-// headerTooLarge is what Service.Error answers for fiber's 431 (a request
+// headerTooLarge is what Modules.Error answers for fiber's 431 (a request
 // line or headers over ReadBufferSize): request_rejected with its status.
 var headerTooLarge = &Error{Status: http.StatusRequestHeaderFieldsTooLarge, Code: ErrRequestRejected.Code,
 	Message: http.StatusText(http.StatusRequestHeaderFieldsTooLarge)}

@@ -51,7 +51,7 @@ func operations(d served) []string {
 // routeList lists "METHOD pattern" of s.Routes(), sorted.
 func routeList(s *Service) []string {
 	var out []string
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		out = append(out, rt.Method+" "+rt.Pattern)
 	}
 	slices.Sort(out)
@@ -135,7 +135,7 @@ func TestOpenAPIHasAModulesRoutes(t *testing.T) {
 		Errors:     []*Error{ErrNotAuthenticated},
 		Schemas:    obj{"Extra": obj{"type": "object"}, "Message": obj{"type": "null"}},
 	})
-	if err := s.AddRoutes(extra, StaticRoute("/api/extra/script.js", "text/javascript", []byte("1"))); err != nil {
+	if err := s.Modules().AddRoutes(extra, StaticRoute("/api/extra/script.js", "text/javascript", []byte("1"))); err != nil {
 		t.Fatal(err)
 	}
 	d := openAPIOf(t, s)

@@ -16,7 +16,7 @@ import (
 // Route is one authkit endpoint. Framework modules register each route's
 // Pattern for its Method and call Handle with the neutral request. The
 // Service's table holds core's routes and those modules add with
-// [Service.AddRoutes] ([NewRoute], [StaticRoute]); each carries the
+// [Modules.AddRoutes] ([NewRoute], [StaticRoute]); each carries the
 // [Operation] that [Service.OpenAPI] renders.
 type Route struct {
 	Method string
@@ -336,12 +336,13 @@ var currentPassword = []*Error{ErrInvalidPassword, ErrTooManyPasswordEntries}
 // only with Config.Sessions, the trusted-device routes only with
 // Config.TrustedDevices, the email-code routes only with
 // Config.EmailCode.Enabled. The routes modules registered
-// ([Service.AddRoutes]) follow core's. Once Routes (or Paths) was called,
+// ([Modules.AddRoutes]) follow core's. Once Routes (or Paths) was called,
 // the table is served: AddRoutes refuses more. The slice is the caller's.
-func (s *Service) Routes() []Route {
-	s.mods.Lock()
-	s.mods.served = true
-	s.mods.Unlock()
+func (m *Modules) Routes() []Route {
+	s := m.svc()
+	s.added.Lock()
+	s.added.served = true
+	s.added.Unlock()
 	return s.table()
 }
 
@@ -353,24 +354,24 @@ func (s *Service) table() []Route {
 			out = append(out, rt)
 		}
 	}
-	s.mods.Lock()
-	defer s.mods.Unlock()
-	return append(out, s.mods.routes...)
+	s.added.Lock()
+	defer s.added.Unlock()
+	return append(out, s.added.routes...)
 }
 
-// modules is the routes modules registered, and whether the table was
+// addedRoutes is the routes modules registered, and whether the table was
 // served.
-type modules struct {
+type addedRoutes struct {
 	sync.Mutex
 	routes []Route
 	served bool
 }
 
-// ErrRoutesServed is what Service.AddRoutes returns once a framework module
-// took the Service's routes (Service.Routes or Paths): a route registered
+// ErrRoutesServed is what Modules.AddRoutes returns once a framework module
+// took the Service's routes (Modules.Routes or Paths): a route registered
 // then would never be served. Register every module's routes (passkeys.New)
 // before mounting the Service.
-var ErrRoutesServed = errors.New("auth: routes registered after the Service's routes were served (Service.Routes or Paths): register them before mounting the Service")
+var ErrRoutesServed = errors.New("auth: routes registered after the Service's routes were served (Modules.Routes or Paths): register them before mounting the Service")
 
 // AddRoutes adds a module's routes to the Service's table: framework
 // modules serve them beside core's (Mount, Register, New), Handle runs
@@ -380,14 +381,15 @@ var ErrRoutesServed = errors.New("auth: routes registered after the Service's ro
 // table holds already (core's included, whatever the Service has on), a
 // route not made by NewRoute or StaticRoute, and any route once the
 // table was served ([ErrRoutesServed]).
-func (s *Service) AddRoutes(rs ...Route) error {
-	s.mods.Lock()
-	defer s.mods.Unlock()
-	if s.mods.served {
+func (m *Modules) AddRoutes(rs ...Route) error {
+	s := m.svc()
+	s.added.Lock()
+	defer s.added.Unlock()
+	if s.added.served {
 		return ErrRoutesServed
 	}
 	have := map[string]bool{}
-	for _, rt := range slices.Concat(routes, s.mods.routes) {
+	for _, rt := range slices.Concat(routes, s.added.routes) {
 		have[rt.Method+" "+rt.Pattern] = true
 	}
 	for _, rt := range rs {
@@ -400,17 +402,17 @@ func (s *Service) AddRoutes(rs ...Route) error {
 		}
 		have[key] = true
 	}
-	s.mods.routes = append(s.mods.routes, rs...)
+	s.added.routes = append(s.added.routes, rs...)
 	return nil
 }
 
 // RouteFunc is a module's route: it reads the request and calls a typed
 // method with v, in ctx (the Visit's, the Observer's flow's when there is
 // one), and returns the 200 body or an error, which Handle renders as
-// core's routes render theirs (Service.Answer).
+// core's routes render theirs (Modules.Answer).
 type RouteFunc func(ctx context.Context, v *Visit, r Request) (any, error)
 
-// NewRoute returns a module's JSON route for Service.AddRoutes: method and
+// NewRoute returns a module's JSON route for Modules.AddRoutes: method and
 // pattern (ServeMux form, as Route.Pattern), fn, and what the OpenAPI
 // document says of it. A method other than GET, HEAD and OPTIONS is
 // state-changing: Handle refuses it cross-origin before fn runs.
@@ -422,7 +424,7 @@ func NewRoute(method, pattern string, fn RouteFunc, op Operation) Route {
 	}}
 }
 
-// StaticRoute returns a GET route for Service.AddRoutes that answers body
+// StaticRoute returns a GET route for Modules.AddRoutes that answers body
 // with contentType, Cache-Control: no-cache and X-Content-Type-Options:
 // nosniff (a module's script). It is not a flow (Config.Observer never
 // hears of it) and not in the OpenAPI document.
@@ -449,10 +451,10 @@ func (p Path) ColonPattern() string { return Route{Pattern: p.Pattern}.ColonPatt
 
 // Paths groups Routes by path, in order, for modules that answer the other
 // methods of a path with MethodNotAllowed.
-func (s *Service) Paths() []Path {
+func (m *Modules) Paths() []Path {
 	var out []Path
 	index := map[string]int{}
-	for _, rt := range s.Routes() {
+	for _, rt := range m.Routes() {
 		i, ok := index[rt.Pattern]
 		if !ok {
 			i = len(out)
@@ -476,7 +478,8 @@ func (s *Service) Paths() []Path {
 
 // Handle runs route rt for r. It never panics: a panic in a flow is logged
 // and answered 500.
-func (s *Service) Handle(rt Route, r Request) (resp Response) {
+func (m *Modules) Handle(rt Route, r Request) (resp Response) {
+	s := m.svc()
 	v := s.Visit(r)
 	if s.cfg.Observer != nil && !rt.quiet {
 		var end func(status int)
@@ -530,12 +533,14 @@ func (s *Service) checkOrigin(r Request) error {
 }
 
 // NotFound answers an unknown path under authkit's prefix as JSON.
-func (s *Service) NotFound(r Request) Response {
+func (m *Modules) NotFound(r Request) Response {
+	s := m.svc()
 	return s.errorResponse(ErrNotFound)
 }
 
 // MethodNotAllowed answers a known path with the wrong method as JSON.
-func (s *Service) MethodNotAllowed(r Request, allow string) Response {
+func (m *Modules) MethodNotAllowed(r Request, allow string) Response {
+	s := m.svc()
 	resp := s.errorResponse(ErrMethodNotAllowed)
 	if allow != "" {
 		resp.Header.Set("Allow", allow)
@@ -551,7 +556,8 @@ func (s *Service) MethodNotAllowed(r Request, allow string) Response {
 // 5xx "Internal server error" (a framework's text for a server error is
 // never sent). Any other status has the code "request_rejected" and msg, or
 // the status text when msg is empty.
-func (s *Service) Error(status int, msg string) Response {
+func (m *Modules) Error(status int, msg string) Response {
+	s := m.svc()
 	switch {
 	case status == http.StatusNotFound:
 		return s.errorResponse(ErrNotFound)

@@ -15,7 +15,7 @@ import (
 
 func TestPaths(t *testing.T) {
 	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}, EmailCode: EmailCodeConfig{Enabled: true}}} // every route listed
-	paths := s.Paths()
+	paths := s.Modules().Paths()
 	byPattern := map[string]Path{}
 	for _, p := range paths {
 		if _, dup := byPattern[p.Pattern]; dup {
@@ -58,7 +58,7 @@ func TestError(t *testing.T) {
 		{431, "", `{"error":"Request Header Fields Too Large","code":"request_rejected"}`},
 		{400, "Bad request body", `{"error":"Bad request body","code":"request_rejected"}`},
 	} {
-		r := s.Error(tc.status, tc.msg)
+		r := s.Modules().Error(tc.status, tc.msg)
 		if r.Status != tc.status || string(r.Body) != tc.want || r.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("Error(%d, %q) = %d %s, want %d %s", tc.status, tc.msg, r.Status, r.Body, tc.status, tc.want)
 		}
@@ -86,7 +86,7 @@ func TestAddRoutes(t *testing.T) {
 	ok := func(context.Context, *Visit, Request) (any, error) { return map[string]bool{"success": true}, nil }
 	s := newFlow(t, nil).s
 	before := len(s.table())
-	if err := s.AddRoutes(NewRoute(http.MethodPost, "/api/extra", ok, Operation{ID: "extra"})); err != nil {
+	if err := s.Modules().AddRoutes(NewRoute(http.MethodPost, "/api/extra", ok, Operation{ID: "extra"})); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -99,22 +99,22 @@ func TestAddRoutes(t *testing.T) {
 		{"added before", NewRoute(http.MethodPost, "/api/extra", ok, Operation{}), "auth: AddRoutes POST /api/extra: the Service has that route already"},
 		{"not NewRoute's", Route{Method: http.MethodGet, Pattern: "/api/other"}, "auth: AddRoutes GET /api/other: not a route of NewRoute or StaticRoute"},
 	} {
-		if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/fine", ok, Operation{}), tc.rt); err == nil || err.Error() != tc.want {
+		if err := s.Modules().AddRoutes(NewRoute(http.MethodGet, "/api/fine", ok, Operation{}), tc.rt); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 	if got := len(s.table()); got != before+1 {
 		t.Fatalf("the table has %d routes, want %d: a refused call added some", got, before+1)
 	}
-	if got := s.Routes(); got[len(got)-1].Pattern != "/api/extra" {
+	if got := s.Modules().Routes(); got[len(got)-1].Pattern != "/api/extra" {
 		t.Errorf("Routes ends with %s, want the module's /api/extra", got[len(got)-1].Pattern)
 	}
-	if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
+	if err := s.Modules().AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
 		t.Errorf("after Routes: err = %v, want ErrRoutesServed", err)
 	}
 	s = newFlow(t, nil).s
-	_ = s.Paths()
-	if err := s.AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
+	_ = s.Modules().Paths()
+	if err := s.Modules().AddRoutes(NewRoute(http.MethodGet, "/api/late", ok, Operation{})); !errors.Is(err, ErrRoutesServed) {
 		t.Errorf("after Paths: err = %v, want ErrRoutesServed", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestHandleModuleRoute(t *testing.T) {
 		}, Operation{ID: "extra"}),
 		StaticRoute("/api/extra/x.js", "text/javascript; charset=utf-8", []byte("alert(1)")),
 	}
-	if err := s.AddRoutes(rts...); err != nil {
+	if err := s.Modules().AddRoutes(rts...); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -155,12 +155,12 @@ func TestHandleModuleRoute(t *testing.T) {
 		{"static", rts[1], map[string]string{"Sec-Fetch-Site": "cross-site"}, `200 alert(1)`, 0},
 	} {
 		calls = 0
-		resp := s.Handle(tc.rt, &fakeRequest{method: tc.rt.Method, host: "example.com", headers: tc.headers})
+		resp := s.Modules().Handle(tc.rt, &fakeRequest{method: tc.rt.Method, host: "example.com", headers: tc.headers})
 		if got := fmt.Sprintf("%d %s", resp.Status, resp.Body); got != tc.want || calls != tc.calls {
 			t.Errorf("%s: %s (route called %d times), want %s (%d)", tc.name, got, calls, tc.want, tc.calls)
 		}
 	}
-	resp := s.Handle(rts[1], &fakeRequest{method: http.MethodGet})
+	resp := s.Modules().Handle(rts[1], &fakeRequest{method: http.MethodGet})
 	for k, want := range map[string]string{"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"} {
 		if got := resp.Header.Get(k); got != want {
 			t.Errorf("static route's %s = %q, want %q", k, got, want)

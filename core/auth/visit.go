@@ -51,7 +51,7 @@ func (s *Service) Visit(r Request) *Visit {
 
 // use makes ctx the context of the visit's store and hasher calls: a
 // typed method's ctx wins over the request's, but not over the context of
-// the observed flow the visit is in (Service.Observe), which a typed
+// the observed flow the visit is in (Modules.Observe), which a typed
 // method called inside another's flow keeps.
 func (v *Visit) use(ctx context.Context) {
 	if ctx != nil && !v.flow {
@@ -191,7 +191,7 @@ func (s *Service) failure(v *Visit, op string, err error) Response {
 
 // Text returns the text of what err answers with (see AsError) in the
 // visit's language, for an app that shows errors on its own pages.
-func (s *Service) Text(v *Visit, err error) string {
+func (m *Modules) Text(v *Visit, err error) string {
 	if e := AsError(err); e != nil {
 		return e.translate(v.lang)
 	}

@@ -79,7 +79,7 @@ func listedCodes() ([]string, error) {
 	}
 	defer func() { _ = pk.Close() }()
 	var out []string
-	for _, rt := range svc.Routes() {
+	for _, rt := range svc.Modules().Routes() {
 		op, ok := rt.Operation()
 		if !ok {
 			continue

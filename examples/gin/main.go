@@ -39,7 +39,7 @@ func main() {
 		pages := gin.WrapH(a.Pages)
 		r.NoRoute(func(c *gin.Context) {
 			if strings.HasPrefix(c.Request.URL.Path, "/api/") {
-				resp := a.Service.NotFound(ginauth.Request(c))
+				resp := a.Service.Modules().NotFound(ginauth.Request(c))
 				resp.Write(c.Writer)
 				return
 			}

@@ -28,7 +28,7 @@ func main() {
 		mux.Handle("GET "+app.OpenAPIPath, doc)
 		// Unknown API paths answer JSON.
 		mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-			resp := a.Service.NotFound(nethttpauth.Request(r))
+			resp := a.Service.Modules().NotFound(nethttpauth.Request(r))
 			resp.Write(w)
 		})
 		// A load balancer's probes: liveness and readiness.

@@ -248,7 +248,7 @@ func (a *App) passkeys(setting, appURL, appName string, logger *slog.Logger) (st
 	if want == "false" {
 		return "off", nil
 	}
-	if _, ok := a.Service.Users().(user.Passkeys); !ok {
+	if _, ok := a.Service.Modules().Users().(user.Passkeys); !ok {
 		if want == "true" {
 			return "", fmt.Errorf("PASSKEYS=true: the user store (DATABASE_URL) cannot hold passkeys")
 		}
