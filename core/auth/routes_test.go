@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,26 @@ func TestHandleModuleRoute(t *testing.T) {
 		if got := resp.Header.Get(k); got != want {
 			t.Errorf("static route's %s = %q, want %q", k, got, want)
 		}
+	}
+}
+
+// A module's route is a flow of the Observer's, named as Route.Flow names
+// it and ended with its status; a static route is none.
+func TestModuleRouteObserved(t *testing.T) {
+	rec := &recorder{}
+	s := mustNewWith(t, func(c *Config) { c.Observer = rec })
+	rts := []Route{
+		NewRoute(http.MethodPost, "/api/extra/go", func(context.Context, *Visit, Request) (any, error) { return nil, ErrNotAuthenticated }, Operation{}),
+		StaticRoute("/api/extra/x.js", "text/javascript", []byte("1")),
+	}
+	if err := s.Modules().AddRoutes(rts...); err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range rts {
+		s.Modules().Handle(rt, &fakeRequest{method: rt.Method})
+	}
+	want := []string{"flow extra/go by POST /api/extra/go", "end extra/go 401"}
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("observer saw\n%q\nwant\n%q", rec.log, want)
 	}
 }
