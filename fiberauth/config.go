@@ -43,7 +43,7 @@ func ApplyConfig(svc *auth.Service, cfg fiber.Config) fiber.Config {
 
 // ErrorHandler answers every error as authkit's routes do, with a JSON
 // {"error": ...} body and Cache-Control: no-store. A *fiber.Error keeps its
-// status and core's text for it (auth.Service.Error: 404, 405, 413 and 5xx
+// status and core's text for it (auth.Modules.Error: 404, 405, 413 and 5xx
 // have authkit's own); others carry the error's message, or the status
 // text when no route ran (fasthttp's parse errors quote the request). Any
 // other error is logged through fiber's logger and answered 500
@@ -56,15 +56,15 @@ func ErrorHandler(svc *auth.Service) fiber.ErrorHandler {
 		case !errors.As(err, &fe):
 			// The route's pattern, not the URL: a URL may hold a token.
 			log.Errorf("fiberauth: %s %s: %v", c.Method(), c.Route().Path, err)
-			resp = svc.Error(http.StatusInternalServerError, "")
+			resp = svc.Modules().Error(http.StatusInternalServerError, "")
 		case fe.Code == http.StatusMethodNotAllowed:
-			resp = svc.MethodNotAllowed(request{c}, "")
+			resp = svc.Modules().MethodNotAllowed(request{c}, "")
 		case len(c.Route().Handlers) == 0:
 			// No route ran: fasthttp refused the request, and its text
 			// quotes the raw bytes it could not parse.
-			resp = svc.Error(fe.Code, "")
+			resp = svc.Modules().Error(fe.Code, "")
 		default:
-			resp = svc.Error(fe.Code, fe.Message)
+			resp = svc.Modules().Error(fe.Code, fe.Message)
 		}
 		return write(c, &resp)
 	}

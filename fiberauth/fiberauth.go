@@ -138,7 +138,7 @@ func WriteError(c *fiber.Ctx, svc *auth.Service, v *auth.Visit, err error) error
 	if err == nil {
 		err = auth.ErrInternal
 	}
-	resp := svc.Answer(c.UserContext(), v, strings.Clone(c.Route().Path), nil, err)
+	resp := svc.Modules().Answer(c.UserContext(), v, strings.Clone(c.Route().Path), nil, err)
 	return write(c, &resp)
 }
 
@@ -161,11 +161,11 @@ func setHeaders(c *fiber.Ctx, h http.Header) {
 // that match no route reach fiber's error handler: [ApplyConfig] makes
 // that a JSON 404.
 func Register(r fiber.Router, svc *auth.Service) {
-	for _, p := range svc.Paths() {
+	for _, p := range svc.Modules().Paths() {
 		path := p.ColonPattern()
 		for _, rt := range p.Routes {
 			h := func(c *fiber.Ctx) error {
-				resp := svc.Handle(rt, request{c})
+				resp := svc.Modules().Handle(rt, request{c})
 				return write(c, &resp)
 			}
 			r.Add(rt.Method, path, h)
@@ -175,7 +175,7 @@ func Register(r fiber.Router, svc *auth.Service) {
 		}
 		allow := p.Allow // the same table, so the same Allow, as net/http and gin
 		r.All(path, func(c *fiber.Ctx) error {
-			resp := svc.MethodNotAllowed(request{c}, allow)
+			resp := svc.Modules().MethodNotAllowed(request{c}, allow)
 			return write(c, &resp)
 		})
 	}

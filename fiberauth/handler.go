@@ -7,11 +7,9 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 )
 
-// HTTPHandler mounts one of authkit's net/http handlers (the pages, the
-// passkeys module) on fiber:
+// HTTPHandler mounts one of authkit's net/http handlers (the pages) on
+// fiber:
 //
-//	app.All(passkeys.Prefix, fiberauth.HTTPHandler(pk))
-//	app.All(passkeys.Prefix+"/*", fiberauth.HTTPHandler(pk))
 //	app.Use(fiberauth.HTTPHandler(pages)) // the pages, after every route
 //
 // It is fiber's adaptor.HTTPHandler with one difference: the handler's

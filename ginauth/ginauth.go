@@ -39,7 +39,7 @@ func WriteError(c *gin.Context, svc *auth.Service, v *auth.Visit, err error) {
 	if op == "" {
 		op = c.Request.URL.Path
 	}
-	resp := svc.Answer(c.Request.Context(), v, op, nil, err)
+	resp := svc.Modules().Answer(c.Request.Context(), v, op, nil, err)
 	resp.Write(c.Writer)
 }
 
@@ -58,12 +58,12 @@ var methods = []string{
 // NoRoute handlers. Like any gin registration, it panics if r already has
 // a handler for one of these method and path pairs.
 func Register(r gin.IRouter, svc *auth.Service) {
-	for _, p := range svc.Paths() {
+	for _, p := range svc.Modules().Paths() {
 		path := p.ColonPattern()
 		served := map[string]bool{}
 		for _, rt := range p.Routes {
 			flow := func(c *gin.Context) {
-				resp := svc.Handle(rt, Request(c))
+				resp := svc.Modules().Handle(rt, Request(c))
 				resp.Write(c.Writer)
 			}
 			r.Handle(rt.Method, path, flow)
@@ -74,7 +74,7 @@ func Register(r gin.IRouter, svc *auth.Service) {
 			}
 		}
 		notAllowed := func(c *gin.Context) {
-			resp := svc.MethodNotAllowed(Request(c), p.Allow)
+			resp := svc.Modules().MethodNotAllowed(Request(c), p.Allow)
 			resp.Write(c.Writer)
 		}
 		for _, m := range methods {
@@ -98,7 +98,7 @@ func New(svc *auth.Service) *gin.Engine {
 	e.RedirectTrailingSlash = false
 	_ = e.SetTrustedProxies(nil) // never fails for nil
 	e.NoRoute(func(c *gin.Context) {
-		resp := svc.NotFound(Request(c))
+		resp := svc.Modules().NotFound(Request(c))
 		resp.Write(c.Writer)
 	})
 	Register(e, svc)

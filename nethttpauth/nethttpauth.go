@@ -37,7 +37,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, svc *auth.Service, v *au
 	if op == "" {
 		op = r.URL.Path
 	}
-	resp := svc.Answer(r.Context(), v, op, nil, err)
+	resp := svc.Modules().Answer(r.Context(), v, op, nil, err)
 	resp.Write(w)
 }
 
@@ -46,15 +46,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, svc *auth.Service, v *au
 // path also answers other methods with a JSON 405.
 func Mount(mux *http.ServeMux, svc *auth.Service, prefix string) {
 	prefix = strings.TrimRight(prefix, "/")
-	for _, p := range svc.Paths() {
+	for _, p := range svc.Modules().Paths() {
 		for _, rt := range p.Routes {
 			mux.HandleFunc(rt.Method+" "+prefix+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-				resp := svc.Handle(rt, Request(r))
+				resp := svc.Modules().Handle(rt, Request(r))
 				resp.Write(w)
 			})
 		}
 		mux.HandleFunc(prefix+p.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := svc.MethodNotAllowed(Request(r), p.Allow)
+			resp := svc.Modules().MethodNotAllowed(Request(r), p.Allow)
 			resp.Write(w)
 		})
 	}
@@ -66,7 +66,7 @@ func Handler(svc *auth.Service) http.Handler {
 	mux := http.NewServeMux()
 	Mount(mux, svc, "")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		resp := svc.NotFound(Request(r))
+		resp := svc.Modules().NotFound(Request(r))
 		resp.Write(w)
 	})
 	return mux

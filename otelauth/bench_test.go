@@ -49,7 +49,7 @@ func BenchmarkLoginRoute(b *testing.B) {
 			}
 			defer svc.Close(context.Background())
 			var login auth.Route
-			for _, rt := range svc.Routes() {
+			for _, rt := range svc.Modules().Routes() {
 				if rt.Pattern == "/api/login" {
 					login = rt
 				}
@@ -59,7 +59,7 @@ func BenchmarkLoginRoute(b *testing.B) {
 			for b.Loop() {
 				r := httptest.NewRequest("POST", "/api/login", strings.NewReader(body))
 				r.Header.Set("Content-Type", "application/json")
-				if resp := svc.Handle(login, auth.HTTPRequest(r, nil)); resp.Status != 401 {
+				if resp := svc.Modules().Handle(login, auth.HTTPRequest(r, nil)); resp.Status != 401 {
 					b.Fatalf("status %d", resp.Status)
 				}
 			}

@@ -84,9 +84,9 @@ func newHarness(t *testing.T) *harness {
 	}
 	t.Cleanup(func() { h.svc.Close(context.Background()) })
 	mux := http.NewServeMux()
-	for _, rt := range h.svc.Routes() {
+	for _, rt := range h.svc.Modules().Routes() {
 		mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := h.svc.Handle(rt, auth.HTTPRequest(r, r.PathValue))
+			resp := h.svc.Modules().Handle(rt, auth.HTTPRequest(r, r.PathValue))
 			resp.Write(w)
 		})
 	}
@@ -329,7 +329,7 @@ func TestUserIDs(t *testing.T) {
 }
 
 // TestTwoFactorByEmailCode: the email code, a factor checked through
-// Service.FinishTwoFactor (the passkeys module's path too), counted by its
+// Modules.FinishTwoFactor (the passkeys module's path too), counted by its
 // method: a wrong code, then the mailed one.
 func TestTwoFactorByEmailCode(t *testing.T) {
 	h := newHarness(t)
@@ -433,7 +433,7 @@ func TestStoreErrorsBeyondUsers(t *testing.T) {
 	if _, err := svc.Login(context.Background(), v, auth.LoginInput{Email: "ada@example.com", Password: "correct horse battery"}); auth.AsError(err).Status != 503 {
 		t.Fatalf("login with the limits down: %v, want 503", err)
 	}
-	ch := svc.ObserveOneTime("Challenges", onetime.NewMemoryStore(onetime.MemoryConfig{}))
+	ch := svc.Modules().ObserveOneTime("Challenges", onetime.NewMemoryStore(onetime.MemoryConfig{}))
 	if _, err := ch.Take(context.Background(), "never put", time.Now()); !errors.Is(err, onetime.ErrNotFound) {
 		t.Fatalf("take: %v", err)
 	}

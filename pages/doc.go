@@ -37,8 +37,9 @@
 // # Passkeys
 //
 // With [Config.Passkeys] set and the passkeys module
-// (github.com/authkit-go/authkit/passkeys) mounted on the same origin at
-// [PasskeysPath], the pages gain the passkey steps: "Sign in with a
+// (github.com/authkit-go/authkit/passkeys) on the same Service, its routes
+// served by the framework module on the same origin at [PasskeysPath], the
+// pages gain the passkey steps: "Sign in with a
 // passkey" on the login page, whose email field also offers the user's
 // passkeys in the browser's autofill (autocomplete="username webauthn",
 // conditional UI), "Use a passkey" on the 2FA page of a user who has one,
@@ -108,5 +109,5 @@
 // pages' own texts live in a pages-local catalog in the same i18n format
 // (pages/locales/de.json, German built in), looked up by the Visit's
 // language; the error texts beside the fields are the Service's own
-// ([auth.Service.Text]). [Config.Texts] adds languages.
+// ([auth.Modules.Text]). [Config.Texts] adds languages.
 package pages

@@ -55,7 +55,8 @@ func ExampleConfig_passkeys() {
 		log.Fatal(err)
 	}
 	p := pages.Must(pages.New(svc, pages.Config{Passkeys: &pages.Passkeys{}}))
-	// mux.Handle(passkeys.Prefix+"/", pk) beside it: see the passkeys module.
+	// passkeys.New(svc, ...) before mounting svc adds the passkey routes
+	// to it: see the passkeys module.
 
 	rec := httptest.NewRecorder()
 	p.ServeHTTP(rec, httptest.NewRequest("GET", "/login", nil))

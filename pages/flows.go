@@ -205,7 +205,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit
 	if v.User == nil {
 		v.User, _ = h.viewer(r, visit)
 	}
-	v.Errors = map[string]string{where[e.Code]: h.svc.Text(visit, err)}
+	v.Errors = map[string]string{where[e.Code]: h.svc.Modules().Text(visit, err)}
 	h.render(w, r, e.Status, v, visit)
 }
 
@@ -409,7 +409,7 @@ func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, auth.ErrResetLinkInvalid) || errors.Is(err, auth.ErrResetLinkUsed):
 		v.BadLink, v.Form = true, "reset-form"
-		v.Errors = map[string]string{"": h.svc.Text(visit, err)}
+		v.Errors = map[string]string{"": h.svc.Modules().Text(visit, err)}
 		h.render(w, r, auth.AsError(err).Status, v, visit)
 	case err != nil:
 		h.problem(w, r, visit, err)

@@ -183,8 +183,8 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		h.cfg.Theme.AppName = "authkit"
 	}
 	if cfg.Passkeys != nil {
-		if _, ok := svc.Users().(user.Passkeys); !ok {
-			return nil, fmt.Errorf("pages: Config.Passkeys needs a user store that holds passkeys (user.Passkeys); auth.Config.Users (%T) does not", svc.Users())
+		if _, ok := svc.Modules().Users().(user.Passkeys); !ok {
+			return nil, fmt.Errorf("pages: Config.Passkeys needs a user store that holds passkeys (user.Passkeys); auth.Config.Users (%T) does not", svc.Modules().Users())
 		}
 	}
 	h.afterLogin = cfg.AfterLogin

@@ -325,7 +325,7 @@ func (h *Handler) problem(w http.ResponseWriter, r *http.Request, visit *auth.Vi
 	if !errors.As(err, &known) {
 		h.log.ErrorContext(r.Context(), "authkit pages: unexpected error", "path", r.URL.Path, "err", err)
 	}
-	h.render(w, r, e.Status, &View{Page: "problem", Errors: map[string]string{"": h.svc.Text(visit, err)}}, visit)
+	h.render(w, r, e.Status, &View{Page: "problem", Errors: map[string]string{"": h.svc.Modules().Text(visit, err)}}, visit)
 }
 
 // codesFile is a data: URL of a text file of the codes, one a line, for
@@ -389,7 +389,7 @@ func (h *Handler) fillTwoFactor(r *http.Request, visit *auth.Visit, v *View) {
 	if h.cfg.Passkeys == nil && !h.svc.HasEmailCodes() {
 		return // nothing to offer: no store read
 	}
-	u, err := h.svc.PendingTwoFactorUser(r.Context(), visit)
+	u, err := h.svc.Modules().PendingTwoFactorUser(r.Context(), visit)
 	if err != nil {
 		var known *auth.Error
 		if !errors.As(err, &known) {
@@ -415,7 +415,7 @@ func (h *Handler) fillTwoFactor(r *http.Request, visit *auth.Visit, v *View) {
 // hasPasskey reports whether u, the user of a pending 2FA login, has a
 // passkey: only then does the 2FA page offer one.
 func (h *Handler) hasPasskey(r *http.Request, u *user.User) bool {
-	st, _ := h.svc.PasskeyStore() // checked in New
+	st, _ := h.svc.Modules().PasskeyStore() // checked in New
 	keys, err := st.ListPasskeys(r.Context(), u.ID)
 	if err != nil {
 		h.log.WarnContext(r.Context(), "authkit pages: passkeys of a pending login", "err", err)

@@ -18,27 +18,23 @@ import (
 	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
-// secondInstance returns the mux of another instance of e's app: the same
-// Service (users, secrets) and a passkeys handler of its own on cfg's
-// challenge store.
+// secondInstance returns the mux of another instance of e's app: a
+// Service of the same configuration (users, secrets) and a passkeys
+// handler of its own on the challenge store challenges.
 func secondInstance(t *testing.T, e *env, challenges passkeys.ChallengeStore) *http.ServeMux {
 	t.Helper()
-	h, err := passkeys.New(e.svc, passkeys.Config{RPID: "localhost", RPDisplayName: "Test", Origins: []string{origin},
+	svc, err := auth.New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close(context.Background()) })
+	h, err := passkeys.New(svc, passkeys.Config{RPID: "localhost", RPDisplayName: "Test", Origins: []string{origin},
 		Now: e.clock, Challenges: challenges})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.Close() })
-	mux := http.NewServeMux()
-	for _, rt := range e.svc.Routes() {
-		mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := e.svc.Handle(rt, auth.HTTPRequest(r, nil))
-			resp.Write(w)
-		})
-	}
-	mux.Handle(passkeys.Prefix, h)
-	mux.Handle(passkeys.Prefix+"/", h)
-	return mux
+	return serve(svc)
 }
 
 // TestChallengesSharedBetweenInstances: a ceremony begun on one instance

@@ -7,7 +7,7 @@
 // are github.com/go-webauthn/webauthn's; the decisions every sign-in method
 // shares (the pending-login checks, the limits, the hooks, the session,
 // audit events and notices) are core's, through
-// auth.Service.FinishTwoFactor and auth.Service.SignInWithoutPassword; the
+// auth.Modules.FinishTwoFactor and auth.Modules.SignInWithoutPassword; the
 // credentials are kept by the user store's user.Passkeys part. This package
 // joins them and serves JSON routes under Prefix:
 //
@@ -22,38 +22,24 @@
 //	POST /api/passkeys/delete           {"id"}, recent authentication
 //	GET  /api/passkeys/passkeys.js      the script that calls navigator.credentials
 //
-// Handler.OpenAPI returns the OpenAPI 3.1 document of the Service's routes
-// with these JSON routes added (openapi.json, a part of core's document),
-// each listing, for each status, the codes that route answers with.
-//
-// The Handler is an http.Handler. Mount it beside the framework module's
-// routes, on Prefix and every path under it. net/http:
+// New adds these routes to the Service's route table
+// (auth.Modules.AddRoutes), each beside what the OpenAPI document says of
+// it (routes.go), so the framework module that mounts the Service serves
+// them with core's routes, and auth.Service.OpenAPI documents them. Call
+// New before mounting the Service:
 //
 //	pk, err := passkeys.New(svc, passkeys.Config{
 //		RPID:    "example.com",
 //		Origins: []string{"https://example.com"},
 //	})
 //	mux := http.NewServeMux()
-//	nethttpauth.Mount(mux, svc, "")
-//	mux.Handle(passkeys.Prefix, pk)
-//	mux.Handle(passkeys.Prefix+"/", pk)
+//	nethttpauth.Mount(mux, svc, "") // ginauth.New(svc), fiberauth.Register(app, svc)
 //
-// gin, with gin.WrapH:
-//
-//	r := ginauth.New(svc)
-//	r.Any(passkeys.Prefix, gin.WrapH(pk))
-//	r.Any(passkeys.Prefix+"/*path", gin.WrapH(pk))
-//
-// fiber, with fiberauth.HTTPHandler (fiber's adaptor, giving the handler
-// fiber's UserContext rather than fasthttp's RequestCtx as its context):
-//
-//	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
-//	fiberauth.Register(app, svc)
-//	app.All(passkeys.Prefix, fiberauth.HTTPHandler(pk))
-//	app.All(passkeys.Prefix+"/*", fiberauth.HTTPHandler(pk))
-//
-// e2e/passkeysflow runs the flow suite of package passkeystest on these
-// three mounts.
+// auth.Modules.Handle runs them as it runs core's: the cross-origin check
+// of every state-changing route, the Observer's flow (named as
+// auth.Route.Flow names it: "passkeys/login/begin"), a panic answered 500.
+// e2e/passkeysflow runs the flow suite of package passkeystest on all
+// three frameworks.
 //
 // Every route is a thin layer over a typed method, as core's are: the
 // ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],

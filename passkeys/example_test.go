@@ -35,11 +35,26 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle(passkeys.Prefix, pk)
-	mux.Handle(passkeys.Prefix+"/", pk)
-	fmt.Println("passkeys under", passkeys.Prefix)
-	// Output: passkeys under /api/passkeys
+	_ = pk // the ceremonies as typed methods, for an app's own handlers
+	// New added the passkey routes to svc's: a framework module serves
+	// them with core's (nethttpauth.Mount(mux, svc, ""), ginauth.New(svc),
+	// fiberauth.Register(app, svc)).
+	for _, rt := range svc.Modules().Routes() {
+		if strings.HasPrefix(rt.Pattern, passkeys.Prefix) {
+			fmt.Println(rt.Method, rt.Pattern)
+		}
+	}
+	// Output:
+	// POST /api/passkeys/register/begin
+	// POST /api/passkeys/register/finish
+	// POST /api/passkeys/2fa/begin
+	// POST /api/passkeys/2fa/finish
+	// POST /api/passkeys/login/begin
+	// POST /api/passkeys/login/finish
+	// GET /api/passkeys
+	// POST /api/passkeys/rename
+	// POST /api/passkeys/delete
+	// GET /api/passkeys/passkeys.js
 }
 
 // An origin that is not on the RP ID is a configuration error.
@@ -70,7 +85,7 @@ func ExampleHandler_BeginLogin() {
 		opts, err := pk.BeginLogin(r.Context(), v)
 		v.WriteHeaders(w) // the challenge cookie, the rate-limit headers
 		if err != nil {
-			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			http.Error(w, svc.Modules().Text(v, err), auth.AsError(err).Status)
 			return
 		}
 		_ = json.NewEncoder(w).Encode(opts) // {"publicKey": ...} for navigator.credentials.get
@@ -81,7 +96,7 @@ func ExampleHandler_BeginLogin() {
 		u, err := pk.FinishLogin(r.Context(), v, passkeys.LoginInput{Assertion: assertion})
 		v.WriteHeaders(w) // the session cookie; the challenge cookie deleted
 		if err != nil {
-			http.Error(w, svc.Text(v, err), auth.AsError(err).Status)
+			http.Error(w, svc.Modules().Text(v, err), auth.AsError(err).Status)
 			return
 		}
 		fmt.Fprintln(w, "welcome", u.Name)

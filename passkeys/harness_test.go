@@ -31,6 +31,7 @@ const (
 // app mounts them, with a settable clock, captured mail and audit events.
 type env struct {
 	t      testing.TB
+	cfg    auth.Config // svc's, for another instance of the app
 	svc    *auth.Service
 	h      *passkeys.Handler
 	mux    *http.ServeMux
@@ -61,6 +62,7 @@ func newEnv(t testing.TB, change func(*passkeys.Config), changeCore func(*auth.C
 	if changeCore != nil {
 		changeCore(&cfg)
 	}
+	e.cfg = cfg
 	e.svc, err = auth.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -75,16 +77,32 @@ func newEnv(t testing.TB, change func(*passkeys.Config), changeCore func(*auth.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.h.Close() })
-	e.mux = http.NewServeMux()
-	for _, rt := range e.svc.Routes() {
-		e.mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := e.svc.Handle(rt, auth.HTTPRequest(r, nil))
+	e.mux = serve(e.svc)
+	return e
+}
+
+// serve serves svc's routes, the passkey routes among them, as
+// nethttpauth.Handler does: a known path with another method 405, any
+// other path 404, as JSON.
+func serve(svc *auth.Service) *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, p := range svc.Modules().Paths() {
+		for _, rt := range p.Routes {
+			mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
+				resp := svc.Modules().Handle(rt, auth.HTTPRequest(r, nil))
+				resp.Write(w)
+			})
+		}
+		mux.HandleFunc(p.Pattern, func(w http.ResponseWriter, r *http.Request) {
+			resp := svc.Modules().MethodNotAllowed(auth.HTTPRequest(r, nil), p.Allow)
 			resp.Write(w)
 		})
 	}
-	e.mux.Handle(passkeys.Prefix, e.h)
-	e.mux.Handle(passkeys.Prefix+"/", e.h)
-	return e
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		resp := svc.Modules().NotFound(auth.HTTPRequest(r, nil))
+		resp.Write(w)
+	})
+	return mux
 }
 
 func (e *env) clock() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }

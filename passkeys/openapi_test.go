@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// The document of Handler.OpenAPI has core's routes and every JSON route
-// of the handler, each of which the handler serves (neither 404 nor 405).
+// The Service's document has core's routes and every JSON route of the
+// handler (not the script), each of which the Service serves (neither 404
+// nor 405).
 func TestOpenAPIHasTheHandlersRoutes(t *testing.T) {
 	e := newEnv(t, nil, nil)
-	b, err := e.h.OpenAPI()
+	b, err := e.svc.OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,9 @@ type Config struct {
 	Rand io.Reader
 }
 
-// Handler serves the passkey routes under Prefix. Make one with New.
+// Handler holds the passkey ceremonies of one Service; New adds their
+// routes under Prefix to the Service's route table, which the framework
+// modules serve. Make one with New.
 type Handler struct {
 	svc          *auth.Service
 	store        user.Passkeys
@@ -107,20 +109,22 @@ type Handler struct {
 	passwordless bool
 	secure       bool // the challenge cookie is Secure: some origin is https
 	begin        *auth.RateLimit
-	mux          *http.ServeMux
 	pool         *challengePool // the default Challenges; nil with the app's store
 	fullAt       atomic.Int64   // when a full Challenges store of the app's was last logged (Unix ns)
 }
 
-// New returns the handler of svc's passkeys. svc's Config.Users must
-// implement user.Passkeys.
+// New returns the handler of svc's passkeys and adds its routes to svc
+// (auth.Modules.AddRoutes), so call it before mounting svc with a framework
+// module: once svc's routes were served, or for a second Handler of one
+// Service, it returns an error. svc's Config.Users must implement
+// user.Passkeys.
 func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if svc == nil {
 		return nil, errors.New("passkeys: New needs an auth.Service")
 	}
-	st, ok := svc.PasskeyStore()
+	st, ok := svc.Modules().PasskeyStore()
 	if !ok {
-		return nil, fmt.Errorf("passkeys: auth.Config.Users (%T) does not implement user.Passkeys, which passkeys need: implement it", svc.Users())
+		return nil, fmt.Errorf("passkeys: auth.Config.Users (%T) does not implement user.Passkeys, which passkeys need: implement it", svc.Modules().Users())
 	}
 	if cfg.RPID == "" || len(cfg.Origins) == 0 {
 		return nil, errors.New("passkeys: Config.RPID and Config.Origins are required")
@@ -151,7 +155,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		h.pool = newChallengePool(cfg.ChallengeCapacity, cfg.Now, h.cfg.Logger)
 		h.cfg.Challenges = h.pool
 	}
-	h.cfg.Challenges = svc.ObserveOneTime("Challenges", h.cfg.Challenges)
+	h.cfg.Challenges = svc.Modules().ObserveOneTime("Challenges", h.cfg.Challenges)
 	if h.cfg.ChallengeLifetime <= 0 {
 		h.cfg.ChallengeLifetime = DefaultChallengeLifetime
 	}
@@ -179,7 +183,10 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 			return nil, fmt.Errorf("passkeys: %w", err)
 		}
 	}
-	h.routes()
+	if err := svc.Modules().AddRoutes(h.routes()...); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("passkeys: %w", err)
+	}
 	return h, nil
 }
 
@@ -227,7 +234,7 @@ func (h *Handler) start(ctx context.Context, v *auth.Visit, cer ceremony) error 
 	if h.pool != nil && cer.UserID != "" {
 		// The default store keeps a user's ceremonies apart from the
 		// anonymous ones, which anybody can begin.
-		st = h.svc.ObserveOneTime("Challenges", h.pool.owned(cer.UserID))
+		st = h.svc.Modules().ObserveOneTime("Challenges", h.pool.owned(cer.UserID))
 	}
 	if err := st.Put(ctx, storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
 		if errors.Is(err, onetime.ErrFull) {
@@ -432,7 +439,7 @@ func (h *Handler) limitBegin(ctx context.Context, v *auth.Visit) error {
 // discoverable credential is required when passwordless sign-in is on
 // (preferred otherwise).
 func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialCreation, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/register/begin"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/register/begin"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin registration", &err)
 	if err := h.limitBegin(ctx, v); err != nil {
@@ -479,7 +486,7 @@ func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *p
 // (auth.EventPasskeyAdded), mails the owner the notice, and returns the
 // passkey as auth.Service.ListPasskeys shows it.
 func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in RegistrationInput) (info auth.PasskeyInfo, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/register/finish"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/register/finish"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish registration", &err)
 	cer, err := h.take(ctx, v, purposeRegister)
@@ -534,8 +541,8 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 		}
 		return auth.PasskeyInfo{}, fmt.Errorf("passkeys: add: %w", err)
 	}
-	h.svc.Audit(ctx, v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
-	h.svc.Notify(ctx, v, mailPasskeyAdded, u, mailData(name))
+	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
+	h.svc.Modules().Notify(ctx, v, mailPasskeyAdded, u, mailData(name))
 	return auth.NewPasskeyInfo(p), nil
 }
 
@@ -546,13 +553,13 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 // returns the options of navigator.credentials.get allowing the user's
 // passkeys; auth.ErrPasskeyNotFound when they have none.
 func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/begin"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/begin"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin 2fa", &err)
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
 	}
-	u, err := h.svc.PendingTwoFactorUser(ctx, v)
+	u, err := h.svc.Modules().PendingTwoFactorUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +581,7 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 }
 
 // FinishTwoFactor verifies the assertion of the ceremony BeginTwoFactor
-// began and, through auth.Service.FinishTwoFactor, ends the pending login
+// began and, through auth.Modules.FinishTwoFactor, ends the pending login
 // like a TOTP code: the same pending-login checks, the same per-user limit
 // (shared with TOTP and recovery codes), and a failure keeps the pending
 // cookie (the challenge cookie is deleted: begin again). The ceremony is
@@ -584,7 +591,7 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 // backwards with Config.RefuseCounterRegression. in.TrustDevice trusts
 // the browser on success, as the TOTP step's "trust this browser" does.
 func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFactorInput) (res auth.TwoFactorResult, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/finish"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/finish"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish 2fa", &err)
 	cer, err := h.take(ctx, v, purposeTwoFactor)
@@ -594,7 +601,7 @@ func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFact
 	if subtle.ConstantTimeCompare(cer.Pending, pendingHash(v)) != 1 {
 		return auth.TwoFactorResult{}, auth.ErrPasskeyChallengeInvalid
 	}
-	return h.svc.FinishTwoFactor(ctx, v, auth.SecondFactorInput{
+	return h.svc.Modules().FinishTwoFactor(ctx, v, auth.SecondFactorInput{
 		Method:      auth.LoginPasskey,
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,
@@ -640,7 +647,7 @@ func parseAssertion(raw []byte) (*protocol.ParsedCredentialAssertionData, error)
 // verification required. auth.ErrFeatureDisabled when
 // Config.AllowPasswordless is false.
 func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/login/begin"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/login/begin"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("begin login", &err)
 	if !h.passwordless {
@@ -660,7 +667,7 @@ func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol
 }
 
 // FinishLogin verifies the assertion of the ceremony BeginLogin began and
-// signs its user in through auth.Service.SignInWithoutPassword (the
+// signs its user in through auth.Modules.SignInWithoutPassword (the
 // address's login limit, AfterLogin, the session cookie on v, the
 // notices), for accounts with and without 2FA: a passkey is every factor
 // at once. It returns the signed-in user. The ceremony is taken first:
@@ -669,7 +676,7 @@ func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol
 // auth.ErrPasskeyCountRegressed as FinishTwoFactor; auth.ErrFeatureDisabled
 // when passwordless sign-in is off.
 func (h *Handler) FinishLogin(ctx context.Context, v *auth.Visit, in LoginInput) (u *user.User, err error) {
-	ctx, end := h.svc.Observe(ctx, v, auth.Flow{Name: "passkeys/login/finish"})
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/login/finish"})
 	defer func() { end(err) }() // after guard: a panic ends as its error
 	defer guard("finish login", &err)
 	if !h.passwordless {
@@ -679,7 +686,7 @@ func (h *Handler) FinishLogin(ctx context.Context, v *auth.Visit, in LoginInput)
 	if err != nil {
 		return nil, err
 	}
-	return h.svc.SignInWithoutPassword(ctx, v, auth.PasswordlessInput{
+	return h.svc.Modules().SignInWithoutPassword(ctx, v, auth.PasswordlessInput{
 		Method:   auth.LoginPasskey,
 		Remember: in.Remember,
 		Verify: func(ctx context.Context) (string, error) {
@@ -724,7 +731,7 @@ func (h *Handler) used(ctx context.Context, v *auth.Visit, acct *account, cred *
 	got := parsed.Response.AuthenticatorData.Counter
 	if cred.Authenticator.CloneWarning {
 		refused := h.cfg.RefuseCounterRegression
-		h.svc.Audit(ctx, v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
+		h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
 			Detail: fmt.Sprintf("stored %d, received %d, refused %t", p.SignCount, got, refused)})
 		if refused {
 			return auth.ErrPasskeyCountRegressed

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -555,5 +556,30 @@ func TestBackendFaults(t *testing.T) {
 	want(t, "finish with a panicking store", r, http.StatusInternalServerError, "internal_error")
 	if bytes.Contains(r.body, []byte("boom")) {
 		t.Fatalf("the panic reached the client: %s", r.body)
+	}
+}
+
+// TestNewAddsRoutesOnce: New adds the passkey routes to the Service's
+// table; a second Handler of the Service, or one made after the routes
+// were served, is an error.
+func TestNewAddsRoutesOnce(t *testing.T) {
+	e := newEnv(t, nil, nil) // its harness served the routes
+	_, err := passkeys.New(e.svc, passkeys.Config{RPID: "localhost", Origins: []string{origin}})
+	if !errors.Is(err, auth.ErrRoutesServed) {
+		t.Errorf("New after the routes were served: err = %v, want auth.ErrRoutesServed", err)
+	}
+	svc, err := auth.New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close(context.Background()) })
+	for i, want := range []string{"", "passkeys: auth: AddRoutes POST /api/passkeys/register/begin: the Service has that route already"} {
+		h, err := passkeys.New(svc, passkeys.Config{RPID: "localhost", Origins: []string{origin}})
+		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
+			t.Errorf("New #%d: err = %v, want %q", i+1, err, want)
+		}
+		if h != nil {
+			_ = h.Close()
+		}
 	}
 }

@@ -2,10 +2,10 @@ package passkeys
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
-	"fmt"
-	"io"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -13,98 +13,147 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 )
 
-// The JSON routes under Prefix: each decodes its body, calls one typed
+// The JSON routes under Prefix: each decodes its body and calls one typed
 // method (the ceremonies in passkeys.go, the management methods of
-// auth.Service) and renders what it returns with auth.Service.Answer.
+// auth.Service); auth.Modules.Handle runs it and renders what it returns,
+// as it runs core's routes.
 
 // maxBody caps the finish bodies: a credential with its attestation is a
 // few kilobytes.
 const maxBody = 64 << 10
 
-// ServeHTTP serves the routes under Prefix (see the package docs).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
-
-// route is one JSON route: it returns the answer's body or an error; the
-// cookies and headers of the answer are the visit's.
-type route func(r *http.Request, v *auth.Visit) (any, error)
-
-func (h *Handler) routes() {
-	h.mux = http.NewServeMux()
-	h.mux.HandleFunc("GET "+Prefix+"/passkeys.js", serveScript)
-	allow := map[string]string{Prefix + "/passkeys.js": "GET, HEAD"}
-	for _, rt := range []struct {
-		pattern string
-		fn      route
-	}{
-		{"POST " + Prefix + "/register/begin", func(r *http.Request, v *auth.Visit) (any, error) { return h.BeginRegistration(r.Context(), v) }},
-		{"POST " + Prefix + "/register/finish", h.registerFinish},
-		{"POST " + Prefix + "/2fa/begin", func(r *http.Request, v *auth.Visit) (any, error) { return h.BeginTwoFactor(r.Context(), v) }},
-		{"POST " + Prefix + "/2fa/finish", h.twoFactorFinish},
-		{"POST " + Prefix + "/login/begin", func(r *http.Request, v *auth.Visit) (any, error) { return h.BeginLogin(r.Context(), v) }},
-		{"POST " + Prefix + "/login/finish", h.loginFinish},
-		{"GET " + Prefix, h.list},
-		{"POST " + Prefix + "/rename", h.rename},
-		{"POST " + Prefix + "/delete", h.remove},
-	} {
-		h.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, rt.pattern, rt.fn) })
-		method, path, _ := strings.Cut(rt.pattern, " ")
-		allow[path] = method
+// routes are the handler's routes, for auth.Modules.AddRoutes: the JSON
+// routes, each beside what the OpenAPI document says of it, and the
+// script.
+func (h *Handler) routes() []auth.Route {
+	return []auth.Route{
+		auth.NewRoute(http.MethodPost, Prefix+"/register/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
+			return h.BeginRegistration(ctx, v)
+		}, auth.Operation{ID: "beginPasskeyRegistration", Summary: "Begin adding a passkey", Auth: "session",
+			Description: "Needs a recent authentication. Counts against BeginLimit.",
+			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{"authkit_session", ChallengeCookie},
+			Errors:  []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrTooManyRequests},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/register/finish", h.registerFinish, auth.Operation{
+			ID: "finishPasskeyRegistration", Summary: "Finish adding a passkey", Auth: "session",
+			Description: "The same session, still recent.",
+			Body:        jsonBody(credential+", plus name.", obj{"name": obj{"type": "string", "description": "trimmed, at most 64 characters; default Passkey"}}),
+			OK:          schemaRef("Passkey"), Cookies: "authkit_passkey expired", SetCookies: []string{"authkit_session", ChallengeCookie},
+			Errors: []*auth.Error{auth.ErrPasskeyChallengeInvalid, auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrNameTooLong, auth.ErrInvalidCharacters,
+				auth.ErrPasskeyInvalid, auth.ErrPasskeyAlreadyRegistered},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/2fa/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
+			return h.BeginTwoFactor(ctx, v)
+		}, auth.Operation{ID: "beginPasskeyTwoFactor", Summary: "Begin the second step with a passkey", Auth: "pending",
+			Description: "A valid 2fa_pending cookie. 404 passkey_not_found when the user has none. Counts against BeginLimit.",
+			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{ChallengeCookie},
+			// auth.Modules.PendingTwoFactorUser's conditions, the user's
+			// passkeys, the begin limit.
+			Errors:  []*auth.Error{auth.ErrNoPendingTwoFactor, auth.ErrTwoFactorExpired, auth.ErrInvalidSession, auth.ErrPasskeyNotFound, auth.ErrTooManyRequests},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/2fa/finish", h.twoFactorFinish, auth.Operation{
+			ID: "finishPasskeyTwoFactor", Summary: "Finish the second step with a passkey", Auth: "pending",
+			Description: "As POST /api/2fa/verify: the session, the pending cookie deleted; on failure the pending cookie stays.",
+			Body: jsonBody(credential+" (the assertion), plus remember and trustDevice.", obj{
+				"remember":    obj{"type": "boolean", "description": "when sent, overrides the remember flag given at login"},
+				"trustDevice": obj{"type": "boolean", "description": "true trusts this browser (with auth.Config.TrustedDevices): the authkit_trusted cookie"},
+			}),
+			OK:         success,
+			Cookies:    "authkit_session, authkit_device; 2fa_pending deleted; authkit_passkey expired; authkit_trusted with trustDevice",
+			SetCookies: []string{"authkit_session", "authkit_device", "2fa_pending", ChallengeCookie, "authkit_trusted"},
+			// auth.Modules.FinishTwoFactor's, but not ErrNoPendingTwoFactor:
+			// the ceremony is bound to the pending cookie it was begun
+			// under (pendingHash), so a request without one fails first
+			// with ErrPasskeyChallengeInvalid.
+			Errors: []*auth.Error{auth.ErrTwoFactorExpired, auth.ErrInvalidSession, auth.ErrTooManyTwoFactor, auth.ErrPasskeyChallengeInvalid, auth.ErrPasskeyInvalid,
+				auth.ErrPasskeyCountRegressed},
+			Hooks: "AfterLogin"}),
+		auth.NewRoute(http.MethodPost, Prefix+"/login/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
+			return h.BeginLogin(ctx, v)
+		}, auth.Operation{ID: "beginPasskeyLogin", Summary: "Begin a passwordless login",
+			Description: "Discoverable credentials, no allow list; for conditional UI too. Counts against BeginLimit. 404 feature_disabled when Config.AllowPasswordless is false.",
+			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{ChallengeCookie},
+			Errors:  []*auth.Error{auth.ErrFeatureDisabled, auth.ErrTooManyRequests},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/login/finish", h.loginFinish, auth.Operation{
+			ID: "finishPasskeyLogin", Summary: "Finish a passwordless login",
+			Description: "The browser that began it. Counts against the login limit of the client's address. 404 feature_disabled when Config.AllowPasswordless is false.",
+			Body:        jsonBody(credential+" (the assertion), plus remember.", obj{"remember": obj{"type": "boolean", "description": "a 30-day session instead of 24 hours"}}),
+			OK:          success, Cookies: "authkit_session, authkit_device; 2fa_pending deleted; authkit_passkey expired",
+			SetCookies: []string{"authkit_session", "authkit_device", "2fa_pending", ChallengeCookie},
+			Errors: []*auth.Error{auth.ErrFeatureDisabled, auth.ErrPasskeyChallengeInvalid, auth.ErrTooManyLogins, auth.ErrPasskeyInvalid,
+				auth.ErrPasskeyCountRegressed, auth.ErrInvalidCredentials},
+			Hooks: "AfterLogin"}),
+		auth.NewRoute(http.MethodGet, Prefix, h.list, auth.Operation{
+			ID: "listPasskeys", Summary: "The user's passkeys, oldest first", Auth: "session",
+			OK:         closed(obj{"passkeys": obj{"type": "array", "items": schemaRef("Passkey")}}, "passkeys"),
+			SetCookies: []string{"authkit_session"},
+			Errors:     []*auth.Error{auth.ErrNotAuthenticated},
+			Schemas:    schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/rename", h.rename, auth.Operation{
+			ID: "renamePasskey", Summary: "Rename a passkey", Auth: "session",
+			Body:       jsonBody("", obj{"id": obj{"type": "string", "description": "the credential id, base64url"}, "name": obj{"type": "string"}}),
+			OK:         schemaRef("Passkey"),
+			SetCookies: []string{"authkit_session"},
+			Errors:     []*auth.Error{auth.ErrNotAuthenticated, auth.ErrPasskeyNotFound, auth.ErrNameRequired, auth.ErrInvalidCharacters, auth.ErrNameTooLong},
+			Schemas:    schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/delete", h.remove, auth.Operation{
+			ID: "deletePasskey", Summary: "Delete a passkey", Auth: "session",
+			Description: "Needs a recent authentication.",
+			Body:        jsonBody("", obj{"id": obj{"type": "string", "description": "the credential id, base64url"}}),
+			OK:          success,
+			SetCookies:  []string{"authkit_session"},
+			Errors:      []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrPasskeyNotFound}}),
+		auth.StaticRoute(Prefix+"/passkeys.js", "text/javascript; charset=utf-8", script),
 	}
-	// Any other method on a known path, and any other path: JSON, as
-	// core's routes answer them.
-	other := func(w http.ResponseWriter, r *http.Request) {
-		req := auth.HTTPRequest(r, nil)
-		resp := h.svc.NotFound(req)
-		if a, ok := allow[r.URL.Path]; ok {
-			resp = h.svc.MethodNotAllowed(req, a)
-		}
-		resp.Write(w)
-	}
-	h.mux.HandleFunc(Prefix, other)
-	h.mux.HandleFunc(Prefix+"/", other)
 }
 
-// serve runs one route: the cross-origin check of every state-changing
-// route, the route, and one answer.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, fn route) {
-	req := auth.HTTPRequest(r, nil)
-	v := h.svc.Visit(req)
-	// The route is the flow (auth.Service.Observe): the typed method it
-	// calls runs inside it and reports nothing of its own.
-	method, pattern, _ := strings.Cut(op, " ")
-	rt := auth.Route{Method: method, Pattern: pattern}
-	ctx, end := h.svc.Observe(r.Context(), v, auth.Flow{Name: rt.Flow(), Route: rt})
-	if ctx != r.Context() { // an Observer's flow: no copy of the request without one
-		r = r.WithContext(ctx)
+// What the routes' Operations share.
+
+type obj = map[string]any
+
+var (
+	beganCookie = "authkit_passkey (the begun ceremony, 5 minutes, Path=/api/passkeys, SameSite=Strict)"
+	credential  = "JSON: the credential as PublicKeyCredential.toJSON() gives it (id, rawId, type, response, ...)"
+	success     = closed(obj{"success": obj{"const": true}}, "success")
+
+	// schemas are the named schemas of the routes' answers.
+	schemas = obj{
+		"PasskeyOptions": closed(obj{"publicKey": obj{"type": "object", "required": []string{"challenge"},
+			"description": "the options of navigator.credentials.create or get, as PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON read them (binary members base64url)"}}, "publicKey"),
+		"Passkey": closed(obj{
+			"id": obj{"type": "string", "description": "the credential id, base64url"}, "name": obj{"type": "string"},
+			"createdAt":      obj{"type": "string", "format": "date-time"},
+			"lastUsedAt":     obj{"type": []string{"string", "null"}, "format": "date-time", "description": "null until first used"},
+			"backupEligible": obj{"type": "boolean"}, "backedUp": obj{"type": "boolean"},
+		}, "id", "name", "createdAt", "lastUsedAt", "backupEligible", "backedUp"),
 	}
-	var err error
-	defer func() {
-		// No request may end the process: a panic outside the ceremonies'
-		// own guard answers 500, as core's routes do.
-		if p := recover(); p != nil {
-			h.cfg.Logger.ErrorContext(r.Context(), "passkeys: panic in route", "route", op, "panic", p)
-			err = fmt.Errorf("passkeys: panic in route %s: %v", op, p)
-			resp := h.svc.Error(http.StatusInternalServerError, "")
-			resp.Write(w)
-		}
-		end(err)
-	}()
-	var body any
-	if r.Method != http.MethodGet {
-		err = h.svc.CheckOrigin(req)
+)
+
+// jsonBody is a body read by readJSON: JSON only, fields its properties.
+func jsonBody(desc string, fields obj) *auth.OperationBody {
+	if desc == "" {
+		desc = "JSON."
 	}
-	if err == nil {
-		body, err = fn(r, v)
+	return &auth.OperationBody{Fields: fields, Description: desc,
+		Errors: []*auth.Error{auth.ErrUnsupportedContentType, auth.ErrUnreadableBody, auth.ErrBodyTooLarge, auth.ErrInvalidJSON}}
+}
+
+func schemaRef(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func closed(props obj, required ...string) obj {
+	o := obj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
 	}
-	resp := h.svc.Answer(r.Context(), v, op, body, err)
-	resp.Write(w)
+	return o
 }
 
 // The finish routes. A body that is not JSON (or too large, or of another
 // content type) is refused before the ceremony is taken: nothing was
 // verified, and the browser may send it again.
 
-func (h *Handler) registerFinish(r *http.Request, v *auth.Visit) (any, error) {
+func (h *Handler) registerFinish(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
 	var f struct {
 		Name string `json:"name"`
 	}
@@ -112,14 +161,14 @@ func (h *Handler) registerFinish(r *http.Request, v *auth.Visit) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := h.FinishRegistration(r.Context(), v, RegistrationInput{Credential: body, Name: f.Name})
+	p, err := h.FinishRegistration(ctx, v, RegistrationInput{Credential: body, Name: f.Name})
 	if err != nil {
 		return nil, err
 	}
 	return view(p), nil
 }
 
-func (h *Handler) twoFactorFinish(r *http.Request, v *auth.Visit) (any, error) {
+func (h *Handler) twoFactorFinish(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
 	var f struct {
 		Remember    *bool `json:"remember"`
 		TrustDevice bool  `json:"trustDevice"`
@@ -128,13 +177,13 @@ func (h *Handler) twoFactorFinish(r *http.Request, v *auth.Visit) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.FinishTwoFactor(r.Context(), v, TwoFactorInput{Assertion: body, Remember: f.Remember, TrustDevice: f.TrustDevice}); err != nil {
+	if _, err := h.FinishTwoFactor(ctx, v, TwoFactorInput{Assertion: body, Remember: f.Remember, TrustDevice: f.TrustDevice}); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"success": true}, nil
 }
 
-func (h *Handler) loginFinish(r *http.Request, v *auth.Visit) (any, error) {
+func (h *Handler) loginFinish(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
 	var f struct {
 		Remember *bool `json:"remember"`
 	}
@@ -142,7 +191,7 @@ func (h *Handler) loginFinish(r *http.Request, v *auth.Visit) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.FinishLogin(r.Context(), v, LoginInput{Assertion: body, Remember: f.Remember != nil && *f.Remember}); err != nil {
+	if _, err := h.FinishLogin(ctx, v, LoginInput{Assertion: body, Remember: f.Remember != nil && *f.Remember}); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"success": true}, nil
@@ -171,8 +220,8 @@ func view(p auth.PasskeyInfo) View {
 	return v
 }
 
-func (h *Handler) list(r *http.Request, v *auth.Visit) (any, error) {
-	keys, err := h.svc.ListPasskeys(r.Context(), v)
+func (h *Handler) list(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	keys, err := h.svc.ListPasskeys(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -189,30 +238,30 @@ type change struct {
 	Name string `json:"name"`
 }
 
-func (h *Handler) rename(r *http.Request, v *auth.Visit) (any, error) {
-	if _, err := h.svc.CurrentUser(r.Context(), v); err != nil {
+func (h *Handler) rename(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	if _, err := h.svc.CurrentUser(ctx, v); err != nil {
 		return nil, err // not signed in: 401 before the body is read
 	}
 	var body change
 	if _, err := readJSON(r, &body); err != nil {
 		return nil, err
 	}
-	p, err := h.svc.RenamePasskey(r.Context(), v, auth.RenamePasskeyInput{ID: body.ID, Name: body.Name})
+	p, err := h.svc.RenamePasskey(ctx, v, auth.RenamePasskeyInput{ID: body.ID, Name: body.Name})
 	if err != nil {
 		return nil, err
 	}
 	return view(p), nil
 }
 
-func (h *Handler) remove(r *http.Request, v *auth.Visit) (any, error) {
-	if _, err := h.svc.RecentUser(r.Context(), v); err != nil {
+func (h *Handler) remove(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	if _, err := h.svc.RecentUser(ctx, v); err != nil {
 		return nil, err // not signed in or not recently: before the body is read
 	}
 	var body change
 	if _, err := readJSON(r, &body); err != nil {
 		return nil, err
 	}
-	if err := h.svc.DeletePasskey(r.Context(), v, auth.DeletePasskeyInput{ID: body.ID}); err != nil {
+	if err := h.svc.DeletePasskey(ctx, v, auth.DeletePasskeyInput{ID: body.ID}); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"success": true}, nil
@@ -220,16 +269,16 @@ func (h *Handler) remove(r *http.Request, v *auth.Visit) (any, error) {
 
 // readJSON reads the request's JSON body, decodes it into dst and returns
 // it.
-func readJSON(r *http.Request, dst any) ([]byte, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+func readJSON(r auth.Request, dst any) ([]byte, error) {
+	if ct := r.Header("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return nil, auth.ErrUnsupportedContentType
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	b, err := r.Body(maxBody)
+	if errors.Is(err, auth.ErrBodyTooLarge) {
+		return nil, auth.ErrBodyTooLarge
+	}
 	if err != nil {
 		return nil, auth.ErrUnreadableBody
-	}
-	if len(b) > maxBody {
-		return nil, auth.ErrBodyTooLarge
 	}
 	if err := json.Unmarshal(b, dst); err != nil {
 		return nil, auth.ErrInvalidJSON
@@ -242,13 +291,6 @@ func readJSON(r *http.Request, dst any) ([]byte, error) {
 //go:embed assets/passkeys.js
 var script []byte
 
-// Script is assets/passkeys.js, which the handler serves at
+// Script is assets/passkeys.js, which the handler's routes serve at
 // Prefix+"/passkeys.js".
 func Script() []byte { return bytes.Clone(script) }
-
-func serveScript(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(script)
-}

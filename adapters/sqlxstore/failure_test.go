@@ -328,7 +328,7 @@ func testResetCutMidStatement(t *testing.T, e *cutEnv) {
 	}
 }
 
-// flows drives auth.Service.Handle directly with fakeRequest: no HTTP
+// flows drives auth.Modules.Handle directly with fakeRequest: no HTTP
 // server, no framework module.
 type flows struct {
 	svc    *auth.Service
@@ -368,7 +368,7 @@ func newFlows(t *testing.T, e *cutEnv) *flows {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.svc.Close(context.Background()) })
-	for _, rt := range f.svc.Routes() {
+	for _, rt := range f.svc.Modules().Routes() {
 		f.routes[rt.Method+" "+rt.Pattern] = rt
 	}
 	return f
@@ -405,7 +405,7 @@ func (f *flows) do(t *testing.T, route, token, body string) auth.Response {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r := f.svc.Handle(rt, &fakeRequest{ctx: ctx, method: rt.Method, token: token, body: body, cookies: f.jar})
+	r := f.svc.Modules().Handle(rt, &fakeRequest{ctx: ctx, method: rt.Method, token: token, body: body, cookies: f.jar})
 	for _, c := range r.Cookies {
 		if c.MaxAge < 0 {
 			delete(f.jar, c.Name)

@@ -13,6 +13,7 @@
 //	session-secret  print a new secret for SESSION_SECRET
 //	migrate         create or upgrade authkit's tables, or print their SQL
 //	user            support operations on one account: find, unlock, disable-2fa, ...
+//	openapi         print the OpenAPI 3.1 document of authkit's JSON routes
 //	help            print help about a command
 //
 // Install it with
@@ -80,6 +81,17 @@
 // it. Every change asks for confirmation on stdin ("y") unless --yes, prints
 // what it changed, and is audited as a support_* event logged as JSON on
 // stderr, with --actor (default $USER) as its detail.
+//
+// # openapi
+//
+//	authkit openapi [-o file] [-session-cookie name]
+//
+// Prints the OpenAPI 3.1 document (auth.Service.OpenAPI) of a Service with
+// every feature on and every optional store (session records, trusted
+// devices, email codes): every JSON route of core/auth. An app's own
+// Service builds the document of its configuration, a module's routes (the
+// passkeys module's) included; this command, which does not depend on the
+// passkeys module, leaves those out.
 //
 // # Exit status
 //

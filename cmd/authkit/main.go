@@ -30,6 +30,7 @@ var commands = []*command{
 	sessionSecretCmd,
 	migrateCmd,
 	userCmd,
+	openAPICmd,
 }
 
 func main() {

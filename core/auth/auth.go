@@ -272,11 +272,13 @@ type Lockout struct {
 }
 
 // Service runs the reference flows. It is safe for concurrent use. Make one
-// with [New], mount its [Service.Routes] with a framework module, and
-// [Service.Close] it on shutdown.
+// with [New], mount it with a framework module (which serves
+// [Modules.Routes]), and [Service.Close] it on shutdown. What only
+// framework and extension modules call is [Service.Modules].
 type Service struct {
 	cfg       Config
-	users     userStore // Config.Users, by part (stores.go)
+	added     addedRoutes // the routes modules registered (routes.go)
+	users     userStore   // Config.Users, by part (stores.go)
 	keys      *secretbox.Keyring
 	hasher    password.Hasher
 	recovery  password.Hasher
@@ -494,9 +496,10 @@ func (s *Service) Close(ctx context.Context) error {
 // sent without sleeping.
 func (s *Service) FlushMail(ctx context.Context) error { return s.sender.Flush(ctx) }
 
-// Sessions returns the session manager, for apps that log users in from
-// their own handlers.
-func (s *Service) Sessions() *session.Manager { return s.sessions }
+// SessionManager returns the Service's session manager: the session
+// cookie over the Config.Sessions store, for a module that signs users in
+// from its own handlers.
+func (m *Modules) SessionManager() *session.Manager { return m.svc().sessions }
 
 func (s *Service) resolveUser(ctx context.Context, id string) (*user.User, error) {
 	u, err := s.users.ByID(ctx, id)

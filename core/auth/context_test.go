@@ -71,7 +71,7 @@ func TestTypedCallContext(t *testing.T) {
 			if got.Err() == nil || got.Value(callerMark{}) != "caller" {
 				t.Errorf("the store's context: err %v, mark %v; want the caller's, cancelled", got.Err(), got.Value(callerMark{}))
 			}
-			resp := s.Answer(ctx, v, "login", nil, err)
+			resp := s.Modules().Answer(ctx, v, "login", nil, err)
 			if resp.Status != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "5" {
 				t.Errorf("answer %d, Retry-After %q; want 503 and 5", resp.Status, resp.Header.Get("Retry-After"))
 			}
@@ -96,7 +96,7 @@ func TestNestedCallContext(t *testing.T) {
 		c.Lockout, c.Limits = Lockout{Max: -1}, Limits{LoginIP: Off, LoginEmail: Off}
 	})
 	v := s.Visit(jsonReq(`{}`))
-	fctx, end := s.Observe(context.Background(), v, Flow{Name: "outer"})
+	fctx, end := s.Modules().Observe(context.Background(), v, Flow{Name: "outer"})
 	inner, cancel := context.WithCancel(fctx)
 	cancel()
 	_, err := s.Login(inner, v, LoginInput{Email: "ada@example.com", Password: "correct horse"})

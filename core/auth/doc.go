@@ -45,8 +45,8 @@
 // asks for.
 //
 // A framework module (nethttpauth, ginauth, fiberauth) implements Request
-// for its request type, registers [Service.Routes], and writes the
-// Response it gets back from [Service.Handle]. Everything else happens
+// for its request type, registers [Modules.Routes], and writes the
+// Response it gets back from [Modules.Handle]. Everything else happens
 // here: body decoding (JSON or form, size-bounded, strict), validation,
 // rate limits and their headers, the client address behind trusted
 // proxies, cross-origin protection, cookies, mail and audit events. So
@@ -58,13 +58,17 @@
 // library. A flow is reported once, by its outermost entry: a JSON route
 // through Handle, or a typed method an app or the pages module called
 // directly, with the same name either way; modules report theirs with
-// [Service.Observe].
+// [Modules.Observe].
 //
-// [Service.OpenAPI] describes those routes as an OpenAPI 3.1 document
-// (openapi.json, embedded): only the routes the Service registers, for an
+// Each route of the table carries its [Operation] (routes.go: its
+// summary, body, result, cookies and the *Error values it answers), and a
+// module adds its own routes with theirs ([Modules.AddRoutes], [NewRoute]:
+// the passkeys module). [Service.OpenAPI] builds the OpenAPI 3.1 document
+// of the table at run time: only the routes the Service registers, for an
 // app to serve to its front-end and mobile teams (the example servers: GET
-// /api/openapi.json). The e2e module's openapi package checks every answer
-// of the flow suite against it on all three frameworks.
+// /api/openapi.json; `authkit openapi` prints the one with every core
+// route). The e2e module's openapi package checks every answer of the flow
+// suites against it, and that every code a route lists is answered.
 //
 //	keys, _ := secretbox.ParseKeyring(os.Getenv("ENCRYPTION_KEY"))
 //	svc, err := auth.New(auth.Config{

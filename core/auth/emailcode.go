@@ -115,7 +115,7 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err err
 	if err := s.emailCodesOn(); err != nil {
 		return err
 	}
-	u, err := s.PendingTwoFactorUser(ctx, v)
+	u, err := s.Modules().PendingTwoFactorUser(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in Two
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
-	return s.FinishTwoFactor(ctx, v, SecondFactorInput{
+	return s.Modules().FinishTwoFactor(ctx, v, SecondFactorInput{
 		Method:      LoginEmailCode,
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,

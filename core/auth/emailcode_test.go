@@ -74,7 +74,7 @@ func TestEmailCodeOff(t *testing.T) {
 		t.Errorf("VerifyTwoFactorEmailCode: %v, want ErrFeatureDisabled", err)
 	}
 	count := func(s *Service) (n int) {
-		for _, rt := range s.Routes() {
+		for _, rt := range s.Modules().Routes() {
 			if strings.HasPrefix(rt.Pattern, "/api/2fa/email-code") {
 				n++
 			}

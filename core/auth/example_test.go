@@ -18,7 +18,7 @@ import (
 // store, or a custom user.Store).
 type yourStore struct{ user.Store }
 
-func ExampleService_Routes() {
+func ExampleModules_Routes() {
 	key, _ := secretbox.GenerateKey()
 	keys, _ := secretbox.ParseKeyring(key)
 	svc, err := auth.New(auth.Config{
@@ -30,7 +30,7 @@ func ExampleService_Routes() {
 	if err != nil {
 		panic(err)
 	}
-	for _, rt := range svc.Routes() {
+	for _, rt := range svc.Modules().Routes() {
 		fmt.Println(rt.Method, rt.Pattern)
 	}
 	// Output:
@@ -105,7 +105,7 @@ func ExampleEmailCodeConfig() {
 	if err != nil {
 		panic(err)
 	}
-	for _, rt := range svc.Routes() {
+	for _, rt := range svc.Modules().Routes() {
 		if strings.Contains(rt.Pattern, "email-code") {
 			fmt.Println(rt.Method, rt.Pattern)
 		}

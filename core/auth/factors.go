@@ -20,7 +20,7 @@ import (
 const LoginPasskey LoginMethod = "passkey"
 
 // The security events of passkeys (the passkeys module reports them with
-// [Service.Audit]).
+// [Modules.Audit]).
 const (
 	// EventPasskeyAdded: the signed-in user registered a passkey (Detail:
 	// its name).
@@ -75,7 +75,8 @@ type SecondFactorInput struct {
 // again or use another factor; a success ends the pending login like a
 // TOTP code does (AfterLogin, the session, EventLoginSucceeded, the
 // new-device notice).
-func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
+func (m *Modules) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
+	s := m.svc()
 	ctx, flow := s.enter(ctx, v, "2fa/finish")
 	defer flow.end(&err)
 	if in.Method == "" || in.Verify == nil {
@@ -112,7 +113,8 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 // answer (a passkey's allowed credentials). It checks the pending cookie
 // like FinishTwoFactor (ErrNoPendingTwoFactor, ErrTwoFactorExpired,
 // ErrInvalidSession) but counts nothing: it verifies no factor.
-func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+func (m *Modules) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
+	s := m.svc()
 	ctx, flow := s.enter(ctx, v, "2fa/pending")
 	defer flow.end(&err)
 	raw, ok := v.req.Cookie(PendingCookie)
@@ -162,7 +164,8 @@ type PasswordlessInput struct {
 // in while an attacker is locking the password out. A success runs
 // AfterLogin, starts the session, ends any pending 2FA login on the
 // visit, audits EventLoginSucceeded and sends the new-device notice.
-func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
+func (m *Modules) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
+	s := m.svc()
 	ctx, flow := s.enter(ctx, v, "login/passwordless")
 	defer flow.end(&err)
 	if in.Method == "" || in.Verify == nil {
@@ -209,13 +212,14 @@ func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 // Audit reports e as the flows report theirs (Config.Audit, or the log),
 // with the time and the visit's client address filled in: for the events
 // of modules built on the Service (passkeys).
-func (s *Service) Audit(ctx context.Context, v *Visit, e Event) { s.audit(ctx, v, e) }
+func (m *Modules) Audit(ctx context.Context, v *Visit, e Event) { m.svc().audit(ctx, v, e) }
 
 // Notify mails u one of the security notices (KindPasskeyAdded,
 // KindPasskeyDeleted, ...) in the visit's language, as the flows send
 // theirs: through Config.Mailer's queue, never failing the caller. data's
 // Name and IP default to u's name and the client's address.
-func (s *Service) Notify(ctx context.Context, v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+func (m *Modules) Notify(ctx context.Context, v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+	s := m.svc()
 	if data.Name == "" {
 		data.Name = u.Name
 	}
@@ -228,12 +232,12 @@ func (s *Service) Notify(ctx context.Context, v *Visit, kind mail.Kind, u *user.
 // Answer renders a flow's outcome as the JSON routes do: 200 with body
 // and the visit's cookies and headers, or the error's {"error", "code"}
 // answer (see AsError), for modules that add JSON routes of their own.
-func (s *Service) Answer(ctx context.Context, v *Visit, op string, body any, err error) Response {
-	return s.answer(ctx, v, op, body, err)
+func (m *Modules) Answer(ctx context.Context, v *Visit, op string, body any, err error) Response {
+	return m.svc().answer(ctx, v, op, body, err)
 }
 
 // Users returns Config.Users as it was given, for modules and apps that
 // need to tell which parts of the store contract it implements. Calls
 // made through it are not reported to Config.Observer; the passkeys part
-// as the flows call it is [Service.PasskeyStore].
-func (s *Service) Users() user.Accounts { return s.cfg.Users }
+// as the flows call it is [Modules.PasskeyStore].
+func (m *Modules) Users() user.Accounts { return m.svc().cfg.Users }

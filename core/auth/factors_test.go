@@ -46,7 +46,7 @@ func (f *flow) signedInAs(b *browser) string {
 
 func (f *flow) finish(b *browser, verify func(context.Context, *user.User) error) error {
 	return f.do(b, func(v *Visit) error {
-		_, err := f.s.FinishTwoFactor(context.Background(), v, SecondFactorInput{Method: LoginPasskey, Verify: verify})
+		_, err := f.s.Modules().FinishTwoFactor(context.Background(), v, SecondFactorInput{Method: LoginPasskey, Verify: verify})
 		return err
 	})
 }
@@ -145,7 +145,7 @@ func TestFinishTwoFactorChecks(t *testing.T) {
 	t.Run("PendingTwoFactorUser", func(t *testing.T) {
 		f, b, u := pendingFlow(t, func(c *Config) { c.Limits.TwoFactor = Limit{Max: 1} })
 		for range 3 { // counts nothing: the limit of 1 is never reached
-			got, err := f.s.PendingTwoFactorUser(context.Background(), f.visit(b))
+			got, err := f.s.Modules().PendingTwoFactorUser(context.Background(), f.visit(b))
 			if err != nil || got.ID != u.ID {
 				t.Fatalf("PendingTwoFactorUser: %v, %v; want %s", got, err, u.ID)
 			}
@@ -153,7 +153,7 @@ func TestFinishTwoFactorChecks(t *testing.T) {
 		if err := f.finish(b, func(context.Context, *user.User) error { return nil }); err != nil {
 			t.Fatalf("finish after PendingTwoFactorUser: %v", err)
 		}
-		if _, err := f.s.PendingTwoFactorUser(context.Background(), f.visit(newBrowser())); !errors.Is(err, ErrNoPendingTwoFactor) {
+		if _, err := f.s.Modules().PendingTwoFactorUser(context.Background(), f.visit(newBrowser())); !errors.Is(err, ErrNoPendingTwoFactor) {
 			t.Fatalf("without a pending login: %v, want %v", err, ErrNoPendingTwoFactor)
 		}
 	})
@@ -162,7 +162,7 @@ func TestFinishTwoFactorChecks(t *testing.T) {
 func (f *flow) passwordless(b *browser, verify func(context.Context) (string, error)) (*user.User, error) {
 	var u *user.User
 	err := f.do(b, func(v *Visit) (err error) {
-		u, err = f.s.SignInWithoutPassword(context.Background(), v, PasswordlessInput{Method: LoginPasskey, Verify: verify})
+		u, err = f.s.Modules().SignInWithoutPassword(context.Background(), v, PasswordlessInput{Method: LoginPasskey, Verify: verify})
 		return err
 	})
 	return u, err

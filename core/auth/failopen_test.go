@@ -64,9 +64,9 @@ func loginWith(t *testing.T, s *Service, ctx context.Context) Response {
 	r := jsonReq(`{"email":"ada@example.com","password":"correct horse"}`)
 	r.remote = "203.0.113.9:5000"
 	r.ctx = ctx
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		if rt.Pattern == "/api/login" {
-			return s.Handle(rt, r)
+			return s.Modules().Handle(rt, r)
 		}
 	}
 	t.Fatal("no login route")
@@ -142,11 +142,11 @@ func TestUserStoreDown(t *testing.T) {
 
 func TestSessionCookieName(t *testing.T) {
 	s := testService(t, noUsers{}, false)
-	if got := s.Sessions().CookieName(); got != "authkit_session" {
+	if got := s.Modules().SessionManager().CookieName(); got != "authkit_session" {
 		t.Fatalf("default cookie name %q", got)
 	}
 	h := mustNewWith(t, func(c *Config) { c.AppURL, c.SessionCookie = "https://app.test", "__Host-sid" })
-	if got := h.Sessions().CookieName(); got != "__Host-sid" {
+	if got := h.Modules().SessionManager().CookieName(); got != "__Host-sid" {
 		t.Fatalf("cookie name %q, want __Host-sid", got)
 	}
 }

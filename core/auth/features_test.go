@@ -65,12 +65,12 @@ func TestDisabledFeatureMethods(t *testing.T) {
 			t.Errorf("method %d: %v, want ErrFeatureDisabled", i+1, err)
 		}
 	}
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		if rt.feature != "" {
 			t.Errorf("route %s %s of the switched-off feature %q is listed", rt.Method, rt.Pattern, rt.feature)
 		}
 	}
-	if got := len(s.Routes()); got != len(routes)-8-4-2 {
+	if got := len(s.Modules().Routes()); got != len(routes)-8-4-2 {
 		t.Errorf("%d routes listed, want %d (every route but the 8 of the five features, the 4 of Config.Sessions and Config.TrustedDevices and the 2 of Config.EmailCode)", got, len(routes)-8-4-2)
 	}
 	for _, f := range all {
@@ -207,7 +207,7 @@ func TestFinishPendingRefusesStale(t *testing.T) {
 	for _, c := range v.Cookies() {
 		names[c.Name] = c.MaxAge >= 0 || c.Name == PendingCookie
 	}
-	if !names[s.Sessions().CookieName()] || !names[PendingCookie] {
+	if !names[s.Modules().SessionManager().CookieName()] || !names[PendingCookie] {
 		t.Fatalf("current pending login: cookies %v, want a session and the pending cookie cleared", v.Cookies())
 	}
 }

@@ -52,10 +52,10 @@ func (j jar) Delete(name string, _ session.CookieOptions) { delete(j, name) }
 func sessionCookie(t testing.TB, s *Service, u *user.User) string {
 	t.Helper()
 	j := jar{}
-	if err := s.Sessions().Session(j).Login(context.Background(), u, false); err != nil {
+	if err := s.Modules().SessionManager().Session(j).Login(context.Background(), u, false); err != nil {
 		t.Fatal(err)
 	}
-	return j[s.Sessions().CookieName()]
+	return j[s.Modules().SessionManager().CookieName()]
 }
 
 // TestAuthenticate covers the decision behind every framework's
@@ -66,7 +66,7 @@ func TestAuthenticate(t *testing.T) {
 	unverified := &user.User{ID: "u2", Email: "bob@example.com"}
 	users := &idUsers{users: map[string]*user.User{"u1": verified, "u2": unverified}}
 	s := testService(t, users, false)
-	name := s.Sessions().CookieName()
+	name := s.Modules().SessionManager().CookieName()
 	good := sessionCookie(t, s, verified)
 	gone := sessionCookie(t, s, &user.User{ID: "deleted"})
 	unverifiedCookie := sessionCookie(t, s, unverified)
@@ -150,7 +150,7 @@ func TestAuthenticateLeanPath(t *testing.T) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
 	users := &idUsers{users: map[string]*user.User{"u1": u}}
 	s := testService(t, users, false)
-	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(t, s, u)}}
+	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(t, s, u)}}
 	if got, resp := s.Authenticate(r); got == nil || resp != nil {
 		t.Fatalf("got %v, %+v", got, resp)
 	}
@@ -255,7 +255,7 @@ func TestCookieValueAllocatesNothing(t *testing.T) {
 func BenchmarkAuthenticate(b *testing.B) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
 	s := testService(b, &idUsers{users: map[string]*user.User{"u1": u}}, false)
-	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
+	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(b, s, u)}}
 	for name, check := range map[string]func(Request) (*user.User, *Response){
 		"lean": s.Authenticate,
 		"full": func(r Request) (*user.User, *Response) {

@@ -30,7 +30,7 @@ import (
 // its parts (bindUsers) and wraps each part it found; flows and events
 // pass through core anyway. The limit, session and trusted-device stores
 // are wrapped the same way in New, and a module's store through
-// [Service.ObserveOneTime]. With Config.Observer nil nothing is wrapped,
+// [Modules.ObserveOneTime]. With Config.Observer nil nothing is wrapped,
 // and Handle and each typed method make one nil check
 // (BenchmarkHandleMe).
 type Observer interface {
@@ -63,7 +63,7 @@ type Observer interface {
 	//   - Config.Sessions: "Sessions", Config.TrustedDevices:
 	//     "TrustedDevices" (the session.Store methods: Create, Get, Touch,
 	//     Delete, List, DeleteAll; and CreateBounded of session.Bounded);
-	//   - a module's store passed through [Service.ObserveOneTime]: the
+	//   - a module's store passed through [Modules.ObserveOneTime]: the
 	//     part it names (the passkeys module's "Challenges": Put, Take).
 	//
 	// No key is passed: a limit's key holds an address, a session's id is a
@@ -123,8 +123,8 @@ func (r Route) Flow() string {
 // returns ctx and an end that does nothing, so every flow is reported
 // once, by its outermost entry. Without an Observer it returns ctx and an
 // end that does nothing. A nil ctx is the visit's request's.
-func (s *Service) Observe(ctx context.Context, v *Visit, f Flow) (_ context.Context, end func(err error)) {
-	ctx, e := s.startFlow(ctx, v, f)
+func (m *Modules) Observe(ctx context.Context, v *Visit, f Flow) (_ context.Context, end func(err error)) {
+	ctx, e := m.svc().startFlow(ctx, v, f)
 	if e.done == nil {
 		return ctx, endNothing
 	}
@@ -525,7 +525,8 @@ func (w obsRecords) DeleteAll(ctx context.Context, userID, except string) error 
 // "Challenges"), for a module whose flows keep state in a store of their
 // own. Name the part for the store's role, from a fixed set: it is a
 // metric attribute. Without an Observer, or for a nil st, it returns st.
-func (s *Service) ObserveOneTime(part string, st onetime.Store) onetime.Store {
+func (m *Modules) ObserveOneTime(part string, st onetime.Store) onetime.Store {
+	s := m.svc()
 	if s.cfg.Observer == nil || st == nil {
 		return st
 	}

@@ -20,16 +20,16 @@ func BenchmarkHandleMe(b *testing.B) {
 
 // benchMe times GET /api/auth/me as u through s.Handle.
 func benchMe(b *testing.B, s *Service, u *user.User) {
-	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
+	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(b, s, u)}}
 	var me Route
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		if rt.Pattern == "/api/auth/me" {
 			me = rt
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if resp := s.Handle(me, r); resp.Status != http.StatusOK {
+		if resp := s.Modules().Handle(me, r); resp.Status != http.StatusOK {
 			b.Fatalf("status %d", resp.Status)
 		}
 	}

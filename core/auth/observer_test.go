@@ -79,13 +79,13 @@ func TestObserverLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	var login Route
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		if rt.Pattern == "/api/auth/login" {
 			login = rt
 		}
 	}
 	for _, email := range []string{"nobody@example.com", "ada@example.com"} {
-		if resp := s.Handle(login, jsonReq(`{"email":"`+email+`","password":"wrong horse"}`)); resp.Status != 401 {
+		if resp := s.Modules().Handle(login, jsonReq(`{"email":"`+email+`","password":"wrong horse"}`)); resp.Status != 401 {
 			t.Fatalf("%s: status %d, want 401", email, resp.Status)
 		}
 	}
@@ -114,7 +114,7 @@ func TestObserverPanic(t *testing.T) {
 	rec := &recorder{}
 	s := mustNewWith(t, func(c *Config) { c.Observer = rec })
 	rt := Route{Method: "POST", Pattern: "/api/auth/boom", handle: func(context.Context, *Service, *Visit) Response { panic("boom") }}
-	if resp := s.Handle(rt, &fakeRequest{method: "GET"}); resp.Status != 500 {
+	if resp := s.Modules().Handle(rt, &fakeRequest{method: "GET"}); resp.Status != 500 {
 		t.Fatalf("status %d, want 500", resp.Status)
 	}
 	if want := []string{"flow boom by POST /api/auth/boom", "end boom 500"}; !slices.Equal(rec.log, want) {
@@ -295,13 +295,13 @@ func TestObserverNestedFlows(t *testing.T) {
 	}
 	rec.log = nil
 	var resend Route
-	for _, rt := range f.s.Routes() {
+	for _, rt := range f.s.Modules().Routes() {
 		if rt.Pattern == "/api/auth/resend-verification" {
 			resend = rt
 		}
 	}
 	v := f.visit(b)
-	if resp := f.s.Handle(resend, v.req); resp.Status != 200 {
+	if resp := f.s.Modules().Handle(resend, v.req); resp.Status != 200 {
 		t.Fatalf("route: status %d", resp.Status)
 	}
 	want[0] = "flow resend-verification by POST /api/auth/resend-verification"
@@ -362,15 +362,15 @@ func TestObserverFlowNames(t *testing.T) {
 	// routes of the passkeys module (its Prefix), whose management core
 	// does.
 	others := map[string]func(v *Visit) error{
-		"2fa/pending":          func(v *Visit) error { _, err := s.PendingTwoFactorUser(ctx, v); return err },
+		"2fa/pending":          func(v *Visit) error { _, err := s.Modules().PendingTwoFactorUser(ctx, v); return err },
 		"reset-password/check": func(v *Visit) error { return s.CheckResetLink(ctx, v, "x") },
 		"me/recent":            func(v *Visit) error { _, err := s.RecentUser(ctx, v); return err },
 		"2fa/finish": func(v *Visit) error {
-			_, err := s.FinishTwoFactor(ctx, v, SecondFactorInput{Method: LoginPasskey})
+			_, err := s.Modules().FinishTwoFactor(ctx, v, SecondFactorInput{Method: LoginPasskey})
 			return err
 		},
 		"login/passwordless": func(v *Visit) error {
-			_, err := s.SignInWithoutPassword(ctx, v, PasswordlessInput{Method: LoginPasskey})
+			_, err := s.Modules().SignInWithoutPassword(ctx, v, PasswordlessInput{Method: LoginPasskey})
 			return err
 		},
 		Route{Method: "GET", Pattern: "/api/passkeys"}.Flow():         func(v *Visit) error { _, err := s.ListPasskeys(ctx, v); return err },
@@ -385,7 +385,7 @@ func TestObserverFlowNames(t *testing.T) {
 			t.Errorf("%s: observed %q, want one flow %q", label, rec.log, name)
 		}
 	}
-	routes := f.s.Routes()
+	routes := f.s.Modules().Routes()
 	if len(routes) != len(calls) {
 		t.Errorf("%d routes registered, %d in the table: add the new route's typed method", len(routes), len(calls))
 	}
@@ -492,11 +492,11 @@ func TestObserverStoreKinds(t *testing.T) {
 // names, its errors passed on; without an Observer it is returned as is.
 func TestObserveOneTime(t *testing.T) {
 	mem := onetime.NewMemoryStore(onetime.MemoryConfig{})
-	if got := mustNewWith(t, func(*Config) {}).ObserveOneTime("Challenges", mem); got != onetime.Store(mem) {
+	if got := mustNewWith(t, func(*Config) {}).Modules().ObserveOneTime("Challenges", mem); got != onetime.Store(mem) {
 		t.Errorf("without an Observer: %T, want the store itself", got)
 	}
 	rec := &recorder{}
-	st := mustNewWith(t, func(c *Config) { c.Observer = rec }).ObserveOneTime("Challenges", mem)
+	st := mustNewWith(t, func(c *Config) { c.Observer = rec }).Modules().ObserveOneTime("Challenges", mem)
 	ctx := context.Background()
 	now := time.Now()
 	if err := st.Put(ctx, "k", []byte("v"), now.Add(time.Minute)); err != nil {

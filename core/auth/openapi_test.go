@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -21,9 +23,9 @@ type served struct {
 	} `json:"components"`
 }
 
-func openAPIOf(t *testing.T, s *Service, parts ...[]byte) served {
+func openAPIOf(t *testing.T, s *Service) served {
 	t.Helper()
-	b, err := s.OpenAPI(parts...)
+	b, err := s.OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func operations(d served) []string {
 // routeList lists "METHOD pattern" of s.Routes(), sorted.
 func routeList(s *Service) []string {
 	var out []string
-	for _, rt := range s.Routes() {
+	for _, rt := range s.Modules().Routes() {
 		out = append(out, rt.Method+" "+rt.Pattern)
 	}
 	slices.Sort(out)
@@ -121,33 +123,51 @@ func TestOpenAPINamesTheSessionCookie(t *testing.T) {
 	}
 }
 
-func TestOpenAPIAddsParts(t *testing.T) {
-	s := newFlow(t, nil).s
-	part := []byte(`{"openapi": "3.1.0", "paths": {"/api/extra": {"get": {"responses": {"500": {"$ref": "#/components/responses/Error500"}}}}},
-		"components": {"schemas": {"Extra": {"type": "object"}, "Message": {"type": "null"}}}}`)
-	d := openAPIOf(t, s, part)
-	if _, ok := d.Paths["/api/extra"]["get"]; !ok {
-		t.Error("the part's path is missing")
+// A module's route is in the document with what its Operation says, its
+// schemas beside core's and the session cookie under the Service's name;
+// a static route is not.
+func TestOpenAPIHasAModulesRoutes(t *testing.T) {
+	s := newFlow(t, func(c *Config) { c.SessionCookie = "sid" }).s
+	extra := NewRoute(http.MethodPost, "/api/extra/{id}", func(context.Context, *Visit, Request) (any, error) { return nil, nil }, Operation{
+		ID: "extra", Summary: "An extra route", Auth: "session", Param: "the thing's id",
+		OK:         oaRef("Extra"),
+		SetCookies: []string{"authkit_session", "other"},
+		Errors:     []*Error{ErrNotAuthenticated},
+		Schemas:    obj{"Extra": obj{"type": "object"}, "Message": obj{"type": "null"}},
+	})
+	if err := s.Modules().AddRoutes(extra, StaticRoute("/api/extra/script.js", "text/javascript", []byte("1"))); err != nil {
+		t.Fatal(err)
+	}
+	d := openAPIOf(t, s)
+	op, ok := d.Paths["/api/extra/{id}"]["post"]
+	if !ok {
+		t.Fatalf("the module's route is missing: %q", operations(d))
+	}
+	if op["operationId"] != "extra" || op["description"] != "No body: any body is ignored." {
+		t.Errorf("operation = %v", op)
+	}
+	if got := toStrings(op["x-set-cookies"]); !slices.Equal(got, []string{"sid", "other"}) {
+		t.Errorf("x-set-cookies = %q, want [sid other]", got)
+	}
+	if _, ok := d.Paths["/api/extra/script.js"]; ok {
+		t.Error("the static route is in the document")
 	}
 	if _, ok := d.Components.Schemas["Extra"]; !ok {
-		t.Error("the part's schema is missing")
+		t.Error("the route's schema is missing")
 	}
 	if m, _ := d.Components.Schemas["Message"].(map[string]any); m["type"] != "object" {
-		t.Errorf("a part replaced core's Message schema: %v", m)
+		t.Errorf("a module's schema replaced core's Message: %v", m)
 	}
-	custom := newFlow(t, func(c *Config) { c.SessionCookie = "sid" }).s
-	d = openAPIOf(t, custom, []byte(`{"paths": {"/api/extra": {"post": {"x-set-cookies": ["authkit_session", "other"]}}}}`))
-	if got := toStrings(d.Paths["/api/extra"]["post"]["x-set-cookies"]); !slices.Equal(got, []string{"sid", "other"}) {
-		t.Errorf("a part's x-set-cookies = %q, want [sid other]", got)
+	b, err := s.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.OpenAPI([]byte(`{"paths": {"/api/odd": 1, "/api/odder": {"get": 2}}}`)); err != nil {
-		t.Errorf("a part with odd path items: %v", err) // passed on as they are, no panic
-	}
-	if _, err := s.OpenAPI([]byte(`{"paths": {"/api/login": {}}}`)); err == nil || !strings.Contains(err.Error(), "/api/login is core's") {
-		t.Errorf("a part repeating a core path: err = %v", err)
-	}
-	if _, err := s.OpenAPI([]byte(`not json`)); err == nil {
-		t.Error("a part that is not JSON: no error")
+	got := operationCodes(t, b)["POST /api/extra/{id}"]
+	want := []string{"401 not_authenticated", "403 cross_origin_blocked", "404 not_found", "413 body_too_large", "431 request_rejected", "500 internal_error", "503 service_unavailable"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the module's route lists\n%q\nwant\n%q", got, want)
 	}
 }
 
@@ -160,11 +180,11 @@ var notCoreOperations = map[Code]string{
 	ErrTooManyRequests.Code:          "Service.NewRateLimit, the app's own limits and the passkeys begin limit",
 	ErrEmailNotVerified.Code:         "the RequireVerifiedEmail middleware",
 	ErrRequestRejected.Code:          "a request a framework refuses before any route runs, with the status it chose (the 431 of a long token is listed)",
-	ErrPasskeyChallengeInvalid.Code:  "passkeys/openapi.json",
-	ErrPasskeyInvalid.Code:           "passkeys/openapi.json",
-	ErrPasskeyAlreadyRegistered.Code: "passkeys/openapi.json",
-	ErrPasskeyCountRegressed.Code:    "passkeys/openapi.json",
-	ErrPasskeyNotFound.Code:          "passkeys/openapi.json",
+	ErrPasskeyChallengeInvalid.Code:  "the passkeys module's routes",
+	ErrPasskeyInvalid.Code:           "the passkeys module's routes",
+	ErrPasskeyAlreadyRegistered.Code: "the passkeys module's routes",
+	ErrPasskeyCountRegressed.Code:    "the passkeys module's routes",
+	ErrPasskeyNotFound.Code:          "the passkeys module's routes",
 	ErrPasswordInvalid.Code:          "no route: every flow of a new password refuses its invalid characters first (checkText: invalid_characters)",
 }
 
@@ -275,7 +295,11 @@ func TestOpenAPIListsEveryCode(t *testing.T) {
 // shape: a route's own, those of its body, its path parameter, its
 // method, and the 500 and 503 of every route that reads a store.
 func TestOpenAPIListsTheCodesOfEachRoute(t *testing.T) {
-	got := operationCodes(t, openAPIJSON)
+	b, err := newFlow(t, nil).s.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := operationCodes(t, b)
 	for _, tc := range []struct {
 		op   string
 		want []string

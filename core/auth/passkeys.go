@@ -159,7 +159,7 @@ func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyI
 		return fmt.Errorf("passkeys: delete: %w", err)
 	}
 	s.audit(ctx, v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
-	s.Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
+	s.Modules().Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
 	return nil
 }
 
@@ -200,7 +200,8 @@ func passkeyID(s string) ([]byte, error) {
 // call it (its calls reported to Config.Observer when one is set), and
 // false when Config.Users has no such part: for the passkeys and pages
 // modules, which check it once, in their constructors.
-func (s *Service) PasskeyStore() (user.Passkeys, bool) {
+func (m *Modules) PasskeyStore() (user.Passkeys, bool) {
+	s := m.svc()
 	return s.users.passkeys, s.users.passkeys != nil
 }
 

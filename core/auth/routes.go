@@ -2,21 +2,42 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+
+	"github.com/authkit-go/authkit/core/session"
 )
 
 // Route is one authkit endpoint. Framework modules register each route's
-// Pattern for its Method and call Handle with the neutral request.
+// Pattern for its Method and call Handle with the neutral request. The
+// Service's table holds core's routes and those modules add with
+// [Modules.AddRoutes] ([NewRoute], [StaticRoute]); each carries the
+// [Operation] that [Service.OpenAPI] renders.
 type Route struct {
 	Method string
 	// Pattern is the path in net/http ServeMux form, with parameters as
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
 	handle  func(ctx context.Context, s *Service, v *Visit) Response
-	feature Feature   // the feature the route belongs to; "" for the always-on ones
-	needs   needStore // registered only with this store configured
+	feature Feature    // the feature the route belongs to; "" for the always-on ones
+	needs   needStore  // registered only with this store configured
+	doc     *Operation // what the OpenAPI document says of it; nil: not in it
+	quiet   bool       // not a flow: never reported to Config.Observer
+}
+
+// Operation returns what the OpenAPI document says of the route, and
+// false for a route the document leaves out (a module's script). Its
+// slices and maps are the table's: read them, do not change them.
+func (r Route) Operation() (Operation, bool) {
+	if r.doc == nil {
+		return Operation{}, false
+	}
+	return *r.doc, true
 }
 
 // ColonPattern is Pattern with parameters written :name, the form gin and
@@ -61,48 +82,360 @@ func (cfg *Config) has(st needStore) bool {
 
 var routes = []Route{
 	// The spec's routes (docs/api.md, Routes).
-	{http.MethodPost, "/api/2fa/setup", setupTwoFactorRoute, FeatureTwoFactor, none},
-	{http.MethodPost, "/api/2fa/confirm", confirmTwoFactorRoute, FeatureTwoFactor, none},
-	{http.MethodPost, "/api/login", loginRoute, "", none},
-	{http.MethodPost, "/api/auth/login", loginRoute, "", none},
-	{http.MethodPost, "/api/2fa/verify", verifyTwoFactorRoute, "", none},
-	{http.MethodPost, "/api/2fa/recover", recoverTwoFactorRoute, "", none},
-	{http.MethodPost, "/api/2fa/regenerate-codes", regenerateCodesRoute, FeatureTwoFactor, none},
-	{http.MethodPost, "/api/2fa/disable", disableTwoFactorRoute, "", none},
-	{http.MethodPost, "/api/auth/register", registerRoute, FeatureRegistration, none},
-	{http.MethodGet, "/api/auth/verify-email/{token}", verifyEmailRoute, "", none},
-	{http.MethodPost, "/api/auth/resend-verification", resendVerificationRoute, "", none},
-	{http.MethodPost, "/api/auth/change-email", changeEmailRoute, FeatureEmailChange, none},
-	{http.MethodPost, "/api/auth/forgot-password", forgotPasswordRoute, FeaturePasswordReset, none},
-	{http.MethodPost, "/api/auth/reset-password/{token}", resetPasswordRoute, FeaturePasswordReset, none},
+	{Method: http.MethodPost, Pattern: "/api/2fa/setup", handle: setupTwoFactorRoute, feature: FeatureTwoFactor, doc: coreOp(Operation{
+		ID: "setupTwoFactor", Summary: "Start turning 2FA on", Auth: "session",
+		Description: "Needs a recent authentication (403 reauthentication_required). Feature two-factor.",
+		OK:          closedObject(obj{"qrUri": oaStr("otpauth:// URI holding the secret"), "qrImage": oaStr("the URI as a PNG QR code, a data: URI")}, "qrUri", "qrImage"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrTwoFactorAlreadyEnabled},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/confirm", handle: confirmTwoFactorRoute, feature: FeatureTwoFactor, doc: coreOp(Operation{
+		ID: "confirmTwoFactor", Summary: "Turn 2FA on with a code of the pending secret", Auth: "session",
+		Description: "Needs a recent authentication. Feature two-factor.",
+		Body:        formBody(obj{"code": oaStr("a current TOTP code (spaces ignored)")}, []string{"code"}),
+		OK:          closedObject(obj{"message": obj{"type": "string"}, "recoveryCodes": obj{"type": "array", "items": obj{"type": "string"}}}, "message", "recoveryCodes"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrNoPendingSetup, ErrInvalidCode},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/login", handle: loginRoute, doc: coreOp(Operation{
+		ID: "login", Summary: "Log in with email and password",
+		Description: "The spec's path; /api/auth/login is the same handler. With 2FA on, answers requiresTwoFactor and the 2fa_pending cookie instead of a session.",
+		Body:        formBody(obj{"email": oaStr("the account's email"), "password": oaStr("the password"), "remember": oaBool("a 30-day session instead of 24 hours")}, []string{"email", "password"}),
+		OK:          closedObject(obj{"success": obj{"const": true}, "requiresTwoFactor": obj{"const": true}}),
+		Errors:      []*Error{ErrEmailPasswordRequired, ErrInvalidCredentials, ErrTooManyLogins},
+		Hooks:       "AfterLogin",
+		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows; authkit_trusted is kept",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/login", handle: loginRoute, doc: coreOp(Operation{
+		ID: "authLogin", Summary: "Log in with email and password (authkit's path)",
+		Description: "As POST /api/login.",
+		Body:        formBody(obj{"email": oaStr("the account's email"), "password": oaStr("the password"), "remember": oaBool("a 30-day session instead of 24 hours")}, []string{"email", "password"}),
+		OK:          closedObject(obj{"success": obj{"const": true}, "requiresTwoFactor": obj{"const": true}}),
+		Errors:      []*Error{ErrEmailPasswordRequired, ErrInvalidCredentials, ErrTooManyLogins},
+		Hooks:       "AfterLogin",
+		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/verify", handle: verifyTwoFactorRoute, doc: coreOp(Operation{
+		ID: "verifyTwoFactor", Summary: "Finish a login with a TOTP code", Auth: "pending",
+		Body:    formBody(secondStep, []string{"code"}),
+		OK:      closedObject(obj{"success": obj{"const": true}}, "success"),
+		Errors:  slices.Concat(pendingStep, []*Error{ErrInvalidTwoFactorCode, ErrCodeUsed}),
+		Hooks:   "AfterLogin",
+		Cookies: loginCookies + "; authkit_trusted with trustDevice",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/recover", handle: recoverTwoFactorRoute, doc: coreOp(Operation{
+		ID: "recoverTwoFactor", Summary: "Finish a login with a recovery code", Auth: "pending",
+		Body:    formBody(secondStep, []string{"code"}),
+		OK:      closedObject(obj{"success": obj{"const": true}, "remainingCodes": obj{"type": "integer", "minimum": 0}}, "success", "remainingCodes"),
+		Errors:  slices.Concat(pendingStep, []*Error{ErrInvalidRecoveryCode}),
+		Hooks:   "AfterLogin",
+		Cookies: loginCookies + "; authkit_trusted with trustDevice",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/regenerate-codes", handle: regenerateCodesRoute, feature: FeatureTwoFactor, doc: coreOp(Operation{
+		ID: "regenerateRecoveryCodes", Summary: "Replace the recovery codes", Auth: "session",
+		Description: "Needs a recent authentication. Feature two-factor.",
+		OK:          closedObject(obj{"recoveryCodes": obj{"type": "array", "items": obj{"type": "string"}}}, "recoveryCodes"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrTwoFactorNotEnabled},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/disable", handle: disableTwoFactorRoute, doc: coreOp(Operation{
+		ID: "disableTwoFactor", Summary: "Turn 2FA off", Auth: "session",
+		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
+		OK:      oaMessage("2FA disabled"),
+		Errors:  slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorNotEnabled}, currentPassword),
+		Cookies: "authkit_session (renewed)",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/register", handle: registerRoute, feature: FeatureRegistration, doc: coreOp(Operation{
+		ID: "register", Summary: "Create an account",
+		Description: "Feature registration. Extra string fields of Config.RegisterFields are read too.",
+		Body:        formBody(obj{"email": oaStr("at most 254 bytes, trimmed and lowercased"), "password": oaStr("8 to 128 characters"), "name": oaStr("at most 200 characters; required unless Config.NameOptional")}, []string{"email", "password"}),
+		OK:          oaMessage("Registration successful. Check your email to verify your address."),
+		Errors:      slices.Concat(typedEmail, []*Error{ErrNameRequired, ErrNameTooLong}, newPassword, []*Error{ErrEmailRegistered, ErrPasswordBreached, ErrTooManyRegistrations}),
+		Hooks:       "BeforeRegister, AfterRegister",
+		Cookies:     sessionCookies,
+	})},
+	{Method: http.MethodGet, Pattern: "/api/auth/verify-email/{token}", handle: verifyEmailRoute, doc: coreOp(Operation{
+		ID: "verifyEmail", Summary: "Verify an email address with a mailed token",
+		Param:  "the token of the mailed link",
+		OK:     oaMessage("Email verified, or Email already verified"),
+		Errors: []*Error{ErrVerifyLinkInvalid, ErrVerifyLinkUserMissing, ErrVerifyLinkStale},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/resend-verification", handle: resendVerificationRoute, doc: coreOp(Operation{
+		ID: "resendVerification", Summary: "Mail the verification link again", Auth: "session",
+		OK:     oaMessage("Verification email sent, or Email already verified"),
+		Errors: []*Error{ErrNotAuthenticated, ErrTooManyResends},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/change-email", handle: changeEmailRoute, feature: FeatureEmailChange, doc: coreOp(Operation{
+		ID: "changeEmail", Summary: "Change the account's email", Auth: "session",
+		Description: "Feature email-change.",
+		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password")}, []string{"newEmail", "password"}),
+		OK:          oaMessage("Email updated. Check your new address to verify it."),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile}),
+		Cookies:     "authkit_session (renewed)",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/forgot-password", handle: forgotPasswordRoute, feature: FeaturePasswordReset, doc: coreOp(Operation{
+		ID: "forgotPassword", Summary: "Mail a password reset link",
+		Description: "Feature password-reset. The answer is the same whether or not the address has an account.",
+		Body:        formBody(obj{"email": oaStr("the account's email")}, []string{"email"}),
+		OK:          oaMessage("If an account exists for that email, a password reset link has been sent."),
+		Errors:      slices.Concat(typedEmail, []*Error{ErrTooManyResets}),
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/reset-password/{token}", handle: resetPasswordRoute, feature: FeaturePasswordReset, doc: coreOp(Operation{
+		ID: "resetPassword", Summary: "Set a new password with a mailed token",
+		Description: "Feature password-reset.",
+		Param:       "the token of the mailed link",
+		Body:        formBody(obj{"password": oaStr("the new password, 8 to 128 characters"), "confirmPassword": oaStr("must equal password")}, []string{"password", "confirmPassword"}),
+		OK:          oaMessage("Password has been reset. You can now log in."),
+		Errors:      slices.Concat([]*Error{ErrPasswordsDiffer}, newPassword, []*Error{ErrResetLinkInvalid, ErrResetLinkUsed, ErrPasswordBreached}),
+	})},
 	// authkit's own (docs/api.md "Routes beyond the spec").
-	{http.MethodPost, "/api/auth/logout", logoutRoute, "", none},
-	{http.MethodPost, "/api/auth/logout-all", logoutAllRoute, "", none},
-	{http.MethodGet, "/api/auth/me", meRoute, "", none},
-	{http.MethodPost, "/api/auth/change-password", changePasswordRoute, FeaturePasswordChange, none},
-	{http.MethodPost, "/api/auth/confirm-password", confirmPasswordRoute, "", none},
-	{http.MethodGet, "/api/auth/sessions", listSessionsRoute, "", sessionRecords},
-	{http.MethodDelete, "/api/auth/sessions/{id}", endSessionRoute, "", sessionRecords},
-	{http.MethodGet, "/api/2fa/trusted-devices", trustedDevicesRoute, "", trustedDevices},
-	{http.MethodDelete, "/api/2fa/trusted-devices/{id}", forgetTrustedDeviceRoute, "", trustedDevices},
-	{http.MethodPost, "/api/2fa/email-code", sendEmailCodeRoute, "", emailCodes},
-	{http.MethodPost, "/api/2fa/email-code/verify", verifyEmailCodeRoute, "", emailCodes},
+	{Method: http.MethodPost, Pattern: "/api/auth/logout", handle: logoutRoute, doc: coreOp(Operation{
+		ID: "logout", Summary: "Log out",
+		Description: "Always 200, with or without a session.",
+		OK:          oaMessage("Logged out"),
+		Cookies:     "authkit_session and 2fa_pending expired",
+		Storeless:   true,
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/logout-all", handle: logoutAllRoute, doc: coreOp(Operation{
+		ID: "logoutAll", Summary: "End every session of the account", Auth: "session",
+		OK:      oaMessage("Logged out of all sessions"),
+		Errors:  []*Error{ErrNotAuthenticated},
+		Cookies: "authkit_session and 2fa_pending expired",
+	})},
+	{Method: http.MethodGet, Pattern: "/api/auth/me", handle: meRoute, doc: coreOp(Operation{
+		ID: "currentUser", Summary: "The signed-in user", Auth: "session",
+		OK:     oaRef("User"),
+		Errors: []*Error{ErrNotAuthenticated},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/change-password", handle: changePasswordRoute, feature: FeaturePasswordChange, doc: coreOp(Operation{
+		ID: "changePassword", Summary: "Change the password", Auth: "session",
+		Description: "Feature password-change.",
+		Body:        formBody(obj{"currentPassword": oaStr("the current password"), "newPassword": oaStr("8 to 128 characters")}, []string{"currentPassword", "newPassword"}),
+		OK:          oaMessage("Password changed"),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated}, newPassword, currentPassword, []*Error{ErrPasswordBreached, ErrPasswordChangedMeanwhile}),
+		Cookies:     "authkit_session (renewed)",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/confirm-password", handle: confirmPasswordRoute, doc: coreOp(Operation{
+		ID: "confirmPassword", Summary: "Re-enter the password (a recent session for 15 minutes)", Auth: "session",
+		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
+		OK:      oaMessage("Password confirmed"),
+		Errors:  slices.Concat([]*Error{ErrNotAuthenticated}, currentPassword),
+		Cookies: "authkit_session (reissued, authenticated now)",
+	})},
+	{Method: http.MethodGet, Pattern: "/api/auth/sessions", handle: listSessionsRoute, needs: sessionRecords, doc: coreOp(Operation{
+		ID: "listSessions", Summary: "List the account's sessions", Auth: "session",
+		Description: "Only with Config.Sessions.",
+		OK:          closedObject(obj{"sessions": obj{"type": "array", "items": oaRef("Session")}}, "sessions"),
+		Errors:      []*Error{ErrNotAuthenticated},
+	})},
+	{Method: http.MethodDelete, Pattern: "/api/auth/sessions/{id}", handle: endSessionRoute, needs: sessionRecords, doc: coreOp(Operation{
+		ID: "endSession", Summary: "End one session", Auth: "session",
+		Description: "Only with Config.Sessions. Ending another session needs a recent authentication.",
+		Param:       "the session's id",
+		OK:          oaMessage("Session ended"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrSessionNotFound},
+		Cookies:     "authkit_session and 2fa_pending expired when it is this session",
+	})},
+	{Method: http.MethodGet, Pattern: "/api/2fa/trusted-devices", handle: trustedDevicesRoute, needs: trustedDevices, doc: coreOp(Operation{
+		ID: "listTrustedDevices", Summary: "List the account's trusted browsers", Auth: "session",
+		Description: "Only with Config.TrustedDevices.",
+		OK:          closedObject(obj{"devices": obj{"type": "array", "items": oaRef("TrustedDevice")}}, "devices"),
+		Errors:      []*Error{ErrNotAuthenticated},
+	})},
+	{Method: http.MethodDelete, Pattern: "/api/2fa/trusted-devices/{id}", handle: forgetTrustedDeviceRoute, needs: trustedDevices, doc: coreOp(Operation{
+		ID: "forgetTrustedDevice", Summary: "Stop trusting one browser", Auth: "session",
+		Description: "Only with Config.TrustedDevices.",
+		Param:       "the trusted device's id",
+		OK:          oaMessage("Trusted device removed"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrTrustedDeviceNotFound},
+		Cookies:     "authkit_trusted expired when it is this browser's",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/email-code", handle: sendEmailCodeRoute, needs: emailCodes, doc: coreOp(Operation{
+		ID: "sendTwoFactorEmailCode", Summary: "Mail a code for the second step", Auth: "pending",
+		Description: "Only with Config.EmailCode.Enabled.",
+		OK:          oaMessage("Code sent. Check your email."),
+		Errors:      []*Error{ErrNoPendingTwoFactor, ErrTwoFactorExpired, ErrInvalidSession, ErrEmailCodeNeedsVerifiedEmail, ErrTooManyEmailCodes},
+	})},
+	{Method: http.MethodPost, Pattern: "/api/2fa/email-code/verify", handle: verifyEmailCodeRoute, needs: emailCodes, doc: coreOp(Operation{
+		ID: "verifyTwoFactorEmailCode", Summary: "Finish a login with a mailed code", Auth: "pending",
+		Description: "Only with Config.EmailCode.Enabled.",
+		Body:        formBody(secondStep, []string{"code"}),
+		OK:          closedObject(obj{"success": obj{"const": true}}, "success"),
+		Errors:      slices.Concat(pendingStep, []*Error{ErrEmailCodeNeedsVerifiedEmail, ErrInvalidTwoFactorCode, ErrEmailCodeExpired, ErrCodeUsed}),
+		Hooks:       "AfterLogin",
+		Cookies:     loginCookies + "; authkit_trusted with trustDevice",
+	})},
 }
+
+// coreOp is a core route's Operation: the cookies its answers may set
+// or expire (x-set-cookies) are those its success sets (named in
+// Cookies), and the session cookie of a session route (a dead one is
+// expired).
+func coreOp(op Operation) *Operation {
+	op.SetCookies = []string{}
+	for _, name := range []string{session.DefaultCookieName, DeviceCookie, PendingCookie, TrustedDeviceCookie} {
+		if strings.Contains(op.Cookies, name) || (name == session.DefaultCookieName && op.Auth == "session") {
+			op.SetCookies = append(op.SetCookies, name)
+		}
+	}
+	return &op
+}
+
+// formBody is the body of a core route: read by decode (input.go), JSON
+// or a form post.
+func formBody(fields obj, required []string) *OperationBody {
+	return &OperationBody{Fields: fields, Required: required, Form: true, Errors: bodyConditions,
+		Description: "JSON, or the same fields as a form post. Unknown fields are ignored; absent fields are empty. A body without Content-Type is read as JSON; any other type answers 415."}
+}
+
+// The conditions of a body read by decode (input.go): every route with
+// fields.
+var bodyConditions = []*Error{ErrUnreadableBody, ErrInvalidCharacters, ErrInvalidJSON, ErrInvalidForm,
+	ErrDuplicateField, ErrWrongFieldType, ErrBodyTooLarge, ErrUnsupportedContentType}
+
+func oaRef(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func oaStr(desc string) obj { return obj{"type": "string", "description": desc} }
+
+func oaBool(desc string) obj { return obj{"type": "boolean", "description": desc} }
+
+func oaMessage(desc string) obj {
+	return obj{"$ref": "#/components/schemas/Message", "description": desc}
+}
+
+var secondStep = obj{
+	"code":        oaStr("the code"),
+	"remember":    oaBool("when sent, overrides the remember flag given at login"),
+	"trustDevice": oaBool("true trusts this browser (with Config.TrustedDevices): the authkit_trusted cookie"),
+}
+
+const (
+	sessionCookies = "authkit_session (the session), authkit_device (this browser signed in before)"
+	loginCookies   = sessionCookies + "; 2fa_pending is deleted"
+)
+
+// The conditions of the second step that every way of giving it shares
+// (pendingUser): the pending cookie missing, expired or of a deleted
+// account, the per-user 2FA limit.
+var pendingStep = []*Error{ErrNoPendingTwoFactor, ErrTwoFactorExpired, ErrInvalidSession, ErrTooManyTwoFactor}
+
+// The conditions of a new password (checkPolicy). Not its
+// ErrPasswordInvalid: every flow checks the password with checkText
+// first, which refuses what Policy.Check calls invalid (invalid UTF-8, a
+// control character, also after NFKC) as invalid_characters, naming the
+// field.
+var newPassword = []*Error{ErrPasswordTooShort, ErrPasswordTooLong}
+
+// The conditions of a typed-in address (normalizeEmail).
+var typedEmail = []*Error{ErrEmailRequired, ErrEmailTooLong, ErrInvalidEmail}
+
+// The conditions of the current password where a signed-in user gives it
+// (checkPassword).
+var currentPassword = []*Error{ErrInvalidPassword, ErrTooManyPasswordEntries}
 
 // Routes lists every endpoint of the features the Service has on
 // (Config.Disable): a switched-off route is not listed, so no framework
 // module registers it and it answers 404. The session routes are listed
 // only with Config.Sessions, the trusted-device routes only with
 // Config.TrustedDevices, the email-code routes only with
-// Config.EmailCode.Enabled. The slice is the caller's.
-func (s *Service) Routes() []Route {
+// Config.EmailCode.Enabled. The routes modules registered
+// ([Modules.AddRoutes]) follow core's. Once Routes (or Paths) was called,
+// the table is served: AddRoutes refuses more. The slice is the caller's.
+func (m *Modules) Routes() []Route {
+	s := m.svc()
+	s.added.Lock()
+	s.added.served = true
+	s.added.Unlock()
+	return s.table()
+}
+
+// table is Routes without marking the table served.
+func (s *Service) table() []Route {
 	var out []Route
 	for _, rt := range routes {
 		if s.enabled(rt.feature) == nil && s.cfg.has(rt.needs) {
 			out = append(out, rt)
 		}
 	}
-	return out
+	s.added.Lock()
+	defer s.added.Unlock()
+	return append(out, s.added.routes...)
+}
+
+// addedRoutes is the routes modules registered, and whether the table was
+// served.
+type addedRoutes struct {
+	sync.Mutex
+	routes []Route
+	served bool
+}
+
+// ErrRoutesServed is what Modules.AddRoutes returns once a framework module
+// took the Service's routes (Modules.Routes or Paths): a route registered
+// then would never be served. Register every module's routes (passkeys.New)
+// before mounting the Service.
+var ErrRoutesServed = errors.New("auth: routes registered after the Service's routes were served (Modules.Routes or Paths): register them before mounting the Service")
+
+// AddRoutes adds a module's routes to the Service's table: framework
+// modules serve them beside core's (Mount, Register, New), Handle runs
+// them as core's (the Visit, the cross-origin check of a state-changing
+// route, the Observer's flow, a panic answered 500), and OpenAPI documents
+// them. It refuses, changing nothing, a route of a method and pattern the
+// table holds already (core's included, whatever the Service has on), a
+// route not made by NewRoute or StaticRoute, and any route once the
+// table was served ([ErrRoutesServed]).
+func (m *Modules) AddRoutes(rs ...Route) error {
+	s := m.svc()
+	s.added.Lock()
+	defer s.added.Unlock()
+	if s.added.served {
+		return ErrRoutesServed
+	}
+	have := map[string]bool{}
+	for _, rt := range slices.Concat(routes, s.added.routes) {
+		have[rt.Method+" "+rt.Pattern] = true
+	}
+	for _, rt := range rs {
+		key := rt.Method + " " + rt.Pattern
+		switch {
+		case rt.handle == nil:
+			return fmt.Errorf("auth: AddRoutes %s: not a route of NewRoute or StaticRoute", key)
+		case have[key]:
+			return fmt.Errorf("auth: AddRoutes %s: the Service has that route already", key)
+		}
+		have[key] = true
+	}
+	s.added.routes = append(s.added.routes, rs...)
+	return nil
+}
+
+// RouteFunc is a module's route: it reads the request and calls a typed
+// method with v, in ctx (the Visit's, the Observer's flow's when there is
+// one), and returns the 200 body or an error, which Handle renders as
+// core's routes render theirs (Modules.Answer).
+type RouteFunc func(ctx context.Context, v *Visit, r Request) (any, error)
+
+// NewRoute returns a module's JSON route for Modules.AddRoutes: method and
+// pattern (ServeMux form, as Route.Pattern), fn, and what the OpenAPI
+// document says of it. A method other than GET, HEAD and OPTIONS is
+// state-changing: Handle refuses it cross-origin before fn runs.
+func NewRoute(method, pattern string, fn RouteFunc, op Operation) Route {
+	name := method + " " + pattern
+	return Route{Method: method, Pattern: pattern, doc: &op, handle: func(ctx context.Context, s *Service, v *Visit) Response {
+		body, err := fn(ctx, v, v.req)
+		return s.answer(ctx, v, name, body, err)
+	}}
+}
+
+// StaticRoute returns a GET route for Modules.AddRoutes that answers body
+// with contentType, Cache-Control: no-cache and X-Content-Type-Options:
+// nosniff (a module's script). It is not a flow (Config.Observer never
+// hears of it) and not in the OpenAPI document.
+func StaticRoute(pattern, contentType string, body []byte) Route {
+	return Route{Method: http.MethodGet, Pattern: pattern, quiet: true, handle: func(context.Context, *Service, *Visit) Response {
+		h := http.Header{}
+		h.Set("Content-Type", contentType)
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		return Response{Status: http.StatusOK, Header: h, Body: body}
+	}}
 }
 
 // Path is one route path with every route on it and the Allow header value
@@ -118,10 +451,10 @@ func (p Path) ColonPattern() string { return Route{Pattern: p.Pattern}.ColonPatt
 
 // Paths groups Routes by path, in order, for modules that answer the other
 // methods of a path with MethodNotAllowed.
-func (s *Service) Paths() []Path {
+func (m *Modules) Paths() []Path {
 	var out []Path
 	index := map[string]int{}
-	for _, rt := range s.Routes() {
+	for _, rt := range m.Routes() {
 		i, ok := index[rt.Pattern]
 		if !ok {
 			i = len(out)
@@ -145,10 +478,11 @@ func (s *Service) Paths() []Path {
 
 // Handle runs route rt for r. It never panics: a panic in a flow is logged
 // and answered 500.
-func (s *Service) Handle(rt Route, r Request) (resp Response) {
+func (m *Modules) Handle(rt Route, r Request) (resp Response) {
+	s := m.svc()
 	v := s.Visit(r)
 	ctx := r.Context()
-	if s.cfg.Observer != nil {
+	if s.cfg.Observer != nil && !rt.quiet {
 		var end func(status int)
 		ctx, end = s.startObserved(ctx, Flow{Name: rt.Flow(), Route: rt}) // the typed method the route calls is this flow
 		defer func() { end(resp.Status) }()                               // after the recover below: a panic ends as 500
@@ -199,12 +533,14 @@ func (s *Service) checkOrigin(r Request) error {
 }
 
 // NotFound answers an unknown path under authkit's prefix as JSON.
-func (s *Service) NotFound(r Request) Response {
+func (m *Modules) NotFound(r Request) Response {
+	s := m.svc()
 	return s.errorResponse(ErrNotFound)
 }
 
 // MethodNotAllowed answers a known path with the wrong method as JSON.
-func (s *Service) MethodNotAllowed(r Request, allow string) Response {
+func (m *Modules) MethodNotAllowed(r Request, allow string) Response {
+	s := m.svc()
 	resp := s.errorResponse(ErrMethodNotAllowed)
 	if allow != "" {
 		resp.Header.Set("Allow", allow)
@@ -220,7 +556,8 @@ func (s *Service) MethodNotAllowed(r Request, allow string) Response {
 // 5xx "Internal server error" (a framework's text for a server error is
 // never sent). Any other status has the code "request_rejected" and msg, or
 // the status text when msg is empty.
-func (s *Service) Error(status int, msg string) Response {
+func (m *Modules) Error(status int, msg string) Response {
+	s := m.svc()
 	switch {
 	case status == http.StatusNotFound:
 		return s.errorResponse(ErrNotFound)

@@ -38,7 +38,7 @@ func TestAuthenticateRecordCost(t *testing.T) {
 	u := &user.User{ID: "u1", Email: "ada@example.com"}
 	users := &idUsers{users: map[string]*user.User{"u1": u}}
 	s := mustNewWith(t, func(c *Config) { c.Users = users; c.Sessions = recs; c.Now = clk.Now })
-	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(t, s, u)}}
+	r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(t, s, u)}}
 	users.reads = 0
 	for range 10 {
 		clk.Advance(5 * time.Second)
@@ -68,7 +68,7 @@ func BenchmarkAuthenticateRecords(b *testing.B) {
 				c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
 				c.Sessions = recs
 			})
-			r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Sessions().CookieName(): sessionCookie(b, s, u)}}
+			r := &fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(b, s, u)}}
 			b.ReportAllocs()
 			for b.Loop() {
 				if got, _ := s.Authenticate(r); got == nil {

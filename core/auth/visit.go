@@ -245,7 +245,7 @@ func (s *Service) failure(ctx context.Context, v *Visit, op string, err error) R
 
 // Text returns the text of what err answers with (see AsError) in the
 // visit's language, for an app that shows errors on its own pages.
-func (s *Service) Text(v *Visit, err error) string {
+func (m *Modules) Text(v *Visit, err error) string {
 	if e := AsError(err); e != nil {
 		return e.translate(v.lang)
 	}

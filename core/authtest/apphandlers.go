@@ -76,7 +76,7 @@ func CheckAppHandlers(t *testing.T, users user.Store, start func(t *testing.T, s
 	}
 
 	// A dead session cookie: 401, and the cookie expired.
-	dead := []string{"Cookie", svc.Sessions().CookieName() + "=not-a-session"}
+	dead := []string{"Cookie", svc.Modules().SessionManager().CookieName() + "=not-a-session"}
 	route, app := send(http.MethodGet, "/api/auth/me", "", dead...), send(http.MethodGet, "/app/me", "", dead...)
 	if route.Status != http.StatusUnauthorized || len(route.Header.Values("Set-Cookie")) == 0 {
 		t.Fatalf("GET /api/auth/me with a dead session: %s, Set-Cookie %q; want 401 expiring the cookie", route, route.Header.Values("Set-Cookie"))

@@ -24,9 +24,9 @@ var newUserStore func() user.Store
 var harness = authtest.Harness{
 	Start: func(t *testing.T, svc *auth.Service) string {
 		mux := http.NewServeMux()
-		for _, rt := range svc.Routes() {
+		for _, rt := range svc.Modules().Routes() {
 			mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-				resp := svc.Handle(rt, request{r})
+				resp := svc.Modules().Handle(rt, request{r})
 				resp.Write(w)
 			})
 		}

@@ -21,7 +21,7 @@ import (
 func (s suite) methodNotAllowed(t *testing.T) {
 	e := s.env(t, emailCodesWhereStored)
 	c := e.client()
-	for _, p := range e.svc.Paths() {
+	for _, p := range e.svc.Modules().Paths() {
 		path := strings.ReplaceAll(strings.ReplaceAll(p.Pattern, "{token}", "tok"), "{id}", "x")
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 			if slices.Contains(strings.Split(p.Allow, ", "), m) {
@@ -377,11 +377,11 @@ func (s suite) passwordlessAccount(t *testing.T) {
 }
 
 // sessionFor signs c in as u the way an app's own handler would, through
-// Service.Sessions, without a password.
+// Modules.SessionManager, without a password.
 func (e *env) sessionFor(t *testing.T, c *client, u *user.User) {
 	t.Helper()
 	b := &plantBridge{}
-	if err := e.svc.Sessions().Session(b).Login(e.ctx(), u, false); err != nil {
+	if err := e.svc.Modules().SessionManager().Session(b).Login(e.ctx(), u, false); err != nil {
 		t.Fatalf("session: Login: %v", err)
 	}
 	if b.name == "" {
@@ -560,7 +560,7 @@ func (s suite) noStore(t *testing.T) {
 	e := s.env(t, emailCodesWhereStored)
 	e.seed(t, "ada@example.com")
 	anon, signed := e.client(), e.loggedIn(t, "ada@example.com")
-	for _, rt := range e.svc.Routes() {
+	for _, rt := range e.svc.Modules().Routes() {
 		path := strings.ReplaceAll(rt.Pattern, "{token}", "x")
 		for _, c := range []*client{anon, signed} {
 			var r *reply

@@ -313,7 +313,7 @@ func (s suite) hostileEveryRoute(t *testing.T) {
 	for _, rt := range bodyRoutes {
 		fields[strings.SplitN(rt.path, "{", 2)[0]] = rt.field
 	}
-	routes := e.svc.Routes()
+	routes := e.svc.Modules().Routes()
 	// Each route gets a user of its own without 2FA, signed in, and a
 	// pending 2FA login of ada: every request carries both cookies.
 	// Then the routes are sent their corpus all at once.

@@ -59,9 +59,7 @@ func passkeyServer(t *testing.T) (string, *store.Memory) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	nethttpauth.Mount(mux, svc, "")
-	mux.Handle(passkeys.Prefix, pk)
-	mux.Handle(passkeys.Prefix+"/", pk)
+	nethttpauth.Mount(mux, svc, "") // the passkey routes and script among core's
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(passkeyPage))

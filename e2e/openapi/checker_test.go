@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -27,22 +28,28 @@ func newService(t *testing.T) *auth.Service {
 // and keys, as change leaves its Config.
 func newServiceWith(t *testing.T, change func(*auth.Config)) *auth.Service {
 	t.Helper()
-	key, err := secretbox.GenerateKey()
+	svc, err := newServiceErr(change)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = svc.Close(context.Background()) })
+	return svc
+}
+
+// newServiceErr is newServiceWith outside a test.
+func newServiceErr(change func(*auth.Config)) (*auth.Service, error) {
+	key, err := secretbox.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
 	keys, err := secretbox.ParseKeyring(key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cfg := auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
 		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{}}
 	change(&cfg)
-	svc, err := auth.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
+	return auth.New(cfg)
 }
 
 // document is svc's document with change applied to its JSON.

@@ -1,9 +1,9 @@
 // Package passkeysflow runs the passkey flow suite (passkeys/passkeystest)
-// on each framework, with the passkeys handler mounted beside the
-// framework module's routes as passkeys' package docs show (through
-// e2e/internal/frameworks: one ServeMux on net/http, gin.WrapH on gin,
-// fiberauth.HTTPHandler on fiber), over the memory store; and over each SQL
-// database (sqlxstore's user.Passkeys part), each on one framework.
+// on each framework, the passkey routes served by the framework module
+// with core's (passkeys.New adds them to the Service's route table;
+// e2e/internal/frameworks mounts the Service as an app does), over the
+// memory store; and over each SQL database (sqlxstore's user.Passkeys
+// part), each on one framework.
 package passkeysflow
 
 import (
@@ -26,11 +26,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// start serves a Service and its passkeys handler on the named framework,
-// mounted as passkeys' package docs show.
+// start serves a Service on the named framework: the passkey routes pk
+// added to it among its own.
 func start(name string) func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string {
-	return func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string {
-		return frameworks.Serve(t, name, svc, pk, passkeys.Prefix)
+	return func(t *testing.T, svc *auth.Service, _ *passkeys.Handler) string {
+		return frameworks.Serve(t, name, svc, nil, "")
 	}
 }
 

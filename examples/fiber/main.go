@@ -15,7 +15,6 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/fiberauth"
-	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
@@ -31,17 +30,11 @@ func main() {
 			IdleTimeout:  2 * time.Minute,
 		}))
 		f.Use(recover.New())
+		// authkit's JSON routes, the passkeys module's among them (under
+		// /api/passkeys, with its script, unless PASSKEYS=false).
 		fiberauth.Register(f, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		f.Get("/api/hello", fiberauth.RequireUser(a.Service), hello)
-		// Passkeys (github.com/authkit-go/authkit/passkeys), a net/http
-		// handler through fiberauth.HTTPHandler: its JSON routes and script under
-		// /api/passkeys, unless PASSKEYS=false.
-		if a.Passkeys != nil {
-			pk := fiberauth.HTTPHandler(a.Passkeys)
-			f.All(passkeys.Prefix, pk)
-			f.All(passkeys.Prefix+"/*", pk)
-		}
 		// The OpenAPI document of the JSON routes above.
 		doc, err := a.OpenAPI()
 		if err != nil {

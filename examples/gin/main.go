@@ -12,7 +12,6 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/ginauth"
-	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
@@ -22,17 +21,11 @@ func main() {
 	os.Exit(app.Main("gin", func(a *app.App) (app.Server, error) {
 		r := gin.New()
 		r.Use(gin.Recovery())
+		// authkit's JSON routes, the passkeys module's among them (under
+		// /api/passkeys, with its script, unless PASSKEYS=false).
 		ginauth.Register(r, a.Service)
 		// The app's own routes: one protected by RequireUser.
 		r.GET("/api/hello", ginauth.RequireUser(a.Service), hello)
-		// Passkeys (github.com/authkit-go/authkit/passkeys), a net/http
-		// handler: its JSON routes and script under /api/passkeys, unless
-		// PASSKEYS=false.
-		if a.Passkeys != nil {
-			pk := gin.WrapH(a.Passkeys)
-			r.Any(passkeys.Prefix, pk)
-			r.Any(passkeys.Prefix+"/*path", pk)
-		}
 		// The OpenAPI document of the JSON routes above.
 		doc, err := a.OpenAPI()
 		if err != nil {
@@ -46,7 +39,7 @@ func main() {
 		pages := gin.WrapH(a.Pages)
 		r.NoRoute(func(c *gin.Context) {
 			if strings.HasPrefix(c.Request.URL.Path, "/api/") {
-				resp := a.Service.NotFound(ginauth.Request(c))
+				resp := a.Service.Modules().NotFound(ginauth.Request(c))
 				resp.Write(c.Writer)
 				return
 			}

@@ -105,7 +105,7 @@ func handler(svc *auth.Service) (http.Handler, error) {
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
-			resp := svc.NotFound(nethttpauth.Request(r))
+			resp := svc.Modules().NotFound(nethttpauth.Request(r))
 			resp.Write(w)
 			return
 		}

@@ -10,21 +10,16 @@ import (
 
 	"github.com/authkit-go/authkit/examples/internal/app"
 	"github.com/authkit-go/authkit/nethttpauth"
-	"github.com/authkit-go/authkit/passkeys"
 )
 
 func main() {
 	os.Exit(app.Main("net/http", func(a *app.App) (app.Server, error) {
 		mux := http.NewServeMux()
+		// authkit's JSON routes, the passkeys module's among them (under
+		// /api/passkeys, with its script, unless PASSKEYS=false).
 		nethttpauth.Mount(mux, a.Service, "")
 		// The app's own routes: one protected by RequireUser.
 		mux.Handle("GET /api/hello", nethttpauth.RequireUser(a.Service)(http.HandlerFunc(hello)))
-		// Passkeys (github.com/authkit-go/authkit/passkeys): its JSON routes
-		// and script under /api/passkeys, unless PASSKEYS=false.
-		if a.Passkeys != nil {
-			mux.Handle(passkeys.Prefix, a.Passkeys)
-			mux.Handle(passkeys.Prefix+"/", a.Passkeys)
-		}
 		// The OpenAPI document of the JSON routes above.
 		doc, err := a.OpenAPI()
 		if err != nil {
@@ -33,7 +28,7 @@ func main() {
 		mux.Handle("GET "+app.OpenAPIPath, doc)
 		// Unknown API paths answer JSON.
 		mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-			resp := a.Service.NotFound(nethttpauth.Request(r))
+			resp := a.Service.Modules().NotFound(nethttpauth.Request(r))
 			resp.Write(w)
 		})
 		// A load balancer's probes: liveness and readiness.

@@ -8,10 +8,7 @@
 //	func TestPasskeyFlows(t *testing.T) {
 //		passkeystest.Run(t, passkeystest.Harness{
 //			Start: func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string {
-//				r := ginauth.New(svc)
-//				r.Any(passkeys.Prefix, gin.WrapH(pk))
-//				r.Any(passkeys.Prefix+"/*path", gin.WrapH(pk))
-//				return authtest.Serve(t, r)
+//				return authtest.Serve(t, ginauth.New(svc)) // the passkey routes among svc's
 //			},
 //			NewUsers: func(t *testing.T) user.Store { return store.NewMemory(store.MemoryConfig{}) },
 //		})

@@ -24,9 +24,9 @@ import (
 
 // Harness is what a framework integration (or an app) hands Run.
 type Harness struct {
-	// Start serves svc's routes through the framework under test, and pk
-	// under passkeys.Prefix beside them (gin: gin.WrapH(pk); fiber:
-	// fiberauth.HTTPHandler(pk)), on 127.0.0.1:0, and returns the base URL
+	// Start serves svc's routes through the framework under test (pk,
+	// made by passkeys.New, added the passkey routes to them), on
+	// 127.0.0.1:0, and returns the base URL
 	// ("http://127.0.0.1:PORT"). It registers the server's shutdown with
 	// t.Cleanup. Required.
 	Start func(t *testing.T, svc *auth.Service, pk *passkeys.Handler) string

@@ -236,7 +236,7 @@ func seed(ctx context.Context, svc *auth.Service, users *sqlxstore.UserStore, ha
 					Email: fmt.Sprintf("seed-%06d@example.com", i), Name: "Seed", PasswordHash: hash, EmailVerifiedAt: time.Now(),
 				})
 				for j := 0; err == nil && j < each; j++ {
-					err = svc.Sessions().Session(&cookieJar{}).Login(ctx, u, false)
+					err = svc.Modules().SessionManager().Session(&cookieJar{}).Login(ctx, u, false)
 				}
 				if err != nil {
 					mu.Lock()

@@ -101,7 +101,7 @@ func NewEnv(ctx context.Context, hasher password.Hasher) (*Env, error) {
 		return nil, err
 	}
 	var jar cookieJar
-	if err := svc.Sessions().Session(&jar).Login(ctx, u, false); err != nil {
+	if err := svc.Modules().SessionManager().Session(&jar).Login(ctx, u, false); err != nil {
 		return nil, err
 	}
 	if jar.value == "" {

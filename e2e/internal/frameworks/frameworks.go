@@ -24,8 +24,9 @@ import (
 // Names are the frameworks, in the order the suites report them.
 var Names = []string{"nethttp", "gin", "fiber"}
 
-// Serve starts svc's routes on the named framework on 127.0.0.1:0, with
-// extra (if not nil) mounted beside them at prefix and below, and returns
+// Serve starts svc's routes (core's and those modules added, the passkeys
+// module's) on the named framework on 127.0.0.1:0, with extra (if not
+// nil; an app's own handler) mounted beside them at prefix and below, and returns
 // the base URL ("http://127.0.0.1:PORT"). The server stops when t ends.
 // Callers set gin's mode (gin.SetMode(gin.TestMode)) in their TestMain.
 func Serve(t *testing.T, name string, svc *auth.Service, extra http.Handler, prefix string) string {

@@ -51,9 +51,9 @@ type App struct {
 	Service    *auth.Service
 	Users      user.Store
 	Pages      *pages.Handler // the pages module at the root; it answers every path no route answers (its 404 page)
-	// Passkeys is the passkeys module, to mount at passkeys.Prefix
-	// (/api/passkeys and every path under it); nil when PASSKEYS turns it
-	// off or the user store cannot hold passkeys.
+	// Passkeys is the passkeys module, whose routes (under
+	// passkeys.Prefix, /api/passkeys) are among the Service's; nil when
+	// PASSKEYS turns it off or the user store cannot hold passkeys.
 	Passkeys    *passkeys.Handler
 	Description string // stores and mailer, for the first log line
 	Warnings    []string
@@ -296,7 +296,7 @@ func (a *App) passkeys(ps passkeySettings, logger *slog.Logger) (string, error) 
 	if want == "false" {
 		return "off", nil
 	}
-	if _, ok := a.Service.Users().(user.Passkeys); !ok {
+	if _, ok := a.Service.Modules().Users().(user.Passkeys); !ok {
 		if want == "true" {
 			return "", fmt.Errorf("PASSKEYS=true: the user store (DATABASE_URL) cannot hold passkeys")
 		}

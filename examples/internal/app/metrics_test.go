@@ -40,9 +40,9 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatalf("METRICS_ADDR not taken: %q", a.MetricsAddr)
 	}
 	mux := http.NewServeMux()
-	for _, rt := range a.Service.Routes() {
+	for _, rt := range a.Service.Modules().Routes() {
 		mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
-			resp := a.Service.Handle(rt, auth.HTTPRequest(r, r.PathValue))
+			resp := a.Service.Modules().Handle(rt, auth.HTTPRequest(r, r.PathValue))
 			resp.Write(w)
 		})
 	}

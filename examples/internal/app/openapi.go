@@ -9,15 +9,11 @@ import (
 const OpenAPIPath = "/api/openapi.json"
 
 // OpenAPI returns the handler of OpenAPIPath: the OpenAPI 3.1 document of
-// the routes this server registers (auth.Service.OpenAPI, with the
-// passkeys module's routes when it is mounted: passkeys.Handler.OpenAPI),
-// built once here. It is public, as the routes it describes are; an app
+// the routes this server registers (auth.Service.OpenAPI: the passkeys
+// module's among them when it is on), built once here. It is public, as the routes it describes are; an app
 // that would rather not publish it does not mount it.
 func (a *App) OpenAPI() (http.Handler, error) {
 	doc, err := a.Service.OpenAPI()
-	if a.Passkeys != nil {
-		doc, err = a.Passkeys.OpenAPI()
-	}
 	if err != nil {
 		return nil, err
 	}

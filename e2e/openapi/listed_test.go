@@ -1,142 +1,44 @@
-package auth
+package openapi
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
-	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/e2e/internal/frameworks"
 )
 
-// TestOpenAPIListedCodesAnswered proves by behaviour what
-// TestOpenAPIRowsAreTheFlowsConditions proves from the source: every code
-// a row of apiOps lists (its errs) is one its route answers with.
-//
-// Each pair (route, status, code) is answered by one of two runs:
-//
-//   - the e2e drift test (e2e/openapi), which sends the flow suite through
-//     a proxy that checks each answer against the document: the pairs it
-//     answers are listed in testdata/openapi_e2e_answered.txt, and
-//     e2e/openapi fails when a full run of it no longer answers one of
-//     them (so the list cannot claim what the suite stopped doing);
-//   - the cases below, for the pairs the suite never reaches (a store
-//     that reports a concurrent change, a limit, an account deleted
-//     while its login waits for the second step, a field the suite sends
-//     well-formed): each drives the route through Service.Handle and
-//     checks the status, the code, the English text and that the answer
-//     changed nothing in the store.
-//
-// A row that lists a code neither covers fails here, in-process, as does
-// a line of the list or a case whose code the route's row does not list.
-// The list is a file rather than a re-run of the suite so that this test
-// stays fast and core's tests need nothing of the e2e module; the e2e side
-// keeps the file honest.
-func TestOpenAPIListedCodesAnswered(t *testing.T) {
-	listed := map[string]bool{} // "POST /api/login 401 invalid_credentials"
-	for _, op := range apiOps {
-		for _, e := range op.errs {
-			listed[pairKey(op.method, op.path, e.Status, e.Code)] = true
-		}
-	}
-	answered := map[string]string{} // pair -> who answers it
-	for _, p := range readAnsweredList(t, "testdata/openapi_e2e_answered.txt") {
-		if !listed[p] {
-			t.Errorf("testdata/openapi_e2e_answered.txt: %s is not a code its route's row lists", p)
-		}
-		answered[p] = "e2e/openapi"
-	}
-	for _, tc := range listedCodeCases {
-		key := pairKey(tc.method, tc.path, tc.status, tc.code)
-		t.Run(key, func(t *testing.T) {
-			if !listed[key] {
-				t.Fatalf("the row of %s %s does not list %d %s", tc.method, tc.path, tc.status, tc.code)
-			}
-			if answered[key] != "" {
-				t.Errorf("answered by %s too: one of the two is enough", answered[key])
-			}
-			e := newCodesEnv(t)
-			if tc.before != nil {
-				tc.before(e)
-			}
-			e.raced.Store(tc.raced)
-			before := e.state()
-			resp := e.handle(tc.method, tc.path, e.cookies(tc.as), tc.params, strings.ReplaceAll(tc.body, "{code}", e.emailCode))
-			var body struct{ Error, Code string }
-			if err := json.Unmarshal(resp.Body, &body); err != nil {
-				t.Fatalf("answer %d %s: %v", resp.Status, resp.Body, err)
-			}
-			if resp.Status != tc.status || body.Code != string(tc.code) || body.Error != tc.text {
-				t.Fatalf("answer %d %s, want %d {%q, %q}", resp.Status, resp.Body, tc.status, tc.text, tc.code)
-			}
-			if after := e.state(); after != before {
-				t.Errorf("the store changed:\nbefore %s\nafter  %s", before, after)
-			}
-		})
-		answered[key] = "TestOpenAPIListedCodesAnswered"
-	}
-	for _, op := range apiOps {
-		for _, e := range op.errs {
-			if key := pairKey(op.method, op.path, e.Status, e.Code); answered[key] == "" {
-				t.Errorf("%s: listed in apiOps, answered by no test: add a case to listedCodeCases, or the line to testdata/openapi_e2e_answered.txt when the e2e flow suite answers it", key)
-			}
-		}
-	}
-}
-
-// pairKey names one code of one route: "POST /api/login 401 invalid_credentials".
-func pairKey(method, path string, status int, code Code) string {
-	return method + " " + path + " " + strconv.Itoa(status) + " " + string(code)
-}
-
-// readAnsweredList reads a list of pairs, one a line; # starts a comment.
-func readAnsweredList(t *testing.T, name string) []string {
-	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if seen[line] {
-			t.Errorf("%s: %s twice", name, line)
-		}
-		seen[line] = true
-		out = append(out, line)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+// The codes core's routes list as their own that the flow suite never
+// answers (a store that reports a concurrent change, a limit, an account
+// deleted while its login waits for the second step, a field the suite
+// sends well-formed): each case drives its route through the validating
+// proxy and checks the status, the code, the English text and that the
+// answer changed nothing in the store. With the flow suites they answer
+// every code a route lists (TestMain).
 
 // listedCodeCase is one code a route answers with, and how to get it.
 type listedCodeCase struct {
-	method, path string
-	params       map[string]string // the path's parameters
+	method, path string            // path: the route's pattern
+	params       map[string]string // the pattern's parameters
 	as           string            // the request's cookies: "" none, "session" Ada's session, "pending" her login waiting for the second step
 	body         string            // JSON; {code} is the code before mailed
-	raced        bool              // at the request (after before), the store reports a concurrent change on every write of an address, a password, an email code
+	raced        bool              // at the request, the store reports a concurrent change on every write of an address, a password, an email code
 	before       func(e *codesEnv) // what happens before the request
 	status       int
-	code         Code
+	code         auth.Code
 	text         string
 }
 
@@ -147,8 +49,8 @@ var (
 		{method: "POST", path: "/api/auth/login", body: `{"email":"ada@example.com","password":"wrong horse"}`,
 			before: func(e *codesEnv) {
 				for range 5 { // Limits.LoginEmail: 5 per 15 minutes
-					if r := e.handle("POST", "/api/auth/login", nil, nil, `{"email":"ada@example.com","password":"wrong horse"}`); r.Status != http.StatusUnauthorized {
-						e.t.Fatalf("wrong password: %d %s, want 401", r.Status, r.Body)
+					if st, b := e.do("POST", "/api/auth/login", nil, nil, `{"email":"ada@example.com","password":"wrong horse"}`); st != http.StatusUnauthorized {
+						e.t.Fatalf("wrong password: %d %s, want 401", st, b)
 					}
 				}
 			},
@@ -198,6 +100,39 @@ var (
 	}
 )
 
+// TestListedCodes runs listedCodeCases through the validating proxy.
+func TestListedCodes(t *testing.T) {
+	for _, tc := range listedCodeCases {
+		t.Run(fmt.Sprintf("%s %s %d %s", tc.method, tc.path, tc.status, tc.code), func(t *testing.T) {
+			t.Parallel()
+			e := newCodesEnv(t)
+			if tc.before != nil {
+				tc.before(e)
+			}
+			e.raced.Store(tc.raced)
+			before := e.state()
+			status, body := e.do(tc.method, tc.path, e.browser(tc.as), tc.params, strings.ReplaceAll(tc.body, "{code}", e.emailCode))
+			wantError(t, status, body, tc.status, tc.code, tc.text)
+			if after := e.state(); after != before {
+				t.Errorf("the store changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// wantError fails t unless the answer of status and body is the error
+// of status want, code and English text.
+func wantError(t *testing.T, status int, body []byte, want int, code auth.Code, text string) {
+	t.Helper()
+	var got struct{ Error, Code string }
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("answer %d %s: %v", status, body, err)
+	}
+	if status != want || got.Code != string(code) || got.Error != text {
+		t.Fatalf("answer %d %s, want %d {%q, %q}", status, body, want, text, code)
+	}
+}
+
 // racedUsers is a memory store where, once raced is set, another request
 // always changed the row first: its writes of an address, a password and
 // an email code report user.ErrConflict, as the memory and SQL stores do
@@ -228,30 +163,49 @@ func (r racedUsers) TakeEmailCode(ctx context.Context, userID string, hash []byt
 	return r.Memory.TakeEmailCode(ctx, userID, hash, now)
 }
 
-// codesEnv is a flow with every route on and Ada, verified, with 2FA on:
-// a browser signed in as her, one whose login waits for the second step.
+// jar is one browser's cookies, by name.
+type jar map[string]string
+
+// codesEnv is a Service with every route on, behind the validating proxy
+// on net/http, and Ada, verified, with 2FA on: a browser signed in as
+// her, one whose login waits for the second step.
 type codesEnv struct {
-	*flow
+	t         *testing.T
+	svc       *auth.Service
+	base      string
 	mem       *store.Memory
 	raced     atomic.Bool // racedUsers reports conflicts
 	trusted   *store.MemorySessions
+	mail      *mail.Capture
 	ada       *user.User
-	signedIn  *browser
-	pending   *browser
+	signedIn  jar
+	pending   jar
 	emailCode string // the code a case's before mailed: its body's {code}
 }
 
+const goodPW = "correct horse battery staple"
+
 func newCodesEnv(t *testing.T) *codesEnv {
 	t.Helper()
-	e := &codesEnv{mem: store.NewMemory(store.MemoryConfig{}), trusted: store.NewMemorySessions(store.MemoryConfig{})}
-	e.flow = newFlow(t, func(c *Config) {
+	e := &codesEnv{t: t, mem: store.NewMemory(store.MemoryConfig{}), trusted: store.NewMemorySessions(store.MemoryConfig{}), mail: &mail.Capture{}}
+	e.svc = newServiceWith(t, func(c *auth.Config) {
 		c.Users = racedUsers{e.mem, &e.raced}
 		c.TrustedDevices = e.trusted
 		c.EmailCode.Enabled = true
+		c.Mailer = e.mail
+		c.Logger = slog.New(slog.DiscardHandler)
 	})
-	e.signedIn, e.ada = e.register("ada@example.com", goodPW)
+	doc, err := e.svc.OpenAPI()
+	e.base = checked(t, doc, err, frameworks.Serve(t, "nethttp", e.svc, nil, ""), seen)
+	e.signedIn = jar{}
+	if st, b := e.do("POST", "/api/auth/register", e.signedIn, nil, `{"email":"ada@example.com","password":"`+goodPW+`","name":"Ada"}`); st != http.StatusOK {
+		t.Fatalf("register: %d %s", st, b)
+	}
 	ctx := context.Background()
-	if err := e.mem.VerifyEmail(ctx, e.ada.ID, e.ada.Email, e.now); err != nil {
+	if e.ada, err = e.mem.ByEmail(ctx, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.mem.VerifyEmail(ctx, e.ada.ID, e.ada.Email, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.mem.BeginTOTPSetup(ctx, e.ada.ID, "pending"); err != nil {
@@ -263,74 +217,99 @@ func newCodesEnv(t *testing.T) *codesEnv {
 	// Turning 2FA on in the store raised her session version: two new
 	// logins wait for their second step; one finishes it with a mailed
 	// code (the other stays pending).
-	e.signedIn, e.pending = newBrowser(), newBrowser()
-	for _, b := range []*browser{e.signedIn, e.pending} {
-		if r := e.handle("POST", "/api/login", b, nil, `{"email":"ada@example.com","password":"`+goodPW+`"}`); r.Status != http.StatusOK || b.cookies[PendingCookie] == "" {
-			t.Fatalf("login: %d %s, want a pending 2FA login", r.Status, r.Body)
+	e.signedIn, e.pending = jar{}, jar{}
+	for _, b := range []jar{e.signedIn, e.pending} {
+		if st, body := e.do("POST", "/api/login", b, nil, `{"email":"ada@example.com","password":"`+goodPW+`"}`); st != http.StatusOK || b[auth.PendingCookie] == "" {
+			t.Fatalf("login: %d %s, want a pending 2FA login", st, body)
 		}
 	}
-	if r := e.handle("POST", "/api/2fa/email-code/verify", e.signedIn, nil, `{"code":"`+e.sendEmailCode(e.signedIn)+`"}`); r.Status != http.StatusOK || e.signedIn.cookies[PendingCookie] != "" {
-		t.Fatalf("finishing with the mailed code: %d %s", r.Status, r.Body)
+	if st, b := e.do("POST", "/api/2fa/email-code/verify", e.signedIn, nil, `{"code":"`+e.sendEmailCode(e.signedIn)+`"}`); st != http.StatusOK || e.signedIn[auth.PendingCookie] != "" {
+		t.Fatalf("finishing with the mailed code: %d %s", st, b)
 	}
 	return e
 }
 
-// cookies are the browser of as ("" a new one).
-func (e *codesEnv) cookies(as string) *browser {
+// browser is the cookie jar of as ("" a new one).
+func (e *codesEnv) browser(as string) jar {
 	switch as {
 	case "session":
 		return e.signedIn
 	case "pending":
 		return e.pending
 	case "":
-		return newBrowser()
+		return jar{}
 	}
 	e.t.Fatalf("as %q", as)
 	return nil
 }
 
-// handle runs the route of method and pattern for a request of b (nil: a
-// new browser) and keeps the cookies of its answer in b.
-func (e *codesEnv) handle(method, pattern string, b *browser, params map[string]string, body string) Response {
+// do sends a request to the route of method and pattern (params filled
+// in) with b's cookies (nil: none) through the proxy, keeps the cookies of
+// its answer in b, and returns the answer's status and body.
+func (e *codesEnv) do(method, pattern string, b jar, params map[string]string, body string) (int, []byte) {
 	e.t.Helper()
-	if b == nil {
-		b = newBrowser()
+	path := pattern
+	for k, v := range params {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
 	}
-	for _, rt := range e.s.Routes() {
-		if rt.Method != method || rt.Pattern != pattern {
-			continue
-		}
-		req := &fakeRequest{method: method, remote: "192.0.2.7:4711", headers: b.headers, params: params, cookies: map[string]string{}, body: []byte(body)}
-		for k, v := range b.cookies {
-			req.cookies[k] = v
-		}
-		resp := e.s.Handle(rt, req)
-		for _, c := range resp.Cookies {
+	return send(e.t, method, e.base+path, b, []byte(body))
+}
+
+// send sends a request to url with b's cookies (nil: none) and body as
+// JSON, without Origin (a same-origin request of a client that sends
+// none), keeps the cookies of the answer in b, and returns the answer's
+// status and body.
+func send(t *testing.T, method, url string, b jar, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range b {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != nil {
+		for _, c := range resp.Cookies() {
 			if c.MaxAge < 0 {
-				delete(b.cookies, c.Name)
+				delete(b, c.Name)
 			} else {
-				b.cookies[c.Name] = c.Value
+				b[c.Name] = c.Value
 			}
 		}
-		return resp
 	}
-	e.t.Fatalf("no route %s %s", method, pattern)
-	return Response{}
+	return resp.StatusCode, out
 }
 
 // sendEmailCode mails a code for the login b waits in and returns it.
-func (e *codesEnv) sendEmailCode(b *browser) string {
+func (e *codesEnv) sendEmailCode(b jar) string {
 	e.t.Helper()
-	if r := e.handle("POST", "/api/2fa/email-code", b, nil, ""); r.Status != http.StatusOK {
-		e.t.Fatalf("send email code: %d %s", r.Status, r.Body)
+	if st, body := e.do("POST", "/api/2fa/email-code", b, nil, ""); st != http.StatusOK {
+		e.t.Fatalf("send email code: %d %s", st, body)
 	}
-	ms := e.mails(mail.KindTwoFactorEmailCode)
-	if len(ms) == 0 {
-		e.t.Fatal("no email-code mail")
+	if err := e.svc.FlushMail(context.Background()); err != nil {
+		e.t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`).FindStringSubmatch(ms[len(ms)-1].Text)
+	var last mail.Message
+	for _, m := range e.mail.Messages() {
+		if m.Kind == mail.KindTwoFactorEmailCode {
+			last = m
+		}
+	}
+	m := regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`).FindStringSubmatch(last.Text)
 	if m == nil {
-		e.t.Fatalf("no code in %q", ms[len(ms)-1].Text)
+		e.t.Fatalf("no code in %q", last.Text)
 	}
 	return m[1]
 }
@@ -347,8 +326,8 @@ func (e *codesEnv) deleteAda() {
 func (e *codesEnv) wrongPasswords(path, body string) {
 	e.t.Helper()
 	for range 5 {
-		if r := e.handle("POST", path, e.signedIn, nil, body); r.Status != http.StatusUnauthorized {
-			e.t.Fatalf("wrong password: %d %s, want 401", r.Status, r.Body)
+		if st, b := e.do("POST", path, e.signedIn, nil, body); st != http.StatusUnauthorized {
+			e.t.Fatalf("wrong password: %d %s, want 401", st, b)
 		}
 	}
 }
