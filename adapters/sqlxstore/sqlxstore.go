@@ -107,6 +107,7 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 // tables holds the full table names for one prefix.
 type tables struct {
 	prefix, users, limits, migrations string
+	settings                          string
 	sessions, trusted                 string
 	passkeys, passkeyHandles          string
 	challenges                        string
@@ -119,6 +120,7 @@ func newTables(prefix string) tables {
 		users:          prefix + "users",
 		limits:         prefix + "rate_limits",
 		migrations:     prefix + "schema_migrations",
+		settings:       prefix + "schema_settings",
 		sessions:       prefix + "sessions",
 		trusted:        prefix + "trusted_devices",
 		passkeys:       prefix + "passkeys",

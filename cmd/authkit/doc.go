@@ -62,6 +62,11 @@
 // database, for the dialect --dialect names or else the URL's; each
 // migration ends by recording itself where migrate looks.
 //
+// An app's own users table (sqlxstore.Config.Users) is named by the
+// --users-* flags the first time; the migrations record the mapping, and
+// later runs, of migrate and of user, read it back from the database and
+// need none. Flags that describe another mapping are refused (exit 1).
+//
 // # user
 //
 //	authkit user find|unlock|disable-2fa|end-sessions|verify-email|delete <id-or-email>
