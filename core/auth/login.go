@@ -531,6 +531,9 @@ func (s *Service) Logout(ctx context.Context, v *Visit) {
 // included, and every pending 2FA login.
 func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
 	defer s.enter(ctx, v, "logout-all").end(&err)
+	if err := s.enabled(FeatureLogoutEverywhere); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err

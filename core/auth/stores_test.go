@@ -88,9 +88,10 @@ func TestNewChecksStoreParts(t *testing.T) {
 	}
 
 	_, err := newWith(t, func(c *Config) { c.Users = noVerification{m, m}; c.Disable = allFeatures; c.Lockout.Max = -1 })
-	want := "auth: Config.Users (auth.noVerification) does not implement user.EmailVerification, which email verification (always on) needs: implement it"
+	want := "auth: Config.Users (auth.noVerification) does not implement user.EmailVerification, which email verification needs: implement it, " +
+		"or add auth.FeatureEmailVerification to Config.Disable (the app verifies addresses itself)"
 	if err == nil || err.Error() != want {
-		t.Fatalf("New without a required part: %v, want %q", err, want)
+		t.Fatalf("New without user.EmailVerification: %v, want %q", err, want)
 	}
 }
 
