@@ -13,6 +13,7 @@
 //	session-secret  print a new secret for SESSION_SECRET
 //	migrate         create or upgrade authkit's tables, or print their SQL
 //	user            support operations on one account: find, unlock, disable-2fa, ...
+//	limits          clear rate-limit counters kept in SQL or Redis (development, tests)
 //	help            print help about a command
 //
 // Install it with
@@ -85,6 +86,17 @@
 // it. Every change asks for confirmation on stdin ("y") unless --yes, prints
 // what it changed, and is audited as a support_* event logged as JSON on
 // stderr, with --actor (default $USER) as its detail.
+//
+// # limits
+//
+//	authkit limits reset [--key PREFIX] [--database-url URL] [--table-prefix PREFIX]
+//		[--redis-url URL] [--redis-prefix PREFIX]
+//
+// Clears the rate-limit counters whose key starts with --key (every one
+// without it) in sqlxstore's table (--database-url, else DATABASE_URL) and
+// in Redis (--redis-url, else REDIS_URL, REDIS_CLUSTER_URL or
+// REDIS_SENTINEL_URL; --redis-prefix, else REDIS_PREFIX): for development
+// and CI, where counters in a shared store outlive restarts.
 //
 // # Exit status
 //

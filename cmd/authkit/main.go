@@ -30,6 +30,7 @@ var commands = []*command{
 	sessionSecretCmd,
 	migrateCmd,
 	userCmd,
+	limitsCmd,
 }
 
 func main() {
