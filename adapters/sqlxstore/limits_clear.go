@@ -44,3 +44,45 @@ func (s *LimitStore) Clear(ctx context.Context, prefix string) (int64, error) {
 	}
 	return n, nil
 }
+
+// HasLimitsTable reports whether <prefix>rate_limits exists: false before
+// the first Migrate, and after migrations with Config.NoLimitsTable.
+func (db *DB) HasLimitsTable(ctx context.Context) (bool, error) {
+	ok, err := db.tableExists(ctx, db.x, db.t.limits)
+	if err != nil {
+		return false, db.fail("rate limit table", err)
+	}
+	return ok, nil
+}
+
+// ensureLimitsTable creates the rate-limit table, under the migration
+// lock, when the configuration wants it and a migration without it
+// (Config.NoLimitsTable) left it out: the statements of 0001 that make it,
+// each safe to run again.
+func (db *DB) ensureLimitsTable(ctx context.Context, q queryer) error {
+	if db.noLimitsTable {
+		return nil
+	}
+	ok, err := db.tableExists(ctx, q, db.t.limits)
+	if err != nil || ok {
+		return err
+	}
+	// The statements of authkit's own 0001: the limit table's are the same
+	// for every Users.
+	own, err := newDB(nil, db.dialect, Config{TablePrefix: db.t.prefix})
+	if err != nil {
+		return err
+	}
+	ms, err := own.migrations()
+	if err != nil {
+		return err
+	}
+	for _, st := range ms[0].stmts {
+		if namesTable(st, db.t.limits) {
+			if _, err := q.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("create %s: %w", db.t.limits, err)
+			}
+		}
+	}
+	return nil
+}

@@ -56,7 +56,12 @@ func (db *DB) migrations() ([]migration, error) {
 	}
 	slices.SortFunc(ms, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	if db.s != nil && db.s.mapped {
-		return db.mappedMigrations(ms) // Config.Users: the app's users table
+		if ms, err = db.mappedMigrations(ms); err != nil { // Config.Users: the app's users table
+			return nil, err
+		}
+	}
+	if db.noLimitsTable {
+		ms[0].stmts = slices.DeleteFunc(slices.Clone(ms[0].stmts), func(st string) bool { return namesTable(st, db.t.limits) })
 	}
 	return ms, nil
 }
@@ -184,6 +189,9 @@ func (db *DB) apply(ctx context.Context, q queryer, ms []migration) ([]migration
 			return done, fmt.Errorf("%s: record: %w", m.name, err)
 		}
 		done = append(done, m)
+	}
+	if err := db.ensureLimitsTable(ctx, q); err != nil {
+		return done, err
 	}
 	if err := db.checkRecordedUsers(ctx, q); err != nil {
 		return done, err

@@ -136,8 +136,8 @@ type Config struct {
 
 	// Lockout caps consecutive failed logins per account (NIST SP 800-63B
 	// 5.2.2), independent of the rate-limit windows. Default: 100 failures
-	// lock the account for 1 hour; a password reset unlocks it. Set
-	// Lockout.Max < 0 to switch it off.
+	// lock the account for 1 hour; a password reset unlocks it.
+	// [LockoutOff] (Max < 0) switches it off.
 	Lockout Lockout
 
 	// Proxies decides the client address for rate-limit keys (TRUST_PROXY).
@@ -257,9 +257,14 @@ type Config struct {
 
 // Lockout configures the per-account cap on consecutive failed logins.
 type Lockout struct {
-	Max      int           // Default: 100. Negative: off.
+	Max      int           // Default: 100. Negative: off ([LockoutOff]).
 	Duration time.Duration // Default: 1 hour.
 }
+
+// LockoutOff is a Lockout that never locks an account (Max < 0): for an
+// app that leaves failed logins to the rate limits, or whose store has no
+// user.Lockout. Config{Lockout: auth.LockoutOff}, as [Off] is for a Limit.
+var LockoutOff = Lockout{Max: -1}
 
 // Service runs the reference flows. It is safe for concurrent use. Make one
 // with [New], mount its [Service.Routes] with a framework module, and

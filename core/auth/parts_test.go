@@ -37,7 +37,7 @@ func TestNewNamesEveryMissingPart(t *testing.T) {
 		"user.PasswordReset, which password reset needs: implement it, or add auth.FeaturePasswordReset to Config.Disable",
 		"user.PasswordChange, which password change needs: implement it, or add auth.FeaturePasswordChange to Config.Disable",
 		"user.TwoFactor, which two-factor authentication needs: implement it, or add auth.FeatureTwoFactor to Config.Disable",
-		"user.Lockout, which the account lock-out (Config.Lockout) needs: implement it, or set Config.Lockout.Max to -1",
+		"user.Lockout, which the account lock-out (Config.Lockout) needs: implement it, or set Config.Lockout to auth.LockoutOff",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("New named %d missing parts, want %d:\n%v", len(lines), len(want), err)
@@ -63,7 +63,7 @@ func TestVerificationOff(t *testing.T) {
 		c.Mailer = capture
 		c.Disable = []Feature{FeatureEmailVerification, FeatureLogoutEverywhere, FeatureTwoFactor, FeatureEmailChange,
 			FeaturePasswordReset, FeaturePasswordChange}
-		c.Lockout.Max = -1
+		c.Lockout = LockoutOff
 	})
 	v := s.Visit(jsonReq(`{}`))
 	u, err := s.Register(ctx, v, RegisterInput{Email: "ada@example.com", Password: "correct horse battery", Name: "Ada"})
