@@ -63,8 +63,10 @@ type Config struct {
 	// Keys encrypt TOTP secrets at rest: ENCRYPTION_KEY. Required.
 	Keys *secretbox.Keyring
 
-	// AppURL is the base of links in mails, e.g. "https://app.example.com".
-	// Required.
+	// AppURL is the base of links in mails, e.g. "https://app.example.com":
+	// the verification link (FeatureEmailVerification) and the password
+	// reset link (FeaturePasswordReset). Required unless both are in
+	// Disable; no other mail carries a link.
 	AppURL string
 
 	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
@@ -307,11 +309,12 @@ func (cfg *Config) check() error {
 	if cfg.Keys == nil {
 		return errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
 	}
-	if cfg.AppURL == "" {
-		return errors.New("auth: Config.AppURL is required")
-	}
 	if err := checkFeatures(cfg.Disable); err != nil {
 		return err
+	}
+	if cfg.AppURL == "" && (cfg.featureOn(FeatureEmailVerification) || cfg.featureOn(FeaturePasswordReset)) {
+		return errors.New("auth: Config.AppURL is required: the mailed verification and password-reset links start with it " +
+			"(an app that mails neither adds auth.FeatureEmailVerification and auth.FeaturePasswordReset to Config.Disable)")
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err

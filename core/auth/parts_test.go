@@ -93,3 +93,20 @@ func TestVerificationOff(t *testing.T) {
 		t.Fatalf("Login: %+v, %v", res, err)
 	}
 }
+
+// TestAppURLOnlyForLinks: AppURL is required while a feature mails a link
+// (verification, password reset) and not once both are off.
+func TestAppURLOnlyForLinks(t *testing.T) {
+	for _, disable := range [][]Feature{nil, {FeatureEmailVerification}, {FeaturePasswordReset}} {
+		_, err := newWith(t, func(c *Config) { c.AppURL = ""; c.Disable = disable })
+		if err == nil || !strings.HasPrefix(err.Error(), "auth: Config.AppURL is required") {
+			t.Errorf("New without AppURL, %v off: %v, want AppURL required", disable, err)
+		}
+	}
+	if _, err := newWith(t, func(c *Config) {
+		c.AppURL = ""
+		c.Disable = []Feature{FeatureEmailVerification, FeaturePasswordReset}
+	}); err != nil {
+		t.Errorf("New without AppURL, no link mailed: %v", err)
+	}
+}
