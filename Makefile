@@ -146,6 +146,32 @@ bench-scale: ## 1k vs 1M users on PostgreSQL: flow latency, plans, limit cleanup
 	mkdir -p bench/results
 	cd bench && GOWORK=off go test -run '^$$' -bench '^BenchmarkScale$$' -benchmem -benchtime $(SCALE_BENCHTIME) -count $(SCALE_COUNT) -timeout 30m . | tee results/scale.txt
 
+# make bench-peers [PEERS_ROUNDS=5 PEERS_DURATION=5s]: authkit beside
+# better-auth (TypeScript, Node.js), whole servers on the same machine,
+# PostgreSQL and Redis, in one run: the session check with sessions in
+# PostgreSQL and in Redis, login (scrypt at better-auth's parameters on both),
+# a login flood past the limit (429s/s), RSS after 100,000 sessions. The Node
+# side is installed from bench/peers/betterauth/package-lock.json (npm ci);
+# cmd/peerbench starts both servers (cmd/peerserver, peers/betterauth/server.mjs)
+# on loopback ports, alternates them round by round under wrk, and prints the
+# table; results in bench/results/peers/. Needs node, npm, wrk,
+# AUTHKIT_TEST_POSTGRES and AUTHKIT_TEST_REDIS (default: the local servers);
+# schemas and keys of its own, dropped after. About 15 minutes on 2 cores.
+# make bench-peers-smoke: both servers start and answer one login and one
+# session check (CI runs it; under a minute).
+.PHONY: bench-peers bench-peers-smoke bench-peers-install
+PEERS_ROUNDS ?= 5
+PEERS_DURATION ?= 5s
+PEERS_OUT ?= $(CURDIR)/bench/results/peers
+bench-peers-install:
+	cd bench/peers/betterauth && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p bench/results
+	cd bench && GOWORK=off go build -o results/peerserver ./cmd/peerserver && GOWORK=off go build -o results/peerbench ./cmd/peerbench
+bench-peers: bench-peers-install ## authkit beside better-auth: whole servers, same databases, one run (node, wrk)
+	cd bench && results/peerbench -authkit results/peerserver -betterauth peers/betterauth -out $(PEERS_OUT) -rounds $(PEERS_ROUNDS) -duration $(PEERS_DURATION)
+bench-peers-smoke: bench-peers-install ## both peer-benchmark servers start and answer a login and a session check
+	cd bench && results/peerbench -authkit results/peerserver -betterauth peers/betterauth -out $(PEERS_OUT) -smoke
+
 # The release rules (.ci/release: go.mod files, versions, licenses) and the
 # quick-start test: the README's programs built outside the repository
 # through a module proxy made from it, their flows driven over HTTP.

@@ -23,7 +23,11 @@
 //     hash alone;
 //   - sign-in verifications: a TOTP code, a passkey (second factor and
 //     passwordless) and the bcrypt password step, each through its typed
-//     method, and go-webauthn's bare assertion check beside them.
+//     method, and go-webauthn's bare assertion check beside them;
+//   - whole servers: authkit beside better-auth (TypeScript, Node.js) on
+//     the same PostgreSQL and Redis, session check, login, a login flood
+//     past the limit, memory (cmd/peerbench, cmd/peerserver, peers/betterauth;
+//     make bench-peers).
 //
 // The module is not part of authkit's release and stays out of go.work, so
 // no peer ever reaches authkit's own go.mod files: run it with GOWORK=off,
