@@ -201,7 +201,7 @@ const parallelGrain = 1000
 // the same benchmark (as many as took 100 µs there). With a fixed
 // -benchtime Nx that previous run is the 1-iteration probe the testing
 // package starts every benchmark with, timed with the start of its
-// goroutines (18 to 94 µs in issue 21's runs), so the chunks were 1 to 7
+// goroutines (18 to 94 µs in the runs that found this), so the chunks were 1 to 7
 // iterations long and the CPUs wrote the counter's cache line every few
 // attempts: 19.5% of the CPU samples of the zipf 100k allowed cell at 2
 // CPUs, a cost of the harness, not of the limiter, that changed from run to

@@ -40,7 +40,7 @@ var appTables = map[string]map[sqlxstore.Dialect]string{
 		sqlxstore.SQLite: `CREATE TABLE %[1]s (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE,
 			password_hash TEXT NOT NULL, full_name TEXT NULL, created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)`,
 	},
-	// What issue 15's adopter had: bigserial ids, addresses in mixed case
+	// What an adopter's existing table had: bigserial ids, addresses in mixed case
 	// (on MySQL a case-insensitive, accent-sensitive collation), legacy
 	// bcrypt hashes, a created-at timestamp.
 	"legacy": {

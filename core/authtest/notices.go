@@ -10,7 +10,7 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 )
 
-// Notices (docs/api.md, Mails): the account hears of 2FA turned on,
+// Notices (docs/api.md, Tokens and mailed links): the account hears of 2FA turned on,
 // recovery codes replaced or used, of a sign-in from a browser that had
 // not signed in to it before (the device cookie, not every login), and of
 // a spent TOTP code entered again from such a browser.

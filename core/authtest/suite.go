@@ -298,7 +298,7 @@ var topics = []struct {
 	}},
 	// races.go: ARCHITECTURE.md "Stores": whatever changes security state under concurrency is one
 	// conditional store operation, so of several identical requests racing, exactly one wins. The
-	// races at full size (issue 7's "prove under attack") raise the rate limits but for the one
+	// races at full size (proof under attack) raise the rate limits but for the one
 	// under test, so that every racer reaches the store's conditional update, and check every
 	// loser's exact status and text.
 	{"Races", []test{
@@ -318,7 +318,7 @@ var topics = []struct {
 		{"a verification link racing an email change never verifies the new address", suite.raceVerifyAndChangeEmail},
 		{"two confirmations and a new setup at once: 2FA fully on or unchanged", suite.raceConfirmAndSetup},
 	}},
-	// hardening.go: what issue 13 found from outside, as kinds of tests that keep each class fixed:
+	// hardening.go: what a review from outside found, as kinds of tests that keep each class fixed:
 	// the 405 answer and the Cache-Control: no-store of every path, side-channel parity of failed
 	// logins and forgot-password requests (the hasher calls and store calls each outcome makes,
 	// recorded, never timed), and interleaving injection (a concurrent change made to the account

@@ -1,5 +1,5 @@
 // Package app is the configuration shared by the example servers: it reads
-// the environment (README.md "Configuration of the example servers"),
+// the environment (examples/README.md, "Configuration"),
 // builds the auth.Service and its stores, and describes them in the
 // startup log line. Each example's main only mounts the service on its
 // framework.
