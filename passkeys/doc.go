@@ -79,6 +79,40 @@
 // atomically by the first finish, whatever that finish then decides: a
 // replayed or racing finish gets passkey_challenge_invalid.
 //
+// # The default challenge store
+//
+// Anybody can begin a passwordless sign-in: it needs no account and no
+// cookie, and each begin holds a ceremony in the store until it expires.
+// A bounded store that refuses new ceremonies when full would let an
+// attacker with a few thousand addresses, each under Config.BeginLimit,
+// fill it and so refuse every ceremony of every user (503) for a
+// challenge lifetime. The default store (Config.Challenges unset) is
+// built so that no anonymous begin can take anything from anyone else:
+//
+//   - Anonymous ceremonies and those of a known user (registration, the
+//     2FA step, which need a session or a correct password) are held in
+//     two parts of Config.ChallengeCapacity each (default 100,000). A
+//     flood of anonymous begins never touches the other part.
+//   - A user holds at most 8 live ceremonies; their next one drops their
+//     oldest, so one account cannot fill the users' part either.
+//   - A full part drops its oldest ceremony for the new one: a begin is
+//     never refused. Under a flood of R anonymous begins a second, an
+//     anonymous ceremony survives ChallengeCapacity / R seconds (at the
+//     6,000 a second of a measured flood, 16 seconds) instead of every
+//     ceremony failing; the finish of one that was dropped answers
+//     passkey_challenge_invalid and the browser begins again.
+//   - The store logs a WARN line when it drops live ceremonies, at most
+//     once a minute with the counts, not once per request.
+//
+// Other designs were weighed. A challenge sealed into the cookie moves
+// the state to the client, but single use still needs a server-side set
+// of spent nonces, which a flood of finishes fills the same way; a global
+// budget of anonymous begins would itself deny every passwordless
+// sign-in to everyone. An app's own store (Redis, SQL) is not bounded by
+// the process: its size is the backend's, and Config.BeginLimit and the
+// lifetime bound it. A store of the app's that refuses a ceremony with
+// onetime.ErrFull answers 503 service_unavailable, logged once a minute.
+//
 // # Several instances
 //
 // Config.Challenges is a [ChallengeStore], core's onetime.Store. The

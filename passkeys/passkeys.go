@@ -15,9 +15,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -62,8 +64,16 @@ type Config struct {
 	RefuseCounterRegression bool
 
 	// Challenges keeps ceremonies between begin and finish. Default: an
-	// in-process onetime.MemoryStore (one instance; see ChallengeStore).
+	// in-process store (one instance; see ChallengeStore) that anonymous
+	// begins cannot fill for anyone else: see the package documentation,
+	// "The default challenge store".
 	Challenges ChallengeStore
+	// ChallengeCapacity is how many anonymous ceremonies the default
+	// store holds, and how many of signed-in users besides (at most 8 per
+	// user); when one part is full, its oldest ceremony is dropped. It
+	// does not apply to a Challenges store of the app's. Default:
+	// DefaultChallengeCapacity (100000).
+	ChallengeCapacity int
 	// ChallengeLifetime is how long a begun ceremony lasts. Default:
 	// DefaultChallengeLifetime.
 	ChallengeLifetime time.Duration
@@ -98,6 +108,8 @@ type Handler struct {
 	secure       bool // the challenge cookie is Secure: some origin is https
 	begin        *auth.RateLimit
 	mux          *http.ServeMux
+	pool         *challengePool // the default Challenges; nil with the app's store
+	fullAt       atomic.Int64   // when a full Challenges store of the app's was last logged (Unix ns)
 }
 
 // New returns the handler of svc's passkeys. svc's Config.Users must
@@ -132,8 +144,12 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if h.cfg.RPDisplayName == "" {
 		h.cfg.RPDisplayName = cfg.RPID
 	}
+	if h.cfg.Logger == nil {
+		h.cfg.Logger = slog.Default()
+	}
 	if h.cfg.Challenges == nil {
-		h.cfg.Challenges = memoryChallenges(cfg.Now)
+		h.pool = newChallengePool(cfg.ChallengeCapacity, cfg.Now, h.cfg.Logger)
+		h.cfg.Challenges = h.pool
 	}
 	h.cfg.Challenges = svc.ObserveOneTime("Challenges", h.cfg.Challenges)
 	if h.cfg.ChallengeLifetime <= 0 {
@@ -144,9 +160,6 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	}
 	if h.cfg.Now == nil {
 		h.cfg.Now = time.Now
-	}
-	if h.cfg.Logger == nil {
-		h.cfg.Logger = slog.Default()
 	}
 	if h.cfg.Rand == nil {
 		h.cfg.Rand = rand.Reader
@@ -210,7 +223,17 @@ func (h *Handler) start(ctx context.Context, v *auth.Visit, cer ceremony) error 
 		return fmt.Errorf("passkeys: encode ceremony: %w", err)
 	}
 	raw := base64.RawURLEncoding.EncodeToString(key)
-	if err := h.cfg.Challenges.Put(ctx, storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
+	st := h.cfg.Challenges
+	if h.pool != nil && cer.UserID != "" {
+		// The default store keeps a user's ceremonies apart from the
+		// anonymous ones, which anybody can begin.
+		st = h.svc.ObserveOneTime("Challenges", h.pool.owned(cer.UserID))
+	}
+	if err := st.Put(ctx, storeKey(raw), data, h.cfg.Now().Add(h.cfg.ChallengeLifetime)); err != nil {
+		if errors.Is(err, onetime.ErrFull) {
+			h.storeFull(ctx, err)
+			return auth.ErrUnavailable
+		}
 		return fmt.Errorf("passkeys: store challenge: %w: %w", user.ErrUnavailable, err)
 	}
 	v.SetCookie(h.challengeCookie(raw, int(h.cfg.ChallengeLifetime.Seconds())))
@@ -240,6 +263,20 @@ func (h *Handler) take(ctx context.Context, v *auth.Visit, want purpose) (ceremo
 		return ceremony{}, auth.ErrPasskeyChallengeInvalid
 	}
 	return cer, nil
+}
+
+// storeFull logs that the app's Challenges store refused a ceremony
+// because it is full, at most once a minute: the begins it refuses answer
+// 503 without a log line each, so that a flood cannot flood the log too.
+func (h *Handler) storeFull(ctx context.Context, err error) {
+	now := h.cfg.Now().UnixNano()
+	last := h.fullAt.Load()
+	if last != 0 && now-last < int64(poolReportInterval) {
+		return
+	}
+	if h.fullAt.CompareAndSwap(last, now) {
+		h.cfg.Logger.ErrorContext(ctx, "passkeys: the challenge store is full: passkey ceremonies are refused (503)", "err", err)
+	}
 }
 
 func storeKey(raw string) string {

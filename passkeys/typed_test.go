@@ -170,3 +170,31 @@ func TestCeremonyPanic(t *testing.T) {
 		t.Fatalf("the answer tells the panic: %s", r.body)
 	}
 }
+
+// TestRegistrationNameFormatCharacters: FinishRegistration refuses a name
+// holding Unicode format characters (a right-to-left override, an
+// isolate, a zero-width space), as a user's name is refused, and stores
+// nothing.
+func TestRegistrationNameFormatCharacters(t *testing.T) {
+	for _, name := range []string{"Laptop\u202Eexe.txt", "Work\u2066Phone\u2069", "Key\u200B"} {
+		e := newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
+		a := passkeystest.NewAuthenticator(t)
+		ctx := context.Background()
+		home, u := e.signUp("ada@example.com")
+		v := home.visit()
+		opts, err := e.h.BeginRegistration(ctx, v)
+		if err != nil {
+			t.Fatalf("BeginRegistration: %v", err)
+		}
+		home.keep(v)
+		cred, _ := a.Create(marshal(t, opts), origin)
+		v = home.visit()
+		_, err = e.h.FinishRegistration(ctx, v, passkeys.RegistrationInput{Credential: marshal(t, cred), Name: name})
+		if !errors.Is(err, auth.ErrInvalidCharacters) {
+			t.Errorf("FinishRegistration named %q: %v, want ErrInvalidCharacters", name, err)
+		}
+		if ps, _ := e.users.ListPasskeys(ctx, u.ID); len(ps) != 0 {
+			t.Errorf("named %q: %d passkeys stored, want none", name, len(ps))
+		}
+	}
+}

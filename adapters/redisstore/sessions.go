@@ -49,7 +49,8 @@ type SessionsConfig struct {
 // [SessionsHashTag] unless it holds a hash tag. Each user has an index, a set of record ids
 // at BASE + "u:" + the hex SHA-256 of the user id, whose TTL is kept at
 // least as long as its longest record's; ids of records Redis expired are
-// dropped from it when List meets them. Create, Touch, Delete and
+// dropped from it when List meets them, or CreateBounded when the index
+// holds more ids than its bound. Create, Touch, Delete and
 // DeleteAll are each one Lua script, so atomic: Touch changes only a
 // record that exists, so a session deleted while a request used it never
 // comes back. It is safe for concurrent use.
@@ -64,7 +65,10 @@ type Sessions struct {
 	now    func() time.Time
 }
 
-var _ session.Store = (*Sessions)(nil)
+var (
+	_ session.Store   = (*Sessions)(nil)
+	_ session.Bounded = (*Sessions)(nil)
+)
 
 // NewSessions returns a session-record store on client (any
 // redis.UniversalClient; it is not closed by the store). cfg is not
@@ -117,9 +121,65 @@ end
 return 1
 `)
 
+// createBoundedScript is createScript followed by the bound: KEYS and
+// ARGV[1..9] as createScript's, ARGV[10] the bound, ARGV[11] the prefix of
+// record keys (BASE + "r:"). When the index holds more ids than the
+// bound, ids whose record Redis expired leave it, and the oldest records
+// (field c, then id, ascending) past the bound are deleted. The record
+// keys share the index's hash slot (the store's hash tag). Returns 0 when
+// the id exists, else 1.
+var createBoundedScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'u', ARGV[2], 'c', ARGV[3], 'l', ARGV[4], 'e', ARGV[5], 'ip', ARGV[6], 'ua', ARGV[7], 'm', ARGV[8], 'x', KEYS[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[9])
+redis.call('SADD', KEYS[2], ARGV[1])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then
+  redis.call('PEXPIRE', KEYS[2], ARGV[9])
+end
+local max = tonumber(ARGV[10])
+if max < 1 or redis.call('SCARD', KEYS[2]) <= max then
+  return 1
+end
+local live = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  local c = redis.call('HGET', ARGV[11] .. id, 'c')
+  if c then
+    live[#live + 1] = {tonumber(c), id}
+  else
+    redis.call('SREM', KEYS[2], id)
+  end
+end
+if #live <= max then
+  return 1
+end
+table.sort(live, function(a, b)
+  if a[1] ~= b[1] then
+    return a[1] < b[1]
+  end
+  return a[2] < b[2]
+end)
+for i = 1, #live - max do
+  redis.call('DEL', ARGV[11] .. live[i][2])
+  redis.call('SREM', KEYS[2], live[i][2])
+end
+return 1
+`)
+
 // Create implements [session.Store]: one script that stores the hash,
 // sets its TTL, and adds the id to the user's index.
 func (s *Sessions) Create(ctx context.Context, r session.Record) error {
+	return s.create(ctx, r, 0)
+}
+
+// CreateBounded implements [session.Bounded]: Create and the bound in one
+// script, so atomic; it reads the user's records only when they pass max.
+func (s *Sessions) CreateBounded(ctx context.Context, r session.Record, max int) error {
+	return s.create(ctx, r, max)
+}
+
+func (s *Sessions) create(ctx context.Context, r session.Record, max int) error {
 	if s.client == nil {
 		return fmt.Errorf("redisstore: create session: %w", errNilClient)
 	}
@@ -127,9 +187,14 @@ func (s *Sessions) Create(ctx context.Context, r session.Record) error {
 	if r.Remember {
 		remember = "1"
 	}
-	n, err := createScript.Run(ctx, s.client, []string{s.recordKey(r.ID), s.indexKey(r.UserID)},
-		r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(), r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, remember,
-		s.ttlMillis(r.ExpiresAt)).Int()
+	keys := []string{s.recordKey(r.ID), s.indexKey(r.UserID)}
+	args := []any{r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(), r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, remember,
+		s.ttlMillis(r.ExpiresAt)}
+	script := createScript
+	if max > 0 {
+		script, args = createBoundedScript, append(args, max, s.recordKey(""))
+	}
+	n, err := script.Run(ctx, s.client, keys, args...).Int()
 	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: create session: %w: %w", user.ErrUnavailable, err)

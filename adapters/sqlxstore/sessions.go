@@ -19,7 +19,12 @@ import (
 // id = ? AND user_id = ?), so a Touch after a Delete changes no row and
 // never brings the record back. Create first deletes the user's rows past
 // their end, so the table holds no more than the live records and the
-// ones that expired since their user last signed in. It is safe for
+// ones that expired since their user last signed in. CreateBounded
+// ([session.Bounded]) then finds the user's newest record past the bound
+// and deletes the older ones: no transaction, since each call deletes,
+// after its own insert is committed, only what lies past the newest max
+// records it sees, which is never one of the true newest max, and the
+// last call to look sees every insert before it. It is safe for
 // concurrent use, and the records are shared by every process on the
 // database.
 type SessionStore struct {
@@ -27,9 +32,13 @@ type SessionStore struct {
 	op                                 string // "session" or "trusted device", for errors
 	ins, get, touch, del, list, delAll string
 	sweep                              string
+	cutoff, trim                       string
 }
 
-var _ session.Store = (*SessionStore)(nil)
+var (
+	_ session.Store   = (*SessionStore)(nil)
+	_ session.Bounded = (*SessionStore)(nil)
+)
 
 // Sessions returns the session-record store over the sessions table.
 func (db *DB) Sessions() *SessionStore { return newSessionStore(db, db.t.sessions, "session") }
@@ -54,6 +63,8 @@ func newSessionStore(db *DB, table, op string) *SessionStore {
 		list:   q(`SELECT ` + cols + ` FROM %s WHERE user_id = ? ORDER BY created_at DESC, id DESC`),
 		delAll: q(`DELETE FROM %s WHERE user_id = ? AND id <> ?`),
 		sweep:  q(`DELETE FROM %s WHERE user_id = ? AND expires_at <= ?`),
+		cutoff: q(`SELECT created_at, id FROM %s WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?`),
+		trim:   q(`DELETE FROM %s WHERE user_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))`),
 	}
 }
 
@@ -84,6 +95,33 @@ func (s *SessionStore) Create(ctx context.Context, r session.Record) error {
 		r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, r.Remember)
 	if err != nil {
 		return s.db.fail("create "+s.op, err)
+	}
+	return nil
+}
+
+// CreateBounded implements [session.Bounded]: Create, then the user's
+// max-th newest record (one indexed SELECT) and a DELETE of the older
+// ones.
+func (s *SessionStore) CreateBounded(ctx context.Context, r session.Record, max int) error {
+	if err := s.Create(ctx, r); err != nil {
+		return err
+	}
+	if max < 1 {
+		return nil
+	}
+	var last struct {
+		CreatedAt int64  `db:"created_at"`
+		ID        string `db:"id"`
+	}
+	err := s.db.x.GetContext(ctx, &last, s.cutoff, r.UserID, max-1)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // max or fewer
+	}
+	if err != nil {
+		return s.db.fail("bound "+s.op+"s", err)
+	}
+	if _, err := s.db.x.ExecContext(ctx, s.trim, r.UserID, last.CreatedAt, last.CreatedAt, last.ID); err != nil {
+		return s.db.fail("bound "+s.op+"s", err)
 	}
 	return nil
 }

@@ -80,13 +80,19 @@ func (s *Service) audit(v *Visit, e Event) {
 		s.cfg.Audit(v.ctx, e)
 		return
 	}
-	level := slog.LevelInfo
-	switch e.Type {
+	s.log.Log(v.ctx, eventLevel(e.Type), "authkit: "+string(e.Type), auditAttrs(e)...)
+}
+
+// eventLevel is the level an event is logged at: WARN for the events that
+// suggest an attack or a compromised credential (a passkey whose counter
+// went backwards may be a cloned authenticator), INFO for the others.
+func eventLevel(t EventType) slog.Level {
+	switch t {
 	case EventLoginFailed, EventAccountLocked, EventTwoFactorFailed, EventPasswordCheckFailed, EventRateLimited,
-		EventLimitStoreFull:
-		level = slog.LevelWarn
+		EventLimitStoreFull, EventPasskeyCountRegressed:
+		return slog.LevelWarn
 	}
-	s.log.Log(v.ctx, level, "authkit: "+string(e.Type), auditAttrs(e)...)
+	return slog.LevelInfo
 }
 
 func auditAttrs(e Event) []any {
@@ -100,10 +106,10 @@ func auditAttrs(e Event) []any {
 }
 
 // LogAudit is an Audit function that logs events with l, the default's
-// behaviour, for apps that wrap it.
+// behaviour (the same levels), for apps that wrap it.
 func LogAudit(l *slog.Logger) func(context.Context, Event) {
 	return func(ctx context.Context, e Event) {
-		l.InfoContext(ctx, "authkit: "+string(e.Type), auditAttrs(e)...)
+		l.Log(ctx, eventLevel(e.Type), "authkit: "+string(e.Type), auditAttrs(e)...)
 	}
 }
 

@@ -31,7 +31,7 @@ const (
 	// EventPasskeyCountRegressed: an assertion's signature counter was not
 	// above the stored one, a sign that the authenticator may have been
 	// cloned (Detail: the stored and the received count, and whether the
-	// assertion was refused).
+	// assertion was refused). Logged at WARN without Config.Audit.
 	EventPasskeyCountRegressed EventType = "passkey_sign_count_regressed"
 )
 

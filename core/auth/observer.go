@@ -62,7 +62,7 @@ type Observer interface {
 	//     "Limits" (Increment, Reset, Refund);
 	//   - Config.Sessions: "Sessions", Config.TrustedDevices:
 	//     "TrustedDevices" (the session.Store methods: Create, Get, Touch,
-	//     Delete, List, DeleteAll);
+	//     Delete, List, DeleteAll; and CreateBounded of session.Bounded);
 	//   - a module's store passed through [Service.ObserveOneTime]: the
 	//     part it names (the passkeys module's "Challenges": Put, Take).
 	//
@@ -469,7 +469,20 @@ func observedRecords(st session.Store, part string, o Observer) session.Store {
 	if st == nil {
 		return nil
 	}
+	if _, ok := st.(session.Bounded); ok {
+		return obsBoundedRecords{obsRecords{st, part, o}}
+	}
 	return obsRecords{st, part, o}
+}
+
+// obsBoundedRecords is obsRecords of a store with the session.Bounded
+// part, which it keeps.
+type obsBoundedRecords struct{ obsRecords }
+
+func (w obsBoundedRecords) CreateBounded(ctx context.Context, r session.Record, max int) error {
+	return observe0(w.o, ctx, w.part, "CreateBounded", func(ctx context.Context) error {
+		return w.p.(session.Bounded).CreateBounded(ctx, r, max)
+	})
 }
 
 type obsRecords struct {

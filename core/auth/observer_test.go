@@ -254,7 +254,7 @@ func TestObserverTypedCall(t *testing.T) {
 		"store Lockout.ClearLoginFailures in login: ok",
 		"store Limits.Reset in login: ok",
 		"store Limits.Refund in login: ok",
-		"store Sessions.Create in login: ok",
+		"store Sessions.CreateBounded in login: ok",
 		`event login_succeeded in login factor ""`,
 		`event new_device_sign_in in login factor ""`,
 		"end login 200",

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/authkit-go/authkit/core/mail"
@@ -162,7 +161,10 @@ func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyI
 }
 
 // CheckPasskeyName trims a passkey's name and checks it: not empty
-// ([ErrNameRequired]), no invalid UTF-8 or control characters
+// ([ErrNameRequired]), no invalid UTF-8, control characters or Unicode
+// format characters that hide or reorder text (bidi overrides and
+// isolates such as U+202E and U+2066, zero-width characters): the rule of
+// every text field of the JSON routes, a user's name included
 // ([ErrInvalidCharacters]), at most MaxPasskeyName characters
 // ([ErrNameTooLong]). RenamePasskey applies it; the passkeys module
 // applies it to the name given at registration.
@@ -171,7 +173,7 @@ func CheckPasskeyName(name string) (string, error) {
 	switch {
 	case name == "":
 		return "", ErrNameRequired
-	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+	case !printable(name):
 		return "", ErrInvalidCharacters
 	case utf8.RuneCountInString(name) > MaxPasskeyName:
 		return "", ErrNameTooLong

@@ -1,9 +1,11 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +107,7 @@ func TestRenamePasskey(t *testing.T) {
 		{"empty name", id, "   ", ErrNameRequired},
 		{"control character", id, "a\x00b", ErrInvalidCharacters},
 		{"invalid UTF-8", id, "a\xffb", ErrInvalidCharacters},
+		{"right-to-left override", id, "Laptop\u202Egpj.exe", ErrInvalidCharacters},
 		{"too long", id, strings.Repeat("é", MaxPasskeyName+1), ErrNameTooLong},
 		{"another user's", bobs, "Mine now", ErrPasskeyNotFound},
 		{"unknown", base64.RawURLEncoding.EncodeToString([]byte("nope")), "X", ErrPasskeyNotFound},
@@ -228,12 +231,51 @@ func TestCheckPasskeyName(t *testing.T) {
 		{"", "", ErrNameRequired},
 		{"\t ", "", ErrNameRequired},
 		{"a\u0007b", "", ErrInvalidCharacters},
+		// The format characters a user's name may not hold either: they
+		// reorder or hide what the list and the notice mails show.
+		{"Laptop\u202Eexe.txt", "", ErrInvalidCharacters},   // right-to-left override
+		{"Work\u2066Phone\u2069", "", ErrInvalidCharacters}, // left-to-right isolate
+		{"Key\u200B", "", ErrInvalidCharacters},             // zero-width space
+		{"Key\uFEFF", "", ErrInvalidCharacters},             // zero-width no-break space
+		{"\u00adKey", "", ErrInvalidCharacters},             // soft hyphen
+		{"Clé de Zoë", "Clé de Zoë", nil},
 		{strings.Repeat("x", MaxPasskeyName), strings.Repeat("x", MaxPasskeyName), nil},
 		{strings.Repeat("x", MaxPasskeyName+1), "", ErrNameTooLong},
 	} {
 		got, err := CheckPasskeyName(tt.in)
 		if got != tt.want || err != tt.err {
 			t.Errorf("CheckPasskeyName(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// TestAuditLevels: without Config.Audit, the events that suggest an attack
+// or a copied credential are logged at WARN, the rest at INFO; LogAudit
+// logs at the same levels.
+func TestAuditLevels(t *testing.T) {
+	for _, tt := range []struct {
+		event EventType
+		level string
+	}{
+		{EventPasskeyCountRegressed, "WARN"},
+		{EventLoginFailed, "WARN"},
+		{EventLimitStoreFull, "WARN"},
+		{EventPasskeyAdded, "INFO"},
+		{EventLoginSucceeded, "INFO"},
+	} {
+		var logs, wrapped bytes.Buffer
+		f := newFlow(t, func(c *Config) {
+			c.Audit = nil
+			c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		})
+		f.s.Audit(f.visit(newBrowser()), Event{Type: tt.event, UserID: "u1", Detail: "stored 7, received 3, refused false"})
+		want := "level=" + tt.level + " msg=\"authkit: " + string(tt.event) + "\""
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("%s logged as %q, want %s", tt.event, logs.String(), want)
+		}
+		LogAudit(slog.New(slog.NewTextHandler(&wrapped, nil)))(context.Background(), Event{Type: tt.event})
+		if !strings.Contains(wrapped.String(), want) {
+			t.Errorf("LogAudit: %s logged as %q, want %s", tt.event, wrapped.String(), want)
 		}
 	}
 }

@@ -92,8 +92,8 @@ func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) 
 	if !s.recent(v) {
 		return ErrReauthenticationRequired
 	}
-	if len(in.ID) != 32 {
-		return ErrSessionNotFound // no id authkit makes; not worth a store call
+	if !isRecordID(in.ID) {
+		return ErrSessionNotFound // no id authkit makes: no store sees it
 	}
 	if err := st.Delete(v.ctx, u.ID, in.ID); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
@@ -181,4 +181,21 @@ func listSessionsRoute(s *Service, v *Visit) Response {
 func endSessionRoute(s *Service, v *Visit) Response {
 	err := s.EndSession(v.ctx, v, EndSessionInput{ID: v.req.PathValue("id")})
 	return s.answer(v, "end session", s.say(v, "session_ended", msgSessionEnded), err)
+}
+
+// isRecordID reports whether id has the shape of the ids the session
+// Manager makes for records (session.Record.ID): 32 lowercase hex
+// characters. Anything else names no record and never reaches a store, so
+// a NUL or invalid UTF-8, which PostgreSQL refuses in a text value, cannot
+// turn a 404 into a backend error.
+func isRecordID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

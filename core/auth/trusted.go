@@ -72,7 +72,7 @@ func (s *Service) trustDevice(v *Visit, u *user.User) error {
 	now := s.now().Truncate(time.Millisecond)
 	r := session.Record{ID: hex.EncodeToString(b[:]), UserID: u.ID, CreatedAt: now, LastSeenAt: now,
 		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: s.clientAddr(v.req), UserAgent: cleanUserAgent(v.req.Header("User-Agent"))}
-	if err := st.Create(v.ctx, r); err != nil {
+	if err := session.CreateBounded(v.ctx, st, r, s.cfg.MaxSessionsPerUser); err != nil {
 		return fmt.Errorf("trust device: %w", err)
 	}
 	tok, err := s.trusted.CreateWith(u.ID, append(binary.AppendVarint(nil, u.SessionVersion), b[:]...))
@@ -190,8 +190,8 @@ func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTr
 	if err != nil {
 		return err
 	}
-	if len(in.ID) != 32 {
-		return ErrTrustedDeviceNotFound
+	if !isRecordID(in.ID) {
+		return ErrTrustedDeviceNotFound // no id authkit makes: no store sees it
 	}
 	if err := s.cfg.TrustedDevices.Delete(v.ctx, u.ID, in.ID); err != nil {
 		if errors.Is(err, user.ErrNotFound) {

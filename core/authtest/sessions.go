@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,19 @@ type listed struct {
 }
 
 var sessionIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// malformedRecordIDs are path segments of 32 bytes that are not 32
+// lowercase hex characters, escaped for a URL: a NUL (which PostgreSQL
+// refuses in a text value), invalid UTF-8, a two-byte character, upper
+// case, a letter past f. Each names no record: 404, before any store
+// sees it.
+var malformedRecordIDs = []string{
+	strings.Repeat("a", 31) + "%00",
+	strings.Repeat("a", 31) + "%FF",
+	"%C3%A9" + strings.Repeat("a", 30),
+	strings.Repeat("A", 32),
+	strings.Repeat("g", 32),
+}
 
 // sessions lists c's sessions and checks the shape of every entry.
 func sessions(t *testing.T, c *client) []listed {
@@ -267,7 +281,7 @@ func (s suite) sessionsOthersNotFound(t *testing.T) {
 	bob := e.loggedIn(t, "bob@example.com")
 	bobID := current(t, sessions(t, bob)).ID
 	unknown := fmt.Sprintf("%032x", 7)
-	for _, id := range []string{bobID, unknown, "not-an-id", bobID + "0"} {
+	for _, id := range append([]string{bobID, unknown, "not-an-id", bobID + "0"}, malformedRecordIDs...) {
 		mustSessionNotFound(t, ada.del("/api/auth/sessions/"+id))
 	}
 	mustBeSignedIn(t, bob, "bob@example.com")
@@ -416,5 +430,55 @@ func mustListRoutesAbsent(t *testing.T, c *client, path, why string) {
 		if r.Status != http.StatusNotFound {
 			t.Errorf("%s: status %d, want 404 (%s)", r, r.Status, why)
 		}
+	}
+}
+
+// sessionsBounded: with MaxSessionsPerUser 3, a fourth login ends the
+// account's oldest session (its cookie answers 401), keeps the other
+// three, and leaves another account's sessions alone; logins racing from
+// many browsers leave, once answered, three records.
+func (s suite) sessionsBounded(t *testing.T) {
+	e := s.recordEnv(t, func(c *auth.Config) { c.MaxSessionsPerUser = 3 })
+	e.seed(t, "ada@example.com")
+	e.seed(t, "bob@example.com")
+	bob := e.loggedIn(t, "bob@example.com")
+	var ada []*client
+	for range 4 {
+		ada = append(ada, e.loggedIn(t, "ada@example.com"))
+		e.clock.Advance(time.Second)
+	}
+	mustBeSignedOut(t, ada[0])
+	for _, c := range ada[1:] {
+		mustBeSignedIn(t, c, "ada@example.com")
+	}
+	if got := sessions(t, ada[3]); len(got) != 3 {
+		t.Errorf("ada's sessions after 4 logins under a bound of 3: %d, want 3", len(got))
+	}
+	mustBeSignedIn(t, bob, "bob@example.com")
+	if got := sessions(t, bob); len(got) != 1 {
+		t.Errorf("bob's sessions: %d, want 1", len(got))
+	}
+
+	var wg sync.WaitGroup
+	racers := make([]*client, 8)
+	for i := range racers {
+		racers[i] = e.client()
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"email":%q,"password":%q}`, "ada@example.com", goodPassword)
+			r, err := racers[i].try(http.MethodPost, "/api/login", "application/json", []byte(body))
+			if err != nil || r.Status != http.StatusOK {
+				t.Errorf("racing login: %v %v", r, err)
+			}
+		})
+	}
+	wg.Wait()
+	alive := 0
+	for _, c := range append(ada[1:], racers...) {
+		if c.get("/api/auth/me").Status == http.StatusOK {
+			alive++
+		}
+	}
+	if alive != 3 {
+		t.Errorf("%d of ada's browsers signed in after 8 racing logins under a bound of 3, want 3", alive)
 	}
 }

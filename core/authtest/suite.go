@@ -166,6 +166,7 @@ var topics = []struct {
 		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
 		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
 		{"a session ended while in use never stays alive", suite.sessionsEndRace},
+		{"a login past MaxSessionsPerUser ends the oldest session", suite.sessionsBounded},
 	}},
 	// trusted.go: trusted devices (Config.TrustedDevices, a second record store from
 	// Harness.NewSessions): trustDevice at the second step, the list, forgetting one, and the

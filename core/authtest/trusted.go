@@ -164,7 +164,7 @@ func (s suite) trustedListAndForget(t *testing.T) {
 	bobIDs, _ := trustedList(t, bob)
 	mustStatus(t, e.client().get("/api/2fa/trusted-devices"), http.StatusUnauthorized, errNotAuthenticated)
 	// Bob's id and unknown ids: 404, nothing ends.
-	for _, id := range []string{bobIDs[0], fmt.Sprintf("%032x", 9), "x"} {
+	for _, id := range append([]string{bobIDs[0], fmt.Sprintf("%032x", 9), "x"}, malformedRecordIDs...) {
 		r := second.del("/api/2fa/trusted-devices/" + id)
 		mustStatus(t, r, http.StatusNotFound, errTrustedNotFound)
 		if r.str("code") != "trusted_device_not_found" {

@@ -136,6 +136,13 @@ type Config struct {
 	// request writes it again. Default: 1 minute.
 	TouchInterval time.Duration
 
+	// MaxPerUser bounds the records one user holds in Store: a login that
+	// would pass it ends the user's oldest sessions (by CreatedAt), so
+	// that no account collects records without end. With a [Bounded] store
+	// the bound is kept in the store's own step. Default:
+	// DefaultMaxPerUser (100). Negative: no bound.
+	MaxPerUser int
+
 	// Now returns the current time. Default: time.Now.
 	Now func() time.Time
 
@@ -156,6 +163,7 @@ type Manager struct {
 	store            Store // nil: stateless cookies
 	idle             time.Duration
 	touch            time.Duration
+	maxPerUser       int // < 1: no bound
 	rand             io.Reader
 }
 
@@ -173,6 +181,7 @@ func New(cfg Config) (*Manager, error) {
 		store:            cfg.Store,
 		idle:             cfg.IdleTimeout,
 		touch:            cfg.TouchInterval,
+		maxPerUser:       cfg.MaxPerUser,
 		rand:             cfg.Rand,
 		cookie: CookieOptions{
 			HTTPOnly: true,
@@ -199,6 +208,9 @@ func New(cfg Config) (*Manager, error) {
 	}
 	if m.touch <= 0 {
 		m.touch = time.Minute
+	}
+	if m.maxPerUser == 0 {
+		m.maxPerUser = DefaultMaxPerUser
 	}
 	if m.rand == nil {
 		m.rand = rand.Reader
@@ -304,7 +316,8 @@ const (
 // login (session fixation) is never promoted.
 //
 // With a Store, Login first creates the session's record (its error, which
-// wraps the store's, is returned and no cookie is set).
+// wraps the store's, is returned and no cookie is set), ending the user's
+// oldest sessions past Config.MaxPerUser.
 func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error {
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
@@ -329,7 +342,7 @@ func (m *Manager) newRecord(ctx context.Context, userID string, remember bool, n
 	now = now.Truncate(time.Millisecond)
 	r := Record{ID: hex.EncodeToString(b[:]), UserID: userID, CreatedAt: now, LastSeenAt: now,
 		ExpiresAt: now.Add(m.life(remember)), IP: ip, UserAgent: ua, Remember: remember}
-	if err := m.store.Create(ctx, r); err != nil {
+	if err := CreateBounded(ctx, m.store, r, m.maxPerUser); err != nil {
 		return "", fmt.Errorf("session: create record: %w", err)
 	}
 	return r.ID, nil

@@ -3,8 +3,12 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
+
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // Record is one server-side session: what a [Store] keeps so that a
@@ -77,6 +81,55 @@ type Store interface {
 	// except ("" keeps none). It is idempotent. A record created after it
 	// returns is not affected.
 	DeleteAll(ctx context.Context, userID, except string) error
+}
+
+// DefaultMaxPerUser is how many records one user may hold when
+// Config.MaxPerUser is not set.
+const DefaultMaxPerUser = 100
+
+// Bounded is the part of a [Store] that bounds how many records one user
+// holds, in the store's own step: the Manager (Config.MaxPerUser) and
+// core's trusted devices use it through [CreateBounded] when the store has
+// it. core/store/storetest's RunSessionStore proves it ("Bounded").
+type Bounded interface {
+	// CreateBounded stores r as Store.Create does, then removes the
+	// oldest records of r.UserID (CreatedAt ascending, ties by ID
+	// ascending) past the newest max; max < 1 bounds nothing. Records
+	// past their ExpiresAt may be removed first. It never removes one of
+	// the user's max newest records, so r stays unless max newer ones
+	// exist. Concurrent calls for one user may leave more than max records
+	// only while they run: once they have all returned, the user holds at
+	// most max (each removes, after storing its own, what lies past the
+	// newest max it sees).
+	CreateBounded(ctx context.Context, r Record, max int) error
+}
+
+// CreateBounded stores r in st and bounds r.UserID's records to max (see
+// [Bounded]): in one step of the store when st implements Bounded, else
+// by Create, List and a Delete of each record past the newest max, which
+// keeps the same bound once concurrent calls have returned, at the cost
+// of listing the user's records on every call.
+func CreateBounded(ctx context.Context, st Store, r Record, max int) error {
+	if b, ok := st.(Bounded); ok {
+		return b.CreateBounded(ctx, r, max)
+	}
+	if err := st.Create(ctx, r); err != nil {
+		return err
+	}
+	if max < 1 {
+		return nil
+	}
+	rs, err := st.List(ctx, r.UserID)
+	if err != nil {
+		return fmt.Errorf("bound records: %w", err)
+	}
+	SortRecords(rs)
+	for _, old := range rs[min(max, len(rs)):] {
+		if err := st.Delete(ctx, r.UserID, old.ID); err != nil && !errors.Is(err, user.ErrNotFound) {
+			return fmt.Errorf("bound records: %w", err)
+		}
+	}
+	return nil
 }
 
 // SortRecords sorts records in the order Store.List returns them: newest

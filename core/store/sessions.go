@@ -12,16 +12,32 @@ import (
 
 // MemorySessions is an in-memory [session.Store]: the session records of
 // one process, lost on restart. One mutex guards every record, so each
-// method is atomic. Records past their ExpiresAt are dropped whenever a
-// record of the same user is created. It is safe for concurrent use.
+// method is atomic. Records are indexed by user: a login touches only its
+// user's records, and no more than it must. A user's records past their
+// ExpiresAt are dropped when a new one would pass the bound of
+// CreateBounded, and otherwise whenever their count has doubled since the
+// last sweep, so a login costs the same however many records a user has.
+// It is safe for concurrent use.
 type MemorySessions struct {
 	now    func() time.Time
 	mu     sync.Mutex
 	byID   map[string]session.Record
-	byUser map[string]map[string]struct{} // user id -> record ids
+	byUser map[string]*userRecords
 }
 
-var _ session.Store = (*MemorySessions)(nil)
+// userRecords are the ids of one user's records.
+type userRecords struct {
+	ids     map[string]struct{}
+	sweepAt int // sweep the expired ones when there are this many
+}
+
+// minSweep is the fewest records of one user that trigger a sweep.
+const minSweep = 64
+
+var (
+	_ session.Store   = (*MemorySessions)(nil)
+	_ session.Bounded = (*MemorySessions)(nil)
+)
 
 // NewMemorySessions returns an empty session-record store. cfg.Now is the
 // clock expired records are dropped by (default time.Now).
@@ -30,11 +46,17 @@ func NewMemorySessions(cfg MemoryConfig) *MemorySessions {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemorySessions{now: now, byID: map[string]session.Record{}, byUser: map[string]map[string]struct{}{}}
+	return &MemorySessions{now: now, byID: map[string]session.Record{}, byUser: map[string]*userRecords{}}
 }
 
 // Create implements [session.Store].
 func (m *MemorySessions) Create(ctx context.Context, r session.Record) error {
+	return m.CreateBounded(ctx, r, 0)
+}
+
+// CreateBounded implements [session.Bounded] in one step under the
+// store's lock: the user holds at most max records when it returns.
+func (m *MemorySessions) CreateBounded(ctx context.Context, r session.Record, max int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -43,21 +65,74 @@ func (m *MemorySessions) Create(ctx context.Context, r session.Record) error {
 	if _, ok := m.byID[r.ID]; ok {
 		return fmt.Errorf("store: create session: id %q exists", r.ID)
 	}
-	ids := m.byUser[r.UserID]
-	if ids == nil {
-		ids = map[string]struct{}{}
-		m.byUser[r.UserID] = ids
-	}
-	now := m.now()
-	for id := range ids {
-		if !now.Before(m.byID[id].ExpiresAt) {
-			delete(ids, id)
-			delete(m.byID, id)
-		}
+	u := m.byUser[r.UserID]
+	if u == nil {
+		u = &userRecords{ids: map[string]struct{}{}, sweepAt: minSweep}
+		m.byUser[r.UserID] = u
 	}
 	m.byID[r.ID] = truncateRecord(r)
-	ids[r.ID] = struct{}{}
+	u.ids[r.ID] = struct{}{}
+	over := max > 0 && len(u.ids) > max
+	if over || len(u.ids) >= u.sweepAt {
+		now := m.now()
+		before := len(u.ids)
+		for id := range u.ids {
+			if id != r.ID && !now.Before(m.byID[id].ExpiresAt) {
+				m.remove(u, id)
+			}
+		}
+		if len(u.ids) < before/2 {
+			// A new map: one that held many ids costs their number to
+			// range over, however few remain.
+			ids := make(map[string]struct{}, len(u.ids))
+			for id := range u.ids {
+				ids[id] = struct{}{}
+			}
+			u.ids = ids
+		}
+		u.sweepAt = 2 * len(u.ids)
+		if u.sweepAt < minSweep {
+			u.sweepAt = minSweep
+		}
+	}
+	switch {
+	case max <= 0 || len(u.ids) <= max:
+	case len(u.ids) == max+1: // a user at the bound: one scan
+		m.remove(u, m.oldest(u))
+	default: // a bound lowered, or set on a store that had none: one sort
+		rs := make([]session.Record, 0, len(u.ids))
+		for id := range u.ids {
+			rs = append(rs, m.byID[id])
+		}
+		session.SortRecords(rs) // newest first
+		for _, r := range rs[max:] {
+			delete(m.byID, r.ID)
+		}
+		// A new map: one that held many ids costs their number to range
+		// over, however few remain.
+		u.ids = make(map[string]struct{}, max)
+		for _, r := range rs[:max] {
+			u.ids[r.ID] = struct{}{}
+		}
+	}
 	return nil
+}
+
+// oldest is the id of u's oldest record: CreatedAt, then ID, ascending.
+func (m *MemorySessions) oldest(u *userRecords) string {
+	var first session.Record
+	for id := range u.ids {
+		r := m.byID[id]
+		if first.ID == "" || r.CreatedAt.Before(first.CreatedAt) || (r.CreatedAt.Equal(first.CreatedAt) && r.ID < first.ID) {
+			first = r
+		}
+	}
+	return first.ID
+}
+
+func (m *MemorySessions) remove(u *userRecords, id string) {
+	delete(m.byID, id)
+	delete(u.ids, id)
 }
 
 // Get implements [session.Store].
@@ -101,8 +176,7 @@ func (m *MemorySessions) Delete(ctx context.Context, userID, id string) error {
 	if !ok || r.UserID != userID {
 		return fmt.Errorf("store: delete session: %w", user.ErrNotFound)
 	}
-	delete(m.byID, id)
-	delete(m.byUser[userID], id)
+	m.remove(m.byUser[userID], id)
 	return nil
 }
 
@@ -113,9 +187,14 @@ func (m *MemorySessions) List(ctx context.Context, userID string) ([]session.Rec
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]session.Record, 0, len(m.byUser[userID]))
-	for id := range m.byUser[userID] {
-		out = append(out, m.byID[id])
+	var out []session.Record
+	if u := m.byUser[userID]; u != nil {
+		out = make([]session.Record, 0, len(u.ids))
+		for id := range u.ids {
+			out = append(out, m.byID[id])
+		}
+	} else {
+		out = []session.Record{}
 	}
 	session.SortRecords(out)
 	return out, nil
@@ -128,10 +207,13 @@ func (m *MemorySessions) DeleteAll(ctx context.Context, userID, except string) e
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for id := range m.byUser[userID] {
+	u := m.byUser[userID]
+	if u == nil {
+		return nil
+	}
+	for id := range u.ids {
 		if id != except {
-			delete(m.byID, id)
-			delete(m.byUser[userID], id)
+			m.remove(u, id)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/e2e/servertest"
+	"github.com/authkit-go/authkit/passkeys/passkeystest"
 )
 
 // Texts of the answers the exhaustion tests expect (docs/errors.md).
@@ -257,4 +259,96 @@ func waitFor(srv *servertest.Server, re *regexp.Regexp, d time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// TestPasskeyChallengeFlood floods the example server's in-memory passkey
+// challenge store (DATABASE_URL=memory, no Redis; its capacity lowered to
+// 2,000 by PASSKEY_CHALLENGE_CAPACITY, so the flood is 3,000 requests,
+// not 100,000) with anonymous passwordless begins from 150 real source
+// addresses, each within its begin limit of 30 a minute, as an attacker
+// with that many addresses would. Every begin is answered; a passkey
+// registration begun before the flood still finishes after it, and a
+// passwordless sign-in after it works: only the oldest anonymous
+// ceremonies were dropped, and the server said so once, at WARN.
+func TestPasskeyChallengeFlood(t *testing.T) {
+	srv := servertest.Start(t, "nethttp", append(servertest.Secrets(t), "DATABASE_URL=memory", "PASSKEY_CHALLENGE_CAPACITY=2000")...)
+	if !strings.Contains(srv.FirstLine, "passkeys: on for http://localhost:8080 (challenges: memory)") {
+		t.Fatalf("first log line %q: want passkeys on with in-memory challenges", srv.FirstLine)
+	}
+	const origin = "http://localhost:8080" // APP_URL's, which the authenticator signs
+	victim := newPasskeyBrowser(t, srv.URL, netip.MustParseAddr("127.0.202.1"))
+	if r := victim.post("/api/auth/register", fmt.Sprintf(`{"email":"victim@example.com","password":%q,"name":"Victim"}`, password)); r.status != 200 {
+		t.Fatalf("register: %s", r)
+	}
+	if r := victim.post("/api/login", fmt.Sprintf(`{"email":"victim@example.com","password":%q}`, password)); r.status != 200 {
+		t.Fatalf("login: %s", r)
+	}
+	key := passkeystest.NewAuthenticator(t)
+	regBegin := victim.post("/api/passkeys/register/begin", "")
+	if regBegin.status != 200 {
+		t.Fatalf("register/begin before the flood: %s", regBegin)
+	}
+
+	took, statuses := flood(t, strings.TrimPrefix(srv.URL, "http://"), 150, 20, 3, "/api/passkeys/login/begin", func(a, i int) string { return "" })
+	t.Logf("passwordless begin flood: 3,000 requests from 150 addresses in %s, answers %v", took.Round(time.Millisecond), statuses)
+	// 503: a request the server found cancelled (its client gone) before
+	// it stored the ceremony; nobody reads it. No begin is refused.
+	if statuses[200]+statuses[503] != 3000 || statuses[200] < 2700 {
+		t.Errorf("flood answers %v, want 3,000 x 200 (or 503 for a cancelled request): a begin is never refused", statuses)
+	}
+
+	cred, _ := key.Create([]byte(regBegin.body), origin)
+	cred["name"] = "Laptop"
+	if r := victim.post("/api/passkeys/register/finish", mustJSON(t, cred)); r.status != 200 {
+		t.Fatalf("the registration begun before the flood, finished after it: %s, want 200", r)
+	}
+	other := newPasskeyBrowser(t, srv.URL, netip.MustParseAddr("127.0.202.2"))
+	begin := other.post("/api/passkeys/login/begin", "")
+	if begin.status != 200 {
+		t.Fatalf("login/begin after the flood: %s", begin)
+	}
+	if r := other.post("/api/passkeys/login/finish", mustJSON(t, key.Get([]byte(begin.body), origin, nil))); r.status != 200 {
+		t.Fatalf("a passwordless sign-in after the flood: %s, want 200", r)
+	}
+	full := regexp.MustCompile(`level=WARN msg="passkeys: challenge store full`)
+	if n := len(full.FindAllString(srv.Log(), -1)); n != 1 {
+		t.Errorf("%d WARN lines about the full challenge store, want 1:\n%.3000s", n, srv.Log())
+	}
+	if strings.Contains(srv.Log(), "level=ERROR") {
+		t.Errorf("ERROR lines in the log:\n%.3000s", srv.Log())
+	}
+}
+
+// passkeyBrowser is a client from one source address with a cookie jar.
+type passkeyBrowser struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func newPasskeyBrowser(t *testing.T, base string, src netip.Addr) *passkeyBrowser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := clientFrom(src)
+	c.Jar = jar
+	return &passkeyBrowser{t: t, base: base, c: c}
+}
+
+func (b *passkeyBrowser) post(path, body string) answer {
+	b.t.Helper()
+	if body == "" {
+		body = "{}"
+	}
+	return send(b.t, b.c, b.base+path, body)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,9 @@ import (
 // only theirs; that a user can neither delete nor list another user's
 // record; that DeleteAll keeps exactly the record it is told to; and that
 // a Delete racing Touches of the same record always leaves it deleted.
+// For a store that implements session.Bounded (skipped, named, for one
+// that does not) it proves that CreateBounded keeps a user's newest
+// records and no other user's, also when the creates race.
 func RunSessionStore[S session.Store](t *testing.T, newStore func(t *testing.T) S) {
 	t.Helper()
 	for _, c := range []struct {
@@ -34,9 +38,87 @@ func RunSessionStore[S session.Store](t *testing.T, newStore func(t *testing.T) 
 		{"DeleteOnlyOwn", testSessionDeleteOwn},
 		{"DeleteAllKeepsExcept", testSessionDeleteAll},
 		{"DeleteRacingTouchLeavesItDeleted", testSessionDeleteRace},
+		{"Bounded/KeepsTheNewest", testBoundedKeepsNewest},
+		{"Bounded/OtherUsersUntouched", testBoundedOtherUsers},
+		{"Bounded/RacingCreatesKeepTheBound", testBoundedRace},
 	} {
-		t.Run(c.name, func(t *testing.T) { c.run(t, newStore(t)) })
+		t.Run(c.name, func(t *testing.T) {
+			s := newStore(t)
+			if _, ok := session.Store(s).(session.Bounded); !ok && strings.HasPrefix(c.name, "Bounded/") {
+				t.Skipf("storetest: %T does not implement session.Bounded", s)
+			}
+			c.run(t, s)
+		})
 	}
+}
+
+// The Bounded part: CreateBounded keeps a user's newest records.
+
+func createBounded(t *testing.T, s session.Store, r session.Record, max int) {
+	t.Helper()
+	if err := s.(session.Bounded).CreateBounded(ctx(t), r, max); err != nil {
+		t.Fatalf("CreateBounded(%s, %d): %v", r.ID, max, err)
+	}
+}
+
+// testBoundedKeepsNewest: a user at the bound loses their oldest record to
+// a new one; the new one stays; a bound of 0 bounds nothing.
+func testBoundedKeepsNewest(t *testing.T, s session.Store) {
+	for n := range 3 {
+		createBounded(t, s, recordN("u1", n), 3)
+	}
+	wantIDs(t, "three records under a bound of 3", listIDs(t, s, "u1"), recordN("u1", 2).ID, recordN("u1", 1).ID, recordN("u1", 0).ID)
+	createBounded(t, s, recordN("u1", 3), 3)
+	wantIDs(t, "a fourth under a bound of 3", listIDs(t, s, "u1"), recordN("u1", 3).ID, recordN("u1", 2).ID, recordN("u1", 1).ID)
+	if _, err := s.Get(ctx(t), recordN("u1", 0).ID); !errors.Is(err, user.ErrNotFound) {
+		t.Errorf("Get of the record past the bound = %v, want user.ErrNotFound", err)
+	}
+	createBounded(t, s, recordN("u1", 6), 1)
+	wantIDs(t, "a bound of 1", listIDs(t, s, "u1"), recordN("u1", 6).ID)
+	// Ties in CreatedAt: the lower ID goes first.
+	tie := recordN("u1", 6)
+	tie.ID = fmt.Sprintf("%032x", 0xfff000)
+	createBounded(t, s, tie, 1)
+	wantIDs(t, "a tie in CreatedAt", listIDs(t, s, "u1"), tie.ID)
+	createBounded(t, s, recordN("u1", 7), 0)
+	createBounded(t, s, recordN("u1", 8), 0)
+	wantIDs(t, "a bound of 0", listIDs(t, s, "u1"), recordN("u1", 8).ID, recordN("u1", 7).ID, tie.ID)
+}
+
+// testBoundedOtherUsers: one user's bound removes none of another's.
+func testBoundedOtherUsers(t *testing.T, s session.Store) {
+	mustCreateRecord(t, s, recordN("u2", 0))
+	mustCreateRecord(t, s, recordN("u2", 1))
+	for n := range 4 {
+		createBounded(t, s, recordN("u1", 10+n), 2)
+	}
+	wantIDs(t, "u1's records", listIDs(t, s, "u1"), recordN("u1", 13).ID, recordN("u1", 12).ID)
+	wantIDs(t, "u2's records", listIDs(t, s, "u2"), recordN("u2", 1).ID, recordN("u2", 0).ID)
+}
+
+// testBoundedRace: 24 CreateBounded of one user racing under a bound of 5
+// leave, once all have returned, the 5 newest records.
+func testBoundedRace(t *testing.T, s session.Store) {
+	const n, bound = 24, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			if err := s.(session.Bounded).CreateBounded(ctx(t), recordN("u1", i), bound); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("CreateBounded: %v", err)
+	}
+	want := []string{}
+	for i := n - 1; i >= n-bound; i-- {
+		want = append(want, recordN("u1", i).ID)
+	}
+	wantIDs(t, "after the racing creates", listIDs(t, s, "u1"), want...)
 }
 
 // sessionT0 has digits below the millisecond, which a store drops.

@@ -19,8 +19,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
@@ -28,6 +31,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/session"
@@ -65,6 +69,7 @@ type App struct {
 	closers    []func(context.Context) error
 	logger     *slog.Logger
 	pingLimits func(context.Context) error // nil: in-memory limits, never down
+	redis      redis.UniversalClient       // the limits' Redis; nil without one
 }
 
 // Close stops the service (draining mail) and closes the stores.
@@ -236,7 +241,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	passkeysDesc, err := a.passkeys(get(env, "PASSKEYS", ""), appURL, get(env, "APP_NAME", "authkit"), logger)
+	challenges, challengesDesc := a.challengeStore(records, get(env, "REDIS_PREFIX", ""))
+	passkeysDesc, err := a.passkeys(passkeySettings{
+		setting: get(env, "PASSKEYS", ""), appURL: appURL, appName: get(env, "APP_NAME", "authkit"),
+		challenges: challenges, challengesDesc: challengesDesc, capacity: get(env, "PASSKEY_CHALLENGE_CAPACITY", ""),
+	}, logger)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -256,19 +265,58 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
+// passkeySettings are the variables of the passkeys module, and the
+// challenge store chosen for it (challengeStore).
+type passkeySettings struct {
+	setting, appURL, appName string
+	challenges               onetime.Store // nil: the module's in-process store
+	challengesDesc           string
+	capacity                 string // PASSKEY_CHALLENGE_CAPACITY
+}
+
+// challengeStore is where the passkey ceremonies wait between begin and
+// finish, shared wherever the users or the limits are, so that a ceremony
+// begun on one server process finishes on another behind a load balancer:
+// the limits' Redis (keys under REDIS_PREFIX + "once:", or
+// redisstore.DefaultOneTimePrefix), else the users' SQL database (its
+// challenges table), else nil: the passkeys module's in-process store.
+func (a *App) challengeStore(rec records, redisPrefix string) (onetime.Store, string) {
+	switch {
+	case a.redis != nil:
+		prefix := redisstore.DefaultOneTimePrefix
+		if redisPrefix != "" {
+			prefix = redisPrefix + "once:"
+		}
+		return redisstore.NewOneTime(a.redis, redisstore.OneTimeConfig{Prefix: prefix}), "redis"
+	case rec.challenges != nil:
+		return rec.challenges, "database"
+	}
+	return nil, "memory"
+}
+
 // passkeys makes the passkeys module of PASSKEYS: unset, on when the user
 // store can hold passkeys (user.Passkeys); "true", on, and a store that
 // cannot is an error; "false", off. The relying party is APP_URL's host
 // and its one origin APP_URL's scheme, host and port, so the pages must
 // be opened at APP_URL (http://localhost:8080 in development: a browser
-// offers WebAuthn on plain HTTP only on localhost). It returns the
-// description for the start-up log.
-func (a *App) passkeys(setting, appURL, appName string, logger *slog.Logger) (string, error) {
+// offers WebAuthn on plain HTTP only on localhost). The ceremonies wait in
+// ps.challenges; in memory, PASSKEY_CHALLENGE_CAPACITY sets the capacity
+// of the module's store. It returns the description for the start-up log.
+func (a *App) passkeys(ps passkeySettings, logger *slog.Logger) (string, error) {
+	setting, appURL, appName := ps.setting, ps.appURL, ps.appName
 	want := strings.TrimSpace(setting)
 	switch want {
 	case "", "true", "false":
 	default:
 		return "", fmt.Errorf("PASSKEYS must be true or false, not %q", setting)
+	}
+	capacity := 0
+	if ps.capacity != "" {
+		n, err := strconv.Atoi(ps.capacity)
+		if err != nil || n <= 0 {
+			return "", fmt.Errorf("PASSKEY_CHALLENGE_CAPACITY must be a positive number, not %q", ps.capacity)
+		}
+		capacity = n
 	}
 	if want == "false" {
 		return "off", nil
@@ -285,13 +333,13 @@ func (a *App) passkeys(setting, appURL, appName string, logger *slog.Logger) (st
 	}
 	origin := u.Scheme + "://" + u.Host
 	pk, err := passkeys.New(a.Service, passkeys.Config{RPID: u.Hostname(), RPDisplayName: appName,
-		Origins: []string{origin}, Logger: logger})
+		Origins: []string{origin}, Logger: logger, Challenges: ps.challenges, ChallengeCapacity: capacity})
 	if err != nil {
 		return "", fmt.Errorf("PASSKEYS: %w", err)
 	}
 	a.Passkeys = pk
 	a.closers = append(a.closers, func(context.Context) error { return pk.Close() })
-	return "on for " + origin, nil
+	return "on for " + origin + " (challenges: " + ps.challengesDesc + ")", nil
 }
 
 // emailCodeSetting reads EMAIL_CODE: unset or "false", off (the default:
@@ -378,7 +426,7 @@ func splitList(s string) []string {
 func (a *App) openUsers(dsn, dataDir string, noLimitsTable bool) (user.Store, records, string, error) {
 	if dsn == "memory" {
 		return store.NewMemory(store.MemoryConfig{}),
-			records{store.NewMemorySessions(store.MemoryConfig{}), store.NewMemorySessions(store.MemoryConfig{})},
+			records{store.NewMemorySessions(store.MemoryConfig{}), store.NewMemorySessions(store.MemoryConfig{}), nil},
 			"memory (lost on restart)", nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -403,13 +451,15 @@ func (a *App) openUsers(dsn, dataDir string, noLimitsTable bool) (user.Store, re
 	} else if u, err := url.Parse(dsn); err == nil && u.Host != "" {
 		desc += " " + u.Host // never the password
 	}
-	return db.Users(), records{db.Sessions(), db.TrustedDevices()}, desc, nil
+	return db.Users(), records{db.Sessions(), db.TrustedDevices(), db.OneTime()}, desc, nil
 }
 
-// records are the session records and trusted browsers, in the user store's
+// records are the session records, the trusted browsers and the values
+// taken once (the passkey challenges; nil in memory), in the user store's
 // database.
 type records struct {
 	sessions, trusted session.Store
+	challenges        onetime.Store
 }
 
 func (a *App) mailer(smtpURL, from string, stdout io.Writer) (mail.Mailer, string, error) {

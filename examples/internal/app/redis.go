@@ -120,6 +120,7 @@ func (a *App) openLimits(src *redisSource, prefix string) (func(string) ratelimi
 		return nil, "", fmt.Errorf("%s: %s does not answer: %w", src.variable, strings.TrimPrefix(src.desc, "redis "), err)
 	}
 	a.closers = append(a.closers, func(context.Context) error { return client.Close() })
+	a.redis = client
 	rs := redisstore.New(client, redisstore.Config{Prefix: prefix})
 	a.pingLimits = rs.Ping
 	// One store for every limit: their keys carry the limit's name.
