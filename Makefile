@@ -17,15 +17,18 @@ BENCHSTAT_VERSION := v0.0.0-20260709024250-82a0b07e230d
 BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 
-# -timeout: the store matrix runs the whole flow suite on every store (and,
-# with AUTHKIT_FULL_MATRIX=1, on every framework); on a loaded machine it can
-# pass go test's default 10 minutes.
+# make test: every module but e2e, the end-to-end module (make test-e2e).
+E2E_MODULE := e2e
+TEST_MODULES := $(filter-out $(E2E_MODULE),$(MODULES))
+
+# -timeout: the store matrix (make test-e2e) runs the whole flow suite on
+# every store; on a loaded machine it can pass go test's default 10 minutes.
 GOTEST_FLAGS ?= -race -count=1 -timeout 25m
 BENCH ?= .
 BENCHTIME ?= 1s
 FUZZTIME ?= 20s
 
-.PHONY: all run test test-standalone release-check proxy lint fmt vet staticcheck doccheck vulncheck bench bench-timing bench-compare bench-scale fuzz tools tidy-check list
+.PHONY: all run test test-e2e test-standalone release-check proxy lint fmt vet staticcheck doccheck vulncheck bench bench-timing bench-compare bench-scale fuzz tools tidy-check list
 
 all: lint test
 
@@ -38,11 +41,37 @@ run:
 list: ## print the modules every target walks
 	@printf '%s\n' $(MODULES)
 
-test: vet ## go vet and go test -race in every module
-	@for m in $(MODULES); do \
-		echo "== test $$m"; \
-		(cd $$m && go test $(GOTEST_FLAGS) ./...); \
-	done
+# gotest DIR PACKAGES...: go test $(GOTEST_FLAGS) on the packages, run
+# from DIR; then one line naming what was skipped for a missing service or
+# program (storetest.SkipMissing writes each skip to $AUTHKIT_SKIPPED).
+# Tests find PostgreSQL, MariaDB and Redis through AUTHKIT_TEST_POSTGRES,
+# AUTHKIT_TEST_MYSQL and AUTHKIT_TEST_REDIS, or at their usual local
+# addresses when those are unset (storetest.ServiceURL).
+define gotest
+	@skipped=$$(mktemp); trap 'rm -f "$$skipped"' EXIT; \
+	status=0; (cd $(1) && AUTHKIT_SKIPPED="$$skipped" go test $(GOTEST_FLAGS) $(2)) || status=$$?; \
+	if [ -s "$$skipped" ]; then \
+		echo "!! skipped for a missing service: $$(cut -f1 "$$skipped" | sort | uniq -c | awk '{printf "%s%s (%d test%s)", sep, $$2, $$1, ($$1 == 1 ? "" : "s"); sep=", "}'); set the AUTHKIT_TEST_* variables or start the services (README, Tests)"; \
+	else \
+		echo "== nothing skipped for a missing service"; \
+	fi; \
+	exit $$status
+endef
+
+# make test: what a change needs to be trusted, in one go test run over
+# every module but e2e (packages of all modules share the machine's cores):
+# the unit tests with the race detector, the flow suite on memory on each
+# framework, every store's conformance suite on the services that answer.
+# No browser. go vet runs in make lint.
+test: ## go test -race in every module but e2e; names what it skipped
+	$(call gotest,.,$(addprefix ./,$(addsuffix /...,$(TEST_MODULES))))
+
+# make test-e2e: the e2e module (e2e/README.md): the example servers as
+# processes, the pages in headless Chromium, the flow suite over every store
+# (matrix), the OpenAPI drift test, scale-out, backend faults, passkeys on
+# every framework, the pages mounted under a prefix.
+test-e2e: ## the end-to-end tests (browsers, the store matrix, OpenAPI drift)
+	$(call gotest,$(E2E_MODULE),./...)
 
 vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...); done
@@ -178,12 +207,14 @@ bench-peers-smoke: bench-peers-install ## both peer-benchmark servers start and 
 release-check: ## go.mod rules for release, and the quick-start test
 	cd .ci/release && GOWORK=off go test -count=1 ./...
 
-# Every module's tests with GOWORK=off: each go.mod stands on its own (the
-# race detector already ran in make test). cmd/authkit, which carries
-# no replace directive, gets its siblings from a module proxy made from the
-# repository. The e2e module only builds its test binaries here: its tests
-# ran in make test, and are most of CI's time.
-test-standalone: ## go test in every module with GOWORK=off
+# Every module with GOWORK=off, each go.mod on its own: every module its
+# packages and tests use must resolve to the version go.work gives it,
+# where make test and make test-e2e ran them (else it names the go get that
+# fixes it); then go vet, and every test binary built, none run (same code,
+# same versions: their run was make test's). cmd/authkit, which carries no
+# replace directive, gets its siblings from a module proxy made from the
+# repository.
+test-standalone: ## every module with GOWORK=off: go.work's versions, go vet, tests built
 	cd .ci/release && GOWORK=off go run . standalone
 
 # make proxy PROXY_OUT=dir: a file:// module proxy of every module at the

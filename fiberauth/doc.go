@@ -13,6 +13,16 @@
 //		return c.SendString("hello " + u.Name)
 //	})
 //
+// An app's own handler that calls a typed method makes the request's
+// Visit, and answers with the visit's cookies, or with the error as the
+// JSON routes answer it:
+//
+//	v := fiberauth.Visit(c, svc)
+//	if _, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: email, Password: pw}); err != nil {
+//		return fiberauth.WriteError(c, svc, v, err)
+//	}
+//	fiberauth.WriteHeaders(c, v)
+//
 // # What fasthttp changes
 //
 // fasthttp reuses a request's buffers once its handler returns, while core

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/fiberauth"
@@ -28,6 +29,7 @@ func newExampleService() *auth.Service {
 		Keys:    keys,
 		AppURL:  "https://app.example.com",
 		Mailer:  &mail.Capture{},
+		Hasher:  password.ForTesting(), // the default bcrypt cost in production
 	})
 	if err != nil {
 		panic(err)
@@ -130,4 +132,34 @@ func ExampleRateLimit() {
 	// Output:
 	// 200 0
 	// 429 0
+}
+
+// An app's own login handler, its own answer on success: the three
+// one-liners around the typed method answer a failure as POST /api/login
+// does.
+func ExampleWriteError() {
+	svc := newExampleService()
+	defer svc.Close(context.Background())
+
+	app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{}))
+	app.Post("/session", func(c *fiber.Ctx) error {
+		v := fiberauth.Visit(c, svc)
+		res, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: c.FormValue("email"), Password: c.FormValue("password")})
+		if err != nil {
+			return fiberauth.WriteError(c, svc, v, err)
+		}
+		fiberauth.WriteHeaders(c, v) // the session cookie
+		return c.SendString("welcome " + res.User.Name)
+	})
+
+	req := httptest.NewRequest("POST", "/session", strings.NewReader("email=nobody@example.com&password=guess"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"), string(body))
+	// Output:
+	// 401 4 {"error":"Invalid credentials","code":"invalid_credentials"}
 }

@@ -109,14 +109,14 @@ func write(c *fiber.Ctx, resp *auth.Response) error {
 	return c.Status(resp.Status).Send(resp.Body)
 }
 
-// WriteHeaders puts the headers and Set-Cookie lines of a visit (see
-// auth.Visit) on c's response, for an app that calls authkit's typed
-// methods from its own fiber handlers; fiber's counterpart of
-// auth.Visit.WriteHeaders. Call it once, after the flow:
-//
-//	v := svc.Visit(fiberauth.Request(c))
-//	res, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: c.FormValue("email"), Password: c.FormValue("password")})
-//	fiberauth.WriteHeaders(c, v)
+// Visit returns the auth.Visit of c's request (svc.Visit(Request(c))), for
+// an app that calls the Service's typed methods from its own handlers.
+func Visit(c *fiber.Ctx, svc *auth.Service) *auth.Visit { return svc.Visit(request{c}) }
+
+// WriteHeaders puts the headers and Set-Cookie lines the visit's answer
+// must carry (the session or 2fa_pending cookie, the rate-limit headers)
+// on c's response, before the app writes its own status and body; fiber's
+// counterpart of auth.Visit.WriteHeaders. Call it once, after the flow.
 func WriteHeaders(c *fiber.Ctx, v *auth.Visit) {
 	setHeaders(c, v.Header())
 	for _, ck := range v.Cookies() {
@@ -124,6 +124,22 @@ func WriteHeaders(c *fiber.Ctx, v *auth.Visit) {
 			c.Response().Header.Add(fiber.HeaderSetCookie, line)
 		}
 	}
+}
+
+// WriteError answers err as authkit's JSON routes answer it: the status,
+// the body {"error", "code"} (with "retryAfter" on a 429) in the visit's
+// language, the limit's headers with Retry-After on a 429, Retry-After on
+// a 503, and the visit's cookies and headers. An error that is not an
+// *auth.Error is logged with c.UserContext() and answered 503 (a backend)
+// or 500, as auth.AsError says. It writes the visit's headers itself: call
+// it instead of WriteHeaders, not after. It returns what fiber's Send
+// returns, for the handler to return. A nil err answers 500.
+func WriteError(c *fiber.Ctx, svc *auth.Service, v *auth.Visit, err error) error {
+	if err == nil {
+		err = auth.ErrInternal
+	}
+	resp := svc.Answer(c.UserContext(), v, strings.Clone(c.Route().Path), nil, err)
+	return write(c, &resp)
 }
 
 // setHeaders sets every header of h on c's response, replacing fiber's.

@@ -81,24 +81,6 @@ func TestFlows(t *testing.T) {
 	})
 }
 
-// TestFlowsUnderPrefix runs the suite through a group: its base URL is
-// the prefix.
-func TestFlowsUnderPrefix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the whole suite again, under a prefix")
-	}
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			app := newApp(svc, fiber.Config{})
-			fiberauth.Register(app.Group("/auth"), svc)
-			return serve(t, app) + "/auth"
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-	})
-}
-
 // newService returns a Service on a fresh memory store for the unit tests
 // of this package.
 func newService(t testing.TB) (*auth.Service, *mail.Capture) {
@@ -569,4 +551,33 @@ func TestHTTPHandler(t *testing.T) {
 		resp.Header.Get("X-Seen") != "POST /x/y 1 in v from fiber" || !strings.Contains(resp.Header.Get("Set-Cookie"), "set=1") {
 		t.Fatalf("%d %q %q %q", resp.StatusCode, got, resp.Header.Get("X-Seen"), resp.Header.Get("Set-Cookie"))
 	}
+}
+
+// TestAppHandlers: an app's own handlers written with Visit, WriteHeaders
+// and WriteError answer as the JSON routes do.
+func TestAppHandlers(t *testing.T) {
+	authtest.CheckAppHandlers(t, store.NewMemory(store.MemoryConfig{}), func(t *testing.T, svc *auth.Service) string {
+		app := newApp(svc, fiber.Config{})
+		fiberauth.Register(app, svc)
+		app.Post("/app/login", func(c *fiber.Ctx) error {
+			var in authtest.AppLogin
+			_ = json.Unmarshal(c.Body(), &in)
+			v := fiberauth.Visit(c, svc)
+			if _, err := svc.Login(c.UserContext(), v, auth.LoginInput{Email: in.Email, Password: in.Password}); err != nil {
+				return fiberauth.WriteError(c, svc, v, err)
+			}
+			fiberauth.WriteHeaders(c, v)
+			return c.SendString("ok")
+		})
+		app.Get("/app/me", func(c *fiber.Ctx) error {
+			v := fiberauth.Visit(c, svc)
+			u, err := svc.CurrentUser(c.UserContext(), v)
+			if err != nil {
+				return fiberauth.WriteError(c, svc, v, err)
+			}
+			fiberauth.WriteHeaders(c, v)
+			return c.SendString(u.Email)
+		})
+		return serve(t, app)
+	})
 }

@@ -24,6 +24,17 @@
 // request.) RateLimit limits the app's own routes with the
 // same store, headers and 429 body as authkit's.
 //
+// An app's own handler that calls a typed method makes the request's
+// Visit, and answers with the visit's cookies, or with the error as the
+// JSON routes answer it:
+//
+//	v := ginauth.Visit(c, svc)
+//	if _, err := svc.Login(c.Request.Context(), v, auth.LoginInput{Email: email, Password: pw}); err != nil {
+//		ginauth.WriteError(c, svc, v, err)
+//		return
+//	}
+//	ginauth.WriteHeaders(c, v)
+//
 // Register answers every method of gin's RouterGroup.Any list on
 // authkit's paths (a JSON 405 for the wrong one); New returns an engine
 // that also answers unknown paths with a JSON 404.

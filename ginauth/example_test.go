@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/ginauth"
@@ -25,6 +26,7 @@ func exampleService() *auth.Service {
 		Secrets: []string{strings.Repeat("x", 32)}, // SESSION_SECRET: at least 32 random bytes
 		Keys:    keys,
 		AppURL:  "https://app.example.com",
+		Hasher:  password.ForTesting(), // the default bcrypt cost in production
 	})
 	if err != nil {
 		panic(err)
@@ -94,4 +96,33 @@ func ExampleRateLimit() {
 	fmt.Println(w.Code, w.Body.String(), "remaining:", w.Header().Get("X-RateLimit-Remaining"))
 	// Output:
 	// 200 results remaining: 29
+}
+
+// An app's own login handler, its own answer on success: the three
+// one-liners around the typed method answer a failure as POST /api/login
+// does.
+func ExampleWriteError() {
+	gin.SetMode(gin.ReleaseMode)
+	svc := exampleService()
+	defer svc.Close(context.Background())
+
+	r := gin.New()
+	r.POST("/session", func(c *gin.Context) {
+		v := ginauth.Visit(c, svc)
+		res, err := svc.Login(c.Request.Context(), v, auth.LoginInput{Email: c.PostForm("email"), Password: c.PostForm("password")})
+		if err != nil {
+			ginauth.WriteError(c, svc, v, err)
+			return
+		}
+		ginauth.WriteHeaders(c, v) // the session cookie
+		c.String(http.StatusOK, "welcome %s", res.User.Name)
+	})
+
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/session", strings.NewReader("email=nobody@example.com&password=guess"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Body.String())
+	// Output:
+	// 401 4 {"error":"Invalid credentials","code":"invalid_credentials"}
 }

@@ -12,6 +12,37 @@ import (
 // Service directly. Use it only while c's handler runs.
 func Request(c *gin.Context) auth.Request { return auth.HTTPRequest(c.Request, c.Param) }
 
+// Visit returns the auth.Visit of c's request (svc.Visit(Request(c))), for
+// an app that calls the Service's typed methods from its own handlers. Use
+// it only while c's handler runs.
+func Visit(c *gin.Context, svc *auth.Service) *auth.Visit { return svc.Visit(Request(c)) }
+
+// WriteHeaders adds the headers and Set-Cookie lines the visit's answer
+// must carry (the session or 2fa_pending cookie, the rate-limit headers)
+// to c's response, before the app writes its own status and body. Call it
+// once, after the flow.
+func WriteHeaders(c *gin.Context, v *auth.Visit) { v.WriteHeaders(c.Writer) }
+
+// WriteError answers err as authkit's JSON routes answer it: the status,
+// the body {"error", "code"} (with "retryAfter" on a 429) in the visit's
+// language, the limit's headers with Retry-After on a 429, Retry-After on
+// a 503, and the visit's cookies and headers. An error that is not an
+// *auth.Error is logged with the request's context and answered 503 (a
+// backend) or 500, as auth.AsError says. It writes the visit's headers
+// itself: call it instead of WriteHeaders, not after. It does not abort
+// the chain (c.Abort). A nil err answers 500.
+func WriteError(c *gin.Context, svc *auth.Service, v *auth.Visit, err error) {
+	if err == nil {
+		err = auth.ErrInternal
+	}
+	op := c.FullPath()
+	if op == "" {
+		op = c.Request.URL.Path
+	}
+	resp := svc.Answer(c.Request.Context(), v, op, nil, err)
+	resp.Write(c.Writer)
+}
+
 // methods are the methods Register answers on each authkit path: gin's
 // RouterGroup.Any list.
 var methods = []string{

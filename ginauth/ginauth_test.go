@@ -39,22 +39,6 @@ func TestFlows(t *testing.T) {
 	})
 }
 
-// TestFlowsInGroup runs the suite on the routes of a group with a prefix,
-// behind gin.Recovery, in an engine with gin's default settings.
-func TestFlowsInGroup(t *testing.T) {
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			r := gin.New()
-			r.Use(gin.Recovery())
-			ginauth.Register(r.Group("/auth"), svc)
-			return authtest.Serve(t, r) + "/auth"
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-	})
-}
-
 // newService returns a Service on a fresh memory store for the unit tests
 // of this package.
 func newService(t *testing.T, opts ...func(*auth.Config)) (*auth.Service, *mail.Capture) {
@@ -207,9 +191,13 @@ func TestNewTrustsNoProxy(t *testing.T) {
 	}
 }
 
+// TestRegisterGroup: the routes on a group with a prefix, behind
+// gin.Recovery as in an app's engine. The flow suite runs on ginauth.New
+// (TestFlows); CheckMountedAt proves the prefix.
 func TestRegisterGroup(t *testing.T) {
 	svc, _ := newService(t)
 	r := gin.New()
+	r.Use(gin.Recovery())
 	ginauth.Register(r.Group("/auth"), svc)
 	base := authtest.Serve(t, r)
 	c := authtest.CheckMountedAt(t, base, "/auth")
@@ -290,4 +278,34 @@ func TestRequestBodyMaxBytesError(t *testing.T) {
 	base := authtest.Serve(t, r)
 	authtest.WantError(t, authtest.Send(t, authtest.Browser(t), http.MethodPost, base+"/api/login", `{"email":"ada@example.com","password":"x"}`),
 		http.StatusRequestEntityTooLarge, "Request body too large")
+}
+
+// TestAppHandlers: an app's own handlers written with Visit, WriteHeaders
+// and WriteError answer as the JSON routes do.
+func TestAppHandlers(t *testing.T) {
+	authtest.CheckAppHandlers(t, store.NewMemory(store.MemoryConfig{}), func(t *testing.T, svc *auth.Service) string {
+		r := ginauth.New(svc)
+		r.POST("/app/login", func(c *gin.Context) {
+			var in authtest.AppLogin
+			_ = c.ShouldBindJSON(&in)
+			v := ginauth.Visit(c, svc)
+			if _, err := svc.Login(c.Request.Context(), v, auth.LoginInput{Email: in.Email, Password: in.Password}); err != nil {
+				ginauth.WriteError(c, svc, v, err)
+				return
+			}
+			ginauth.WriteHeaders(c, v)
+			c.String(http.StatusOK, "ok")
+		})
+		r.GET("/app/me", func(c *gin.Context) {
+			v := ginauth.Visit(c, svc)
+			u, err := svc.CurrentUser(c.Request.Context(), v)
+			if err != nil {
+				ginauth.WriteError(c, svc, v, err)
+				return
+			}
+			ginauth.WriteHeaders(c, v)
+			c.String(http.StatusOK, u.Email)
+		})
+		return authtest.Serve(t, r)
+	})
 }

@@ -14,4 +14,15 @@
 //		u, _ := nethttpauth.CurrentUser(r)
 //		fmt.Fprintf(w, "hello %s", u.Name)
 //	}
+//
+// An app's own handler that calls a typed method makes the request's
+// Visit, and answers with the visit's cookies, or with the error as the
+// JSON routes answer it:
+//
+//	v := nethttpauth.Visit(r, svc)
+//	if _, err := svc.Login(r.Context(), v, auth.LoginInput{Email: email, Password: pw}); err != nil {
+//		nethttpauth.WriteError(w, r, svc, v, err)
+//		return
+//	}
+//	nethttpauth.WriteHeaders(w, v)
 package nethttpauth

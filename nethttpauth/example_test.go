@@ -48,3 +48,42 @@ func Example() {
 	// Output:
 	// 401 {"error":"Not authenticated","code":"not_authenticated"}
 }
+
+// An app's own login handler, its own answer on success: the three
+// one-liners around the typed method answer a failure as POST /api/login
+// does.
+func ExampleWriteError() {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	svc, err := auth.New(auth.Config{
+		Users:   store.NewMemory(store.MemoryConfig{}),
+		Secrets: []string{strings.Repeat("s", 32)},
+		Keys:    keys,
+		AppURL:  "https://app.example.com",
+		Hasher:  password.ForTesting(),
+		Logger:  slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer svc.Close(context.Background())
+
+	login := func(w http.ResponseWriter, r *http.Request) {
+		v := nethttpauth.Visit(r, svc)
+		res, err := svc.Login(r.Context(), v, auth.LoginInput{Email: r.FormValue("email"), Password: r.FormValue("password")})
+		if err != nil {
+			nethttpauth.WriteError(w, r, svc, v, err)
+			return
+		}
+		nethttpauth.WriteHeaders(w, v) // the session cookie
+		fmt.Fprintf(w, "welcome %s", res.User.Name)
+	}
+
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/session", strings.NewReader("email=nobody@example.com&password=guess"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	login(w, r)
+	fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Body.String())
+	// Output:
+	// 401 4 {"error":"Invalid credentials","code":"invalid_credentials"}
+}

@@ -12,6 +12,35 @@ import (
 // Service directly.
 func Request(r *http.Request) auth.Request { return auth.HTTPRequest(r, nil) }
 
+// Visit returns the auth.Visit of r (svc.Visit(Request(r))), for an app
+// that calls the Service's typed methods from its own handlers.
+func Visit(r *http.Request, svc *auth.Service) *auth.Visit { return svc.Visit(Request(r)) }
+
+// WriteHeaders adds the headers and Set-Cookie lines the visit's answer
+// must carry (the session or 2fa_pending cookie, the rate-limit headers)
+// to w, before the app writes its own status and body: v.WriteHeaders(w).
+// Call it once, after the flow.
+func WriteHeaders(w http.ResponseWriter, v *auth.Visit) { v.WriteHeaders(w) }
+
+// WriteError answers err as authkit's JSON routes answer it: the status,
+// the body {"error", "code"} (with "retryAfter" on a 429) in the visit's
+// language, the limit's headers with Retry-After on a 429, Retry-After on
+// a 503, and the visit's cookies and headers. An error that is not an
+// *auth.Error is logged with r's context and answered 503 (a backend) or
+// 500, as auth.AsError says. It writes the visit's headers itself: call it
+// instead of WriteHeaders, not after. A nil err answers 500.
+func WriteError(w http.ResponseWriter, r *http.Request, svc *auth.Service, v *auth.Visit, err error) {
+	if err == nil {
+		err = auth.ErrInternal
+	}
+	op := r.Pattern
+	if op == "" {
+		op = r.URL.Path
+	}
+	resp := svc.Answer(r.Context(), v, op, nil, err)
+	resp.Write(w)
+}
+
 // Mount registers every authkit route on mux under prefix ("" or a path
 // such as "/auth": routes then live at /auth/api/login, ...). Each route
 // path also answers other methods with a JSON 405.

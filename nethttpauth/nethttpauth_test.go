@@ -1,6 +1,7 @@
 package nethttpauth_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -126,4 +127,35 @@ func TestRequestBodyLimit(t *testing.T) {
 	base := authtest.Serve(t, nethttpauth.Handler(svc))
 	body := `{"email":"` + strings.Repeat("a", 16<<10) + `@example.com","password":"x"}`
 	authtest.WantError(t, authtest.Send(t, authtest.Browser(t), http.MethodPost, base+"/api/login", body), http.StatusRequestEntityTooLarge, "Request body too large")
+}
+
+// TestAppHandlers: an app's own handlers written with Visit, WriteHeaders
+// and WriteError answer as the JSON routes do.
+func TestAppHandlers(t *testing.T) {
+	authtest.CheckAppHandlers(t, store.NewMemory(store.MemoryConfig{}), func(t *testing.T, svc *auth.Service) string {
+		mux := http.NewServeMux()
+		nethttpauth.Mount(mux, svc, "")
+		mux.HandleFunc("POST /app/login", func(w http.ResponseWriter, r *http.Request) {
+			var in authtest.AppLogin
+			_ = json.NewDecoder(r.Body).Decode(&in)
+			v := nethttpauth.Visit(r, svc)
+			if _, err := svc.Login(r.Context(), v, auth.LoginInput{Email: in.Email, Password: in.Password}); err != nil {
+				nethttpauth.WriteError(w, r, svc, v, err)
+				return
+			}
+			nethttpauth.WriteHeaders(w, v)
+			_, _ = io.WriteString(w, "ok")
+		})
+		mux.HandleFunc("GET /app/me", func(w http.ResponseWriter, r *http.Request) {
+			v := nethttpauth.Visit(r, svc)
+			u, err := svc.CurrentUser(r.Context(), v)
+			if err != nil {
+				nethttpauth.WriteError(w, r, svc, v, err)
+				return
+			}
+			nethttpauth.WriteHeaders(w, v)
+			_, _ = io.WriteString(w, u.Email)
+		})
+		return authtest.Serve(t, mux)
+	})
 }

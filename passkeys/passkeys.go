@@ -534,8 +534,8 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 		}
 		return auth.PasskeyInfo{}, fmt.Errorf("passkeys: add: %w", err)
 	}
-	h.svc.Audit(v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
-	h.svc.Notify(v, mailPasskeyAdded, u, mailData(name))
+	h.svc.Audit(ctx, v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
+	h.svc.Notify(ctx, v, mailPasskeyAdded, u, mailData(name))
 	return auth.NewPasskeyInfo(p), nil
 }
 
@@ -724,7 +724,7 @@ func (h *Handler) used(ctx context.Context, v *auth.Visit, acct *account, cred *
 	got := parsed.Response.AuthenticatorData.Counter
 	if cred.Authenticator.CloneWarning {
 		refused := h.cfg.RefuseCounterRegression
-		h.svc.Audit(v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
+		h.svc.Audit(ctx, v, auth.Event{Type: auth.EventPasskeyCountRegressed, UserID: acct.u.ID,
 			Detail: fmt.Sprintf("stored %d, received %d, refused %t", p.SignCount, got, refused)})
 		if refused {
 			return auth.ErrPasskeyCountRegressed

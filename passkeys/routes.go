@@ -96,7 +96,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op string, fn ro
 	if err == nil {
 		body, err = fn(r, v)
 	}
-	resp := h.svc.Answer(v, op, body, err)
+	resp := h.svc.Answer(r.Context(), v, op, body, err)
 	resp.Write(w)
 }
 

@@ -3,7 +3,8 @@
 //
 //	go run . check             the go.mod rules below; exit 1 naming each broken one
 //	go run . proxy -out DIR    a file:// module proxy of every module at the release version
-//	go run . standalone [DIR...] every module's tests (or those named) with GOWORK=off
+//	go run . standalone [DIR...] every module (or those named) with GOWORK=off: the same
+//	                           dependency versions as in go.work, go vet, every test built
 //	go run . tidy              fails when go mod tidy would change a go.mod or go.sum,
 //	                           or when go.work.sum is not what the workspace needs
 //	go run . worksum [-w]      the go.work.sum check alone; -w rewrites go.work.sum
@@ -40,6 +41,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -96,17 +98,7 @@ func run(args []string) error {
 		fmt.Printf("GOPROXY=file://%s (%d modules at %s)\n", filepath.ToSlash(abs), len(mods), v)
 		return nil
 	case "standalone":
-		return forEach(root, mods, args[1:], func(m Module, env *proxyEnv) error {
-			if m.Dir == "e2e" {
-				// The repository's own end-to-end tests (nothing imports
-				// them) already ran in make test, race detector on, with
-				// the same code; their run takes most of CI's time. Here
-				// only what GOWORK=off changes matters, the module's own
-				// dependency graph: build every test binary, run none.
-				return env.goCmd(m, "test", "-count=1", "-run", "^$", "./...")
-			}
-			return env.goCmd(m, "test", "-count=1", "./...")
-		})
+		return forEach(root, mods, args[1:], standalone)
 	case "tidy":
 		if err := forEach(root, mods, nil, func(m Module, env *proxyEnv) error { return env.tidy(m) }); err != nil {
 			return err
@@ -122,6 +114,69 @@ func run(args []string) error {
 		return workSum(root, *write)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// standalone checks that m, with GOWORK=off, is the module whose tests
+// make test ran in the workspace: every module its packages and tests
+// use resolves to the version it has in go.work (else the workspace's
+// test run proved other code than a user of m builds); then go vet, and
+// every test binary built (run none: their code and versions are the ones
+// make test and make test-e2e ran, race detector on).
+func standalone(m Module, env *proxyEnv) error {
+	if err := sameVersions(m, env); err != nil {
+		return err
+	}
+	if err := env.goCmd(m, "vet", "./..."); err != nil {
+		return fmt.Errorf("go vet: %w", err)
+	}
+	return env.goCmd(m, "test", "-count=1", "-vet=off", "-run", "^$", "./...")
+}
+
+// depsFormat prints the module of every package go list names, authkit's
+// own modules left out.
+const depsFormat = `{{with .Module}}{{if not .Main}}{{.Path}} {{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}{{end}}{{end}}`
+
+// sameVersions fails, naming each, when a module that m's packages or
+// tests use resolves to another version with GOWORK=off than in go.work.
+func sameVersions(m Module, env *proxyEnv) error {
+	list := func(workspace bool) (map[string]string, error) {
+		out, err := env.goOutput(m, workspace, "list", "-deps", "-test", "-f", depsFormat, "./...")
+		if err != nil {
+			return nil, err
+		}
+		vs := map[string]string{}
+		for _, line := range strings.Split(string(out), "\n") {
+			path, version, ok := strings.Cut(line, " ")
+			if ok && path != repoPath && !strings.HasPrefix(path, repoPath+"/") {
+				vs[path] = version
+			}
+		}
+		return vs, nil
+	}
+	work, err := list(true)
+	if err != nil {
+		return fmt.Errorf("go list in the workspace: %w", err)
+	}
+	alone, err := list(false)
+	if err != nil {
+		return fmt.Errorf("go list with GOWORK=off: %w", err)
+	}
+	var errs []error
+	for _, path := range slices.Sorted(maps.Keys(work)) {
+		if alone[path] != work[path] {
+			errs = append(errs, fmt.Errorf("%s is %s with GOWORK=off, %s in go.work, where the tests ran: go get %s@%s in %s, then go mod tidy",
+				path, or(alone[path], "missing"), work[path], path, work[path], m.Dir))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// or returns s, or alt when s is empty.
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 // check returns every broken rule of the package doc.
@@ -288,6 +343,27 @@ func (e *proxyEnv) goCmd(m Module, args ...string) error {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
+}
+
+// goOutput runs the go command in m's directory, in the workspace or as
+// goCmd does, and returns its standard output.
+func (e *proxyEnv) goOutput(m Module, workspace bool, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(e.root, filepath.FromSlash(m.Dir))
+	switch {
+	case workspace:
+		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(e.root, "go.work"))
+	case m.Installable():
+		modf, err := e.copyModFile(m)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(e.env, "GOFLAGS=-modcacherw -mod=mod -modfile="+modf)
+	default:
+		cmd.Env = e.envFor(m)
+	}
+	cmd.Stderr = os.Stderr
+	return cmd.Output()
 }
 
 // envFor returns the environment of the go command on m: the proxy's for

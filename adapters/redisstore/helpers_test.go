@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,19 +21,13 @@ import (
 )
 
 // realRedisOptions returns the client options for the server named by
-// AUTHKIT_TEST_REDIS. It skips tb when the variable is unset, or fails it
-// when AUTHKIT_REQUIRE_SERVICES=1. The pool is kept small: the server is
-// shared with other tests.
+// AUTHKIT_TEST_REDIS, or at its usual local address (storetest.ServiceURL).
+// It skips tb when there is none, or fails it when
+// AUTHKIT_REQUIRE_SERVICES=1. The pool is kept small: the server is shared
+// with other tests.
 func realRedisOptions(tb testing.TB) *redis.Options {
 	tb.Helper()
-	url := os.Getenv("AUTHKIT_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			tb.Fatal("AUTHKIT_TEST_REDIS is not set and AUTHKIT_REQUIRE_SERVICES=1")
-		}
-		tb.Skip("AUTHKIT_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0): skipping the tests on a real Redis")
-	}
-	opts, err := redis.ParseURL(url)
+	opts, err := redis.ParseURL(storetest.ServiceURL(tb, storetest.EnvRedis))
 	if err != nil {
 		tb.Fatalf("AUTHKIT_TEST_REDIS: %v", err)
 	}
@@ -94,9 +87,8 @@ type backend struct {
 	real    bool
 }
 
-// backends returns miniredis, and the real Redis when AUTHKIT_TEST_REDIS is
-// set (or when AUTHKIT_REQUIRE_SERVICES=1, so that a missing variable fails
-// the real-Redis subtest instead of leaving it out).
+// backends returns miniredis and the real Redis (skipped without one, or
+// failed when AUTHKIT_REQUIRE_SERVICES=1).
 func backends() []backend {
 	return []backend{
 		{

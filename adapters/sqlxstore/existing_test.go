@@ -3,6 +3,7 @@ package sqlxstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -16,12 +17,32 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// legacyHash is what the app stored before authkit: bcrypt, cost 10, of
-// legacyPassword.
+// legacyPassword is the password of the users the app had before authkit.
+const legacyPassword = "correct horse battery staple"
+
+// Bcrypt costs of the test: the app's legacy hashes are at legacyCost, the
+// Service's hasher at serviceCost. A login rehashes a hash below the
+// hasher's cost whatever the two costs are (production: 10 and 12); the
+// lowest bcrypt allows keep the race detector's run short.
 const (
-	legacyHash     = "$2a$10$l1m6S6qi9h8yCgOn1n90juFsd2ofoGoluBO1eHhiKL3Vfqi16lZea"
-	legacyPassword = "correct horse battery staple"
+	legacyCost  = 4
+	serviceCost = 5
 )
+
+// newLegacyHash returns what the app stored before authkit: bcrypt, cost
+// legacyCost, of legacyPassword.
+func newLegacyHash(t *testing.T) string {
+	t.Helper()
+	h, err := password.New(password.Config{BcryptCost: legacyCost, AllowLowCost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := h.Hash(t.Context(), legacyPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
+}
 
 // TestExistingUsers: rows the app had before authkit work as they are, in
 // both layouts on every database: found by the lowercase form of their
@@ -43,6 +64,7 @@ func testExistingUsers(t *testing.T, pool *sqlxstore.DB, layout sqlxstore.Layout
 	ctx := t.Context()
 	x := pool.SQLX()
 	prefix, table := appTable(t, pool, "legacy")
+	legacyHash := newLegacyHash(t)
 	insert := x.Rebind(`INSERT INTO ` + table + ` (email, password_hash) VALUES (?, ?)`)
 	if _, err := x.ExecContext(ctx, insert, "Alice@Example.COM", legacyHash); err != nil {
 		t.Fatal(err)
@@ -102,7 +124,7 @@ func testExistingUsers(t *testing.T, pool *sqlxstore.DB, layout sqlxstore.Layout
 		t.Fatalf("after the first state change: verified %v (was %v), version %d", again.EmailVerifiedAt, alice.EmailVerifiedAt, again.SessionVersion)
 	}
 
-	// Login with the address typed in any case; the cost-10 hash verifies
+	// Login with the address typed in any case; the legacy hash verifies
 	// and is replaced by one at the hasher's cost, in the app's column.
 	svc := newService(t, s)
 	v := svc.Visit(auth.HTTPRequest(httptest.NewRequest("POST", "/api/auth/login", nil), nil))
@@ -117,10 +139,10 @@ func testExistingUsers(t *testing.T, pool *sqlxstore.DB, layout sqlxstore.Layout
 	if err := x.QueryRowxContext(ctx, x.Rebind(`SELECT password_hash, email FROM `+table+` WHERE id = ?`), alice.ID).Scan(&stored, &email); err != nil {
 		t.Fatal(err)
 	}
-	if stored == legacyHash || !strings.HasPrefix(stored, "$2a$12$") {
-		t.Fatalf("hash in the app's column after login = %q, want a new cost-12 bcrypt hash", stored)
+	if want := fmt.Sprintf("$2a$%02d$", serviceCost); stored == legacyHash || !strings.HasPrefix(stored, want) {
+		t.Fatalf("hash in the app's column after login = %q, want a new bcrypt hash beginning %s", stored, want)
 	}
-	h, err := password.New(password.Config{})
+	h, err := password.New(password.Config{BcryptCost: serviceCost, AllowLowCost: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +154,14 @@ func testExistingUsers(t *testing.T, pool *sqlxstore.DB, layout sqlxstore.Layout
 	}
 }
 
-// newService is the flows over users with default settings (bcrypt at
-// cost 12).
+// newService is the flows over users with default settings but the
+// hasher: bcrypt at serviceCost.
 func newService(t *testing.T, users user.Store) *auth.Service {
 	t.Helper()
+	hasher, err := password.New(password.Config{BcryptCost: serviceCost, AllowLowCost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	k, err := secretbox.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +171,7 @@ func newService(t *testing.T, users user.Store) *auth.Service {
 		t.Fatal(err)
 	}
 	svc, err := auth.New(auth.Config{
-		Users: users, Keys: keys, Secrets: []string{strings.Repeat("s", 32)}, AppURL: "http://localhost",
+		Users: users, Hasher: hasher, Keys: keys, Secrets: []string{strings.Repeat("s", 32)}, AppURL: "http://localhost",
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -4,19 +4,20 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
-// Test databases. The PostgreSQL and MySQL tests need a server and read its
-// URL from these variables; SQLite always runs, on files in t.TempDir().
+// Test databases. The PostgreSQL and MySQL tests need a server, found by
+// storetest.ServiceURL (its variable, else the usual local address);
+// SQLite always runs, on files in t.TempDir().
 const (
-	envPostgres = "AUTHKIT_TEST_POSTGRES"
-	envMySQL    = "AUTHKIT_TEST_MYSQL"
+	envPostgres = storetest.EnvPostgres
+	envMySQL    = storetest.EnvMySQL
 )
 
 // maxTestConns caps each test pool: the servers are shared.
@@ -34,18 +35,11 @@ var backends = []backend{
 	{"MySQL", envMySQL},
 }
 
-// serviceURL returns the URL in env, or skips the test (fails it when
-// AUTHKIT_REQUIRE_SERVICES=1).
+// serviceURL returns the server's URL from env or its usual local
+// address, or skips the test (fails it when AUTHKIT_REQUIRE_SERVICES=1).
 func serviceURL(t testing.TB, env string) string {
 	t.Helper()
-	u := os.Getenv(env)
-	if u == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is not set (AUTHKIT_REQUIRE_SERVICES=1)", env)
-		}
-		t.Skipf("%s is not set", env)
-	}
-	return u
+	return storetest.ServiceURL(t, env)
 }
 
 // backendURL is the URL to open b at: the server's, or a fresh SQLite file.

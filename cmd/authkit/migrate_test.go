@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -79,15 +79,9 @@ func TestMigrateStatus(t *testing.T) {
 // TestMigrateOnServers migrates PostgreSQL and MariaDB through the CLI,
 // each on tables of its own.
 func TestMigrateOnServers(t *testing.T) {
-	for _, env := range []string{"AUTHKIT_TEST_POSTGRES", "AUTHKIT_TEST_MYSQL"} {
+	for _, env := range []string{storetest.EnvPostgres, storetest.EnvMySQL} {
 		t.Run(env, func(t *testing.T) {
-			url := os.Getenv(env)
-			if url == "" {
-				if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-					t.Fatalf("%s is not set (AUTHKIT_REQUIRE_SERVICES=1)", env)
-				}
-				t.Skipf("%s is not set", env)
-			}
+			url := storetest.ServiceURL(t, env)
 			prefix := randomPrefix()
 			t.Cleanup(func() { dropTables(t, url, prefix) })
 			for i, want := range []string{appliedAll, "is up to date\n"} {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -37,13 +37,7 @@ func eachDB(t *testing.T, test func(t *testing.T, d *supportDB)) {
 		test(t, newSupportDB(t, "sqlite://"+filepath.Join(t.TempDir(), "app.db"), "authkit_"))
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
-		url := os.Getenv("AUTHKIT_TEST_POSTGRES")
-		if url == "" {
-			if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-				t.Fatal("AUTHKIT_TEST_POSTGRES is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-			}
-			t.Skip("AUTHKIT_TEST_POSTGRES is not set")
-		}
+		url := storetest.ServiceURL(t, storetest.EnvPostgres)
 		prefix := randomPrefix()
 		t.Cleanup(func() { dropTables(t, url, prefix) })
 		test(t, newSupportDB(t, url, prefix))
@@ -416,13 +410,7 @@ func eachServer(t *testing.T, test func(t *testing.T, url, prefix string, d sqlx
 		test(t, "sqlite://"+filepath.Join(t.TempDir(), "app.db"), "authkit_", sqlxstore.SQLite)
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
-		url := os.Getenv("AUTHKIT_TEST_POSTGRES")
-		if url == "" {
-			if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-				t.Fatal("AUTHKIT_TEST_POSTGRES is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-			}
-			t.Skip("AUTHKIT_TEST_POSTGRES is not set")
-		}
+		url := storetest.ServiceURL(t, storetest.EnvPostgres)
 		prefix := randomPrefix()
 		t.Cleanup(func() { dropTables(t, url, prefix) })
 		test(t, url, prefix, sqlxstore.Postgres)

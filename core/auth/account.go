@@ -34,7 +34,8 @@ type RegisterInput struct {
 // and hashed, a 24-hour verification link mailed (unless
 // FeatureEmailVerification is off), and the new user signed in on v.
 func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *user.User, err error) {
-	defer s.enter(ctx, v, "register").end(&err)
+	ctx, flow := s.enter(ctx, v, "register")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureRegistration); err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := checkText(fields...); err != nil {
 		return nil, err
 	}
-	vd, err := s.check(v, s.lim.register, v.ip)
+	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
 	if err != nil {
 		return nil, err
 	}
@@ -64,13 +65,13 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := s.checkPolicy(in.Password); err != nil {
 		return nil, err
 	}
-	switch _, err := s.users.ByEmail(v.ctx, email); {
+	switch _, err := s.users.ByEmail(ctx, email); {
 	case err == nil:
 		return nil, ErrEmailRegistered
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, fmt.Errorf("register: lookup: %w", err)
 	}
-	if err := s.checkBreached(v, in.Password); err != nil {
+	if err := s.checkBreached(ctx, v, in.Password); err != nil {
 		return nil, err
 	}
 	reg := &Registration{Email: email, Name: name, Fields: map[string]string{}}
@@ -78,15 +79,15 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 		reg.Fields[f] = in.Fields[f]
 	}
 	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(v, "BeforeRegister", func() error { return h(v.ctx, reg) }); err != nil {
+		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
 			return nil, err
 		}
 	}
-	hash, err := s.hasher.Hash(v.ctx, in.Password)
+	hash, err := s.hasher.Hash(ctx, in.Password)
 	if err != nil {
 		return nil, fmt.Errorf("register: hash: %w", err)
 	}
-	u, err := s.users.registration.Create(v.ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
+	u, err := s.users.registration.Create(ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
 	if err != nil {
 		if errors.Is(err, user.ErrEmailTaken) {
 			return nil, ErrEmailRegistered
@@ -94,22 +95,22 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 		return nil, fmt.Errorf("register: create: %w", err)
 	}
 	if h := s.cfg.Hooks.AfterRegister; h != nil {
-		if err := s.runHook(v, "AfterRegister", func() error { return h(v.ctx, u.Clone(), reg) }); err != nil {
+		if err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) }); err != nil {
 			// Undo: no account, no mail, no session is left by a failed hook.
-			if derr := s.users.registration.Delete(context.WithoutCancel(v.ctx), u.ID); derr != nil {
+			if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
 				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
 			}
 			return nil, err
 		}
 	}
-	if err := s.sendVerification(v, u, u.Email); err != nil {
+	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return nil, fmt.Errorf("register: verification token: %w", err)
 	}
-	if err := s.startSession(v, u, false); err != nil {
+	if err := s.startSession(ctx, v, u, false); err != nil {
 		return nil, fmt.Errorf("register: session: %w", err)
 	}
-	s.rememberDevice(v, u)
-	s.audit(v, Event{Type: EventRegistered, UserID: u.ID})
+	s.rememberDevice(ctx, v, u)
+	s.audit(ctx, v, Event{Type: EventRegistered, UserID: u.ID})
 	return u, nil
 }
 
@@ -118,11 +119,11 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 // the password passes with a warning logged, or with
 // Config.PasswordCheckFailClosed the flow fails as a backend that is down
 // (503). Neither the password nor anything derived from it is logged.
-func (s *Service) checkBreached(v *Visit, pw string) error {
+func (s *Service) checkBreached(ctx context.Context, v *Visit, pw string) error {
 	if s.cfg.PasswordChecker == nil {
 		return nil
 	}
-	err := s.cfg.PasswordChecker.Check(v.ctx, pw)
+	err := s.cfg.PasswordChecker.Check(ctx, pw)
 	switch {
 	case err == nil:
 		return nil
@@ -131,7 +132,7 @@ func (s *Service) checkBreached(v *Visit, pw string) error {
 	case s.cfg.PasswordCheckFailClosed:
 		return fmt.Errorf("breached-password check: %w: %w", errBackend, err)
 	}
-	s.log.WarnContext(v.ctx, "authkit: breached-password check failed; the password was let through", "err", err)
+	s.log.WarnContext(ctx, "authkit: breached-password check failed; the password was let through", "err", err)
 	return nil
 }
 
@@ -157,7 +158,7 @@ func (s *Service) checkPolicy(pw string) error {
 
 // sendVerification mails a 24-hour verification link bound to address,
 // unless FeatureEmailVerification is off.
-func (s *Service) sendVerification(v *Visit, u *user.User, address string) error {
+func (s *Service) sendVerification(ctx context.Context, v *Visit, u *user.User, address string) error {
 	if !s.cfg.featureOn(FeatureEmailVerification) {
 		return nil
 	}
@@ -165,7 +166,7 @@ func (s *Service) sendVerification(v *Visit, u *user.User, address string) error
 	if err != nil {
 		return err
 	}
-	s.send(v, mail.KindVerifyEmail, address, mail.Data{
+	s.send(ctx, v, mail.KindVerifyEmail, address, mail.Data{
 		Name: u.Name, Link: s.link(s.cfg.VerifyEmailPath, tok), Expiry: VerificationLifetime,
 	})
 	return nil
@@ -187,7 +188,8 @@ type VerifyEmailInput struct {
 // does not kill it, so the link a change mails always works). It reports
 // whether the address was verified already.
 func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput) (alreadyVerified bool, err error) {
-	defer s.enter(ctx, v, "verify-email").end(&err)
+	ctx, flow := s.enter(ctx, v, "verify-email")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureEmailVerification); err != nil {
 		return false, err
 	}
@@ -195,7 +197,7 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 	if err != nil {
 		return false, ErrVerifyLinkInvalid
 	}
-	u, err := s.users.ByID(v.ctx, claims.UserID)
+	u, err := s.users.ByID(ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
 		return false, ErrVerifyLinkUserMissing
 	}
@@ -208,13 +210,13 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 	if u.EmailVerified() {
 		return true, nil
 	}
-	if err := s.users.verification.VerifyEmail(v.ctx, u.ID, u.Email, s.now()); err != nil {
+	if err := s.users.verification.VerifyEmail(ctx, u.ID, u.Email, s.now()); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return false, ErrVerifyLinkStale
 		}
 		return false, fmt.Errorf("verify email: store: %w", err)
 	}
-	s.audit(v, Event{Type: EventEmailVerified, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventEmailVerified, UserID: u.ID})
 	return false, nil
 }
 
@@ -222,7 +224,8 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 // (docs/api.md, Resend verification), limited per user. It reports whether a mail was sent:
 // false when the address is verified already.
 func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, err error) {
-	defer s.enter(ctx, v, "resend-verification").end(&err)
+	ctx, flow := s.enter(ctx, v, "resend-verification")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureEmailVerification); err != nil {
 		return false, err
 	}
@@ -233,12 +236,12 @@ func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, 
 	if u.EmailVerified() {
 		return false, nil
 	}
-	vd, err := s.check(v, s.lim.resend, u.ID)
+	vd, err := s.check(ctx, v, s.lim.resend, u.ID)
 	if err != nil {
 		return false, err
 	}
 	s.rateHeaders(v.header, vd)
-	if err := s.sendVerification(v, u, u.Email); err != nil {
+	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return false, fmt.Errorf("resend verification: token: %w", err)
 	}
 	return true, nil
@@ -256,7 +259,8 @@ type ChangeEmailInput struct {
 // before the new address, so a stolen session cannot probe which addresses
 // exist.
 func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput) (err error) {
-	defer s.enter(ctx, v, "change-email").end(&err)
+	ctx, flow := s.enter(ctx, v, "change-email")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureEmailChange); err != nil {
 		return err
 	}
@@ -274,13 +278,13 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 	if err != nil {
 		return err
 	}
-	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+	if err := s.checkPassword(ctx, v, u, in.CurrentPassword); err != nil {
 		return err
 	}
 	if newEmail == u.Email {
 		return ErrEmailInUse
 	}
-	if err := s.users.emailChange.ChangeEmail(v.ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
+	if err := s.users.emailChange.ChangeEmail(ctx, u.ID, u.Email, newEmail, s.now()); err != nil {
 		switch {
 		case errors.Is(err, user.ErrEmailTaken):
 			return ErrEmailInUse
@@ -289,16 +293,16 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 		}
 		return fmt.Errorf("change email: store: %w", err)
 	}
-	if err := s.renewSession(v, u.ID); err != nil {
+	if err := s.renewSession(ctx, v, u.ID); err != nil {
 		return err
 	}
-	if err := s.sendVerification(v, u, newEmail); err != nil {
+	if err := s.sendVerification(ctx, v, u, newEmail); err != nil {
 		return fmt.Errorf("change email: verification token: %w", err)
 	}
-	s.send(v, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
-	s.audit(v, Event{Type: EventEmailChanged, UserID: u.ID})
+	s.send(ctx, v, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
+	s.audit(ctx, v, Event{Type: EventEmailChanged, UserID: u.ID})
 	if h := s.cfg.Hooks.AfterEmailChange; h != nil {
-		s.notify(v, "AfterEmailChange", func() { h(v.ctx, u, newEmail) })
+		s.notify(ctx, "AfterEmailChange", func() { h(ctx, u, newEmail) })
 	}
 	return nil
 }
@@ -316,14 +320,15 @@ type ForgotPasswordInput struct {
 // not the address has an account. The mail itself is sent off the request
 // path.
 func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswordInput) (err error) {
-	defer s.enter(ctx, v, "forgot-password").end(&err)
+	ctx, flow := s.enter(ctx, v, "forgot-password")
+	defer flow.end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
 	if err := checkText(text{"email", in.Email}); err != nil {
 		return err
 	}
-	vd, err := s.check(v, s.lim.resetIP, v.ip)
+	vd, err := s.check(ctx, v, s.lim.resetIP, v.ClientIP())
 	if err != nil {
 		return err
 	}
@@ -332,11 +337,11 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err != nil {
 		return err
 	}
-	ev, err := s.attempt(v, s.lim.resetEmail, email)
+	ev, err := s.attempt(ctx, v, s.lim.resetEmail, email)
 	if err != nil {
 		return err
 	}
-	u, err := s.users.ByEmail(v.ctx, email)
+	u, err := s.users.ByEmail(ctx, email)
 	known := err == nil
 	if err != nil && !errors.Is(err, user.ErrNotFound) {
 		return fmt.Errorf("forgot password: lookup: %w", err)
@@ -348,15 +353,15 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err != nil {
 		return fmt.Errorf("forgot password: token: %w", err)
 	}
-	msg, err := s.render(v, mail.KindResetPassword, u.Email, mail.Data{
+	msg, err := s.render(ctx, v, mail.KindResetPassword, u.Email, mail.Data{
 		Name: u.Name, Link: s.link(s.cfg.ResetPasswordPath, tok), Expiry: ResetLifetime,
 	})
 	switch {
 	case ev.limited:
-		s.audit(v, Event{Type: EventRateLimited, Email: email, Detail: s.lim.resetEmail.name})
+		s.audit(ctx, v, Event{Type: EventRateLimited, Email: email, Detail: s.lim.resetEmail.name})
 	case known && err == nil:
-		s.queue(v, msg)
-		s.audit(v, Event{Type: EventPasswordResetRequested, UserID: u.ID})
+		s.queue(ctx, msg)
+		s.audit(ctx, v, Event{Type: EventPasswordResetRequested, UserID: u.ID})
 	}
 	return nil
 }
@@ -375,22 +380,23 @@ type ResetPasswordInput struct {
 // page calls it when the link is opened, to offer a new link at once
 // instead of after the form; ResetPassword checks the same again.
 func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) (err error) {
-	defer s.enter(ctx, v, "reset-password/check").end(&err)
+	ctx, flow := s.enter(ctx, v, "reset-password/check")
+	defer flow.end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
-	_, _, err = s.resetLink(v, token)
+	_, _, err = s.resetLink(ctx, v, token)
 	return err
 }
 
 // resetLink returns the account of a reset token and its claims, when the
 // link can still be used.
-func (s *Service) resetLink(v *Visit, tok string) (*user.User, token.Claims, error) {
+func (s *Service) resetLink(ctx context.Context, v *Visit, tok string) (*user.User, token.Claims, error) {
 	claims, err := s.reset.Verify(tok)
 	if err != nil {
 		return nil, claims, ErrResetLinkInvalid
 	}
-	u, err := s.users.ByID(v.ctx, claims.UserID)
+	u, err := s.users.ByID(ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
 		return nil, claims, ErrResetLinkInvalid
 	}
@@ -410,7 +416,8 @@ func (s *Service) resetLink(v *Visit, tok string) (*user.User, token.Claims, err
 // PasswordChangedAt, so one link changes the password once, however many
 // requests race with it. Every session of the account ends.
 func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) (err error) {
-	defer s.enter(ctx, v, "reset-password").end(&err)
+	ctx, flow := s.enter(ctx, v, "reset-password")
+	defer flow.end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
@@ -423,18 +430,18 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 	if err := s.checkPolicy(in.Password); err != nil {
 		return err
 	}
-	u, claims, err := s.resetLink(v, in.Token)
+	u, claims, err := s.resetLink(ctx, v, in.Token)
 	if err != nil {
 		return err
 	}
-	if err := s.checkBreached(v, in.Password); err != nil {
+	if err := s.checkBreached(ctx, v, in.Password); err != nil {
 		return err
 	}
-	hash, err := s.hasher.Hash(v.ctx, in.Password)
+	hash, err := s.hasher.Hash(ctx, in.Password)
 	if err != nil {
 		return fmt.Errorf("reset password: hash: %w", err)
 	}
-	err = s.users.reset.ResetPassword(v.ctx, u.ID, user.Reset{
+	err = s.users.reset.ResetPassword(ctx, u.ID, user.Reset{
 		OldHash: u.PasswordHash, Hash: hash, IssuedBefore: claims.IssuedAt, At: s.now(),
 	})
 	if err != nil {
@@ -443,15 +450,15 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 		}
 		return fmt.Errorf("reset password: store: %w", err)
 	}
-	if err := s.endOtherSessions(v, u.ID, false); err != nil {
+	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
 		// The sessions are dead already (the version rose); only their
 		// records stay listed until they expire.
-		s.log.WarnContext(v.ctx, "authkit: reset password: session records not deleted", "user", u.ID, "err", err)
+		s.log.WarnContext(ctx, "authkit: reset password: session records not deleted", "user", u.ID, "err", err)
 	}
-	s.audit(v, Event{Type: EventPasswordReset, UserID: u.ID})
-	s.send(v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
+	s.audit(ctx, v, Event{Type: EventPasswordReset, UserID: u.ID})
+	s.send(ctx, v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
 	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
-		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordReset) })
+		s.notify(ctx, "AfterPasswordChange", func() { h(ctx, u, PasswordReset) })
 	}
 	return nil
 }
@@ -465,7 +472,8 @@ type ChangePasswordInput struct {
 // ChangePassword replaces the signed-in user's password. Every other
 // session ends; this one is renewed; a notice is mailed.
 func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) (err error) {
-	defer s.enter(ctx, v, "change-password").end(&err)
+	ctx, flow := s.enter(ctx, v, "change-password")
+	defer flow.end(&err)
 	if err := s.enabled(FeaturePasswordChange); err != nil {
 		return err
 	}
@@ -479,30 +487,30 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	if err := s.checkPolicy(in.NewPassword); err != nil {
 		return err
 	}
-	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+	if err := s.checkPassword(ctx, v, u, in.CurrentPassword); err != nil {
 		return err
 	}
-	if err := s.checkBreached(v, in.NewPassword); err != nil {
+	if err := s.checkBreached(ctx, v, in.NewPassword); err != nil {
 		return err
 	}
-	hash, err := s.hasher.Hash(v.ctx, in.NewPassword)
+	hash, err := s.hasher.Hash(ctx, in.NewPassword)
 	if err != nil {
 		return fmt.Errorf("change password: hash: %w", err)
 	}
-	err = s.users.change.ChangePassword(v.ctx, u.ID, u.PasswordHash, hash, s.now())
+	err = s.users.change.ChangePassword(ctx, u.ID, u.PasswordHash, hash, s.now())
 	if err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return ErrPasswordChangedMeanwhile
 		}
 		return fmt.Errorf("change password: store: %w", err)
 	}
-	if err := s.renewSession(v, u.ID); err != nil {
+	if err := s.renewSession(ctx, v, u.ID); err != nil {
 		return err
 	}
-	s.audit(v, Event{Type: EventPasswordChanged, UserID: u.ID})
-	s.send(v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
+	s.audit(ctx, v, Event{Type: EventPasswordChanged, UserID: u.ID})
+	s.send(ctx, v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
 	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
-		s.notify(v, "AfterPasswordChange", func() { h(v.ctx, u, PasswordChanged) })
+		s.notify(ctx, "AfterPasswordChange", func() { h(ctx, u, PasswordChanged) })
 	}
 	return nil
 }
@@ -511,15 +519,15 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 
 // send renders and queues one mail. It never fails the flow: a mail that
 // cannot be rendered or queued is logged (without its link).
-func (s *Service) send(v *Visit, kind mail.Kind, to string, data mail.Data) {
-	if msg, err := s.render(v, kind, to, data); err == nil {
-		s.queue(v, msg)
+func (s *Service) send(ctx context.Context, v *Visit, kind mail.Kind, to string, data mail.Data) {
+	if msg, err := s.render(ctx, v, kind, to, data); err == nil {
+		s.queue(ctx, msg)
 	}
 }
 
 // render renders one mail in the visit's language, logging (without the
 // link) when it cannot.
-func (s *Service) render(v *Visit, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
+func (s *Service) render(ctx context.Context, v *Visit, kind mail.Kind, to string, data mail.Data) (mail.Message, error) {
 	data.To = to
 	data.AppName = s.cfg.AppName
 	data.Time = s.now()
@@ -530,81 +538,81 @@ func (s *Service) render(v *Visit, kind mail.Kind, to string, data mail.Data) (m
 	}
 	msg, err := tmpl.Render(kind, data)
 	if err != nil {
-		s.log.ErrorContext(v.ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
+		s.log.ErrorContext(ctx, "authkit: mail not rendered", "kind", string(kind), "err", err)
 	}
 	return msg, err
 }
 
 // queue hands msg to the asynchronous sender.
-func (s *Service) queue(v *Visit, msg mail.Message) {
-	err := s.sender.Send(context.WithoutCancel(v.ctx), msg)
+func (s *Service) queue(ctx context.Context, msg mail.Message) {
+	err := s.sender.Send(context.WithoutCancel(ctx), msg)
 	if err != nil && !errors.Is(err, mail.ErrQueueFull) { // the sender logs a full queue itself
-		s.log.ErrorContext(v.ctx, "authkit: mail not queued", "kind", string(msg.Kind), "err", err)
+		s.log.ErrorContext(ctx, "authkit: mail not queued", "kind", string(msg.Kind), "err", err)
 	}
 }
 
 // The routes of the group.
 
-func registerRoute(s *Service, v *Visit) Response {
+func registerRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, s.registerFields...)
 	if err == nil {
 		ri := RegisterInput{Email: in.str("email"), Password: in.str("password"), Name: in.str("name"), Fields: map[string]string{}}
 		for _, f := range s.cfg.RegisterFields {
 			ri.Fields[f] = in.str(f)
 		}
-		_, err = s.Register(v.ctx, v, ri)
+		_, err = s.Register(ctx, v, ri)
 	}
-	return s.answer(v, "register", s.say(v, "registered", msgRegistered), err)
+	return s.answer(ctx, v, "register", s.say(v, "registered", msgRegistered), err)
 }
 
-func verifyEmailRoute(s *Service, v *Visit) Response {
-	already, err := s.VerifyEmail(v.ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
+func verifyEmailRoute(ctx context.Context, s *Service, v *Visit) Response {
+	already, err := s.VerifyEmail(ctx, v, VerifyEmailInput{Token: v.req.PathValue("token")})
 	msg := s.say(v, "email_verified", msgEmailVerified)
 	if already {
 		msg = s.say(v, "already_verified", msgAlreadyVerified)
 	}
-	return s.answer(v, "verify email", msg, err)
+	return s.answer(ctx, v, "verify email", msg, err)
 }
 
-func resendVerificationRoute(s *Service, v *Visit) Response {
-	sent, err := s.ResendVerification(v.ctx, v)
+func resendVerificationRoute(ctx context.Context, s *Service, v *Visit) Response {
+	sent, err := s.ResendVerification(ctx, v)
 	msg := s.say(v, "verification_sent", msgVerificationSent)
 	if !sent {
 		msg = s.say(v, "already_verified", msgAlreadyVerified)
 	}
-	return s.answer(v, "resend verification", msg, err)
+	return s.answer(ctx, v, "resend verification", msg, err)
 }
 
-func changeEmailRoute(s *Service, v *Visit) Response {
+func changeEmailRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("newEmail"), str("password"))
 	if err == nil {
-		err = s.ChangeEmail(v.ctx, v, ChangeEmailInput{NewEmail: in.str("newEmail"), CurrentPassword: in.str("password")})
+		err = s.ChangeEmail(ctx, v, ChangeEmailInput{NewEmail: in.str("newEmail"), CurrentPassword: in.str("password")})
 	}
-	return s.answer(v, "change email", s.say(v, "email_changed", msgEmailChanged), err)
+	return s.answer(ctx, v, "change email", s.say(v, "email_changed", msgEmailChanged), err)
 }
 
-func forgotPasswordRoute(s *Service, v *Visit) Response {
+func forgotPasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("email"))
 	if err == nil {
-		err = s.ForgotPassword(v.ctx, v, ForgotPasswordInput{Email: in.str("email")})
+		err = s.ForgotPassword(ctx, v, ForgotPasswordInput{Email: in.str("email")})
 	}
-	return s.answer(v, "forgot password", s.say(v, "forgot_sent", msgForgotSent), err)
+	return s.answer(ctx, v, "forgot password", s.say(v, "forgot_sent", msgForgotSent), err)
 }
 
-func resetPasswordRoute(s *Service, v *Visit) Response {
+func resetPasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"), str("confirmPassword"))
 	if err == nil {
-		err = s.ResetPassword(v.ctx, v, ResetPasswordInput{
+		err = s.ResetPassword(ctx, v, ResetPasswordInput{
 			Token: v.req.PathValue("token"), Password: in.str("password"), ConfirmPassword: in.str("confirmPassword"),
 		})
 	}
-	return s.answer(v, "reset password", s.say(v, "password_reset", msgPasswordReset), err)
+	return s.answer(ctx, v, "reset password", s.say(v, "password_reset", msgPasswordReset), err)
 }
 
-func changePasswordRoute(s *Service, v *Visit) Response {
+func changePasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("currentPassword"), str("newPassword"))
 	if err == nil {
-		err = s.ChangePassword(v.ctx, v, ChangePasswordInput{CurrentPassword: in.str("currentPassword"), NewPassword: in.str("newPassword")})
+		err = s.ChangePassword(ctx, v, ChangePasswordInput{CurrentPassword: in.str("currentPassword"), NewPassword: in.str("newPassword")})
 	}
-	return s.answer(v, "change password", s.say(v, "password_changed", msgPasswordChanged), err)
+	return s.answer(ctx, v, "change password", s.say(v, "password_changed", msgPasswordChanged), err)
 }

@@ -70,17 +70,17 @@ type Event struct {
 	Factor LoginMethod
 }
 
-func (s *Service) audit(v *Visit, e Event) {
+func (s *Service) audit(ctx context.Context, v *Visit, e Event) {
 	e.Time = s.now()
-	e.IP = v.ip
+	e.IP = v.ClientIP()
 	if s.cfg.Observer != nil {
-		s.cfg.Observer.Event(v.ctx, e)
+		s.cfg.Observer.Event(ctx, e)
 	}
 	if s.cfg.Audit != nil {
-		s.cfg.Audit(v.ctx, e)
+		s.cfg.Audit(ctx, e)
 		return
 	}
-	s.log.Log(v.ctx, eventLevel(e.Type), "authkit: "+string(e.Type), auditAttrs(e)...)
+	s.log.Log(ctx, eventLevel(e.Type), "authkit: "+string(e.Type), auditAttrs(e)...)
 }
 
 // eventLevel is the level an event is logged at: WARN for the events that

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -513,9 +514,22 @@ func (s *Service) resolveUser(ctx context.Context, id string) (*user.User, error
 	return u, err
 }
 
-// clientKey is the client's address as a rate-limit key part.
+// clientKey is the client's address of r as a rate-limit key part.
 func (s *Service) clientKey(r Request) string {
-	ip, ok := s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
+	ip, ok := s.resolveClient(r)
+	return clientKeyOf(ip, ok)
+}
+
+// resolveClient is the client's address of r: the socket peer, or the
+// X-Forwarded-For entry Config.Proxies chooses. A Visit calls it once
+// (Visit.client).
+func (s *Service) resolveClient(r Request) (netip.Addr, bool) {
+	return s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
+}
+
+// clientKeyOf is the rate-limit key part of a resolved address: "unknown"
+// when there is none.
+func clientKeyOf(ip netip.Addr, ok bool) string {
 	if !ok {
 		return "unknown"
 	}

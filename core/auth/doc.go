@@ -23,6 +23,10 @@
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The
+// context is the call's only one: every store, hasher and hook call of the
+// flow gets it (or the flow's context an Observer derives from it), so a
+// caller's deadline, cancellation and trace hold for the whole call; the
+// Visit holds none. The
 // JSON routes only decode the body, call the method and render what it
 // returns, so the two never disagree: rate limits, lock-out, replay
 // protection, audit events, mail and cookies are the method's.

@@ -110,18 +110,19 @@ func (s *Service) emailCodesOn() error {
 // it verifies no factor. ErrFeatureDisabled unless
 // Config.EmailCode.Enabled.
 func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err error) {
-	defer s.enter(ctx, v, "2fa/email-code").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/email-code")
+	defer flow.end(&err)
 	if err := s.emailCodesOn(); err != nil {
 		return err
 	}
-	u, err := s.PendingTwoFactorUser(v.ctx, v)
+	u, err := s.PendingTwoFactorUser(ctx, v)
 	if err != nil {
 		return err
 	}
 	if u.EmailVerifiedAt.IsZero() {
 		return ErrEmailCodeNeedsVerifiedEmail
 	}
-	vd, err := s.check(v, s.lim.emailCode, u.ID)
+	vd, err := s.check(ctx, v, s.lim.emailCode, u.ID)
 	if err != nil {
 		return err
 	}
@@ -132,12 +133,12 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err err
 	}
 	now := s.now()
 	c := user.EmailCode{UserID: u.ID, Hash: s.emailCodeHash(v, u.ID, code), CreatedAt: now, ExpiresAt: now.Add(s.cfg.EmailCode.Lifetime)}
-	if err := s.users.emailCodes.PutEmailCode(v.ctx, c); err != nil {
+	if err := s.users.emailCodes.PutEmailCode(ctx, c); err != nil {
 		return fmt.Errorf("2fa email code: store: %w", err)
 	}
-	s.audit(v, Event{Type: EventEmailCodeSent, UserID: u.ID})
-	s.send(v, mail.KindTwoFactorEmailCode, u.Email, mail.Data{
-		Name: u.Name, Code: code, Expiry: s.cfg.EmailCode.Lifetime, IP: s.clientAddr(v.req),
+	s.audit(ctx, v, Event{Type: EventEmailCodeSent, UserID: u.ID})
+	s.send(ctx, v, mail.KindTwoFactorEmailCode, u.Email, mail.Data{
+		Name: u.Name, Code: code, Expiry: s.cfg.EmailCode.Lifetime, IP: v.clientAddr(),
 	})
 	return nil
 }
@@ -171,23 +172,24 @@ func (s *Service) emailCodeHash(v *Visit, userID, code string) []byte {
 // in.TrustDevice and in.Remember work as they do for VerifyTwoFactor.
 // ErrFeatureDisabled unless Config.EmailCode.Enabled.
 func (s *Service) VerifyTwoFactorEmailCode(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
-	defer s.enter(ctx, v, "2fa/email-code/verify").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/email-code/verify")
+	defer flow.end(&err)
 	if err := s.emailCodesOn(); err != nil {
 		return TwoFactorResult{}, err
 	}
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
-	return s.FinishTwoFactor(v.ctx, v, SecondFactorInput{
+	return s.FinishTwoFactor(ctx, v, SecondFactorInput{
 		Method:      LoginEmailCode,
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,
-		Verify:      func(ctx context.Context, u *user.User) error { return s.takeEmailCode(v, u, in.Code) },
+		Verify:      func(ctx context.Context, u *user.User) error { return s.takeEmailCode(ctx, v, u, in.Code) },
 	})
 }
 
 // takeEmailCode checks code against u's stored one and spends it.
-func (s *Service) takeEmailCode(v *Visit, u *user.User, code string) error {
+func (s *Service) takeEmailCode(ctx context.Context, v *Visit, u *user.User, code string) error {
 	if u.EmailVerifiedAt.IsZero() {
 		// An address changed since the code was mailed: the change raised
 		// the session version, so FinishTwoFactor refused first. This is
@@ -198,7 +200,7 @@ func (s *Service) takeEmailCode(v *Visit, u *user.User, code string) error {
 	if len(code) != emailCodeDigits {
 		return ErrInvalidTwoFactorCode
 	}
-	stored, err := s.users.emailCodes.EmailCode(v.ctx, u.ID)
+	stored, err := s.users.emailCodes.EmailCode(ctx, u.ID)
 	if errors.Is(err, user.ErrNotFound) {
 		return ErrInvalidTwoFactorCode
 	}
@@ -212,7 +214,7 @@ func (s *Service) takeEmailCode(v *Visit, u *user.User, code string) error {
 	if !stored.ExpiresAt.After(now) {
 		return ErrEmailCodeExpired
 	}
-	err = s.users.emailCodes.TakeEmailCode(v.ctx, u.ID, stored.Hash, now)
+	err = s.users.emailCodes.TakeEmailCode(ctx, u.ID, stored.Hash, now)
 	if errors.Is(err, user.ErrConflict) {
 		return ErrCodeUsed // another request took it first, or a new send replaced it
 	}
@@ -224,15 +226,15 @@ func (s *Service) takeEmailCode(v *Visit, u *user.User, code string) error {
 
 // The routes of email codes.
 
-func sendEmailCodeRoute(s *Service, v *Visit) Response {
-	err := s.SendTwoFactorEmailCode(v.ctx, v)
-	return s.answer(v, "2fa email code", s.say(v, "email_code_sent", msgEmailCodeSent), err)
+func sendEmailCodeRoute(ctx context.Context, s *Service, v *Visit) Response {
+	err := s.SendTwoFactorEmailCode(ctx, v)
+	return s.answer(ctx, v, "2fa email code", s.say(v, "email_code_sent", msgEmailCodeSent), err)
 }
 
-func verifyEmailCodeRoute(s *Service, v *Visit) Response {
+func verifyEmailCodeRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := s.secondStep(v)
 	if err == nil {
-		_, err = s.VerifyTwoFactorEmailCode(v.ctx, v, in)
+		_, err = s.VerifyTwoFactorEmailCode(ctx, v, in)
 	}
-	return s.answer(v, "2fa email code verify", map[string]bool{"success": true}, err)
+	return s.answer(ctx, v, "2fa email code verify", map[string]bool{"success": true}, err)
 }

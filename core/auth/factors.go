@@ -76,11 +76,12 @@ type SecondFactorInput struct {
 // TOTP code does (AfterLogin, the session, EventLoginSucceeded, the
 // new-device notice).
 func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactorInput) (_ TwoFactorResult, err error) {
-	defer s.enter(ctx, v, "2fa/finish").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/finish")
+	defer flow.end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return TwoFactorResult{}, errors.New("auth: FinishTwoFactor: Method and Verify are required")
 	}
-	u, claims, err := s.pendingUser(v)
+	u, claims, err := s.pendingUser(ctx, v)
 	if err != nil {
 		return TwoFactorResult{}, err
 	}
@@ -90,19 +91,19 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 	if !pendingCurrent(claims, u) {
 		return TwoFactorResult{}, ErrTwoFactorExpired
 	}
-	if err := in.Verify(v.ctx, u); err != nil {
+	if err := in.Verify(ctx, u); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: string(in.Method) + ": " + string(e.Code), Factor: in.Method})
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: string(in.Method) + ": " + string(e.Code), Factor: in.Method})
 			return TwoFactorResult{}, err
 		}
 		return TwoFactorResult{}, fmt.Errorf("2fa %s: %w", in.Method, err)
 	}
-	if err := s.finishPending(v, u, claims, in.Method, in.Remember); err != nil {
+	if err := s.finishPending(ctx, v, u, claims, in.Method, in.Remember); err != nil {
 		return TwoFactorResult{}, err
 	}
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method), Factor: in.Method})
-	s.maybeTrust(v, u, in.TrustDevice)
+	s.audit(ctx, v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method), Factor: in.Method})
+	s.maybeTrust(ctx, v, u, in.TrustDevice)
 	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
 }
 
@@ -112,7 +113,8 @@ func (s *Service) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 // like FinishTwoFactor (ErrNoPendingTwoFactor, ErrTwoFactorExpired,
 // ErrInvalidSession) but counts nothing: it verifies no factor.
 func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
-	defer s.enter(ctx, v, "2fa/pending").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/pending")
+	defer flow.end(&err)
 	raw, ok := v.req.Cookie(PendingCookie)
 	if !ok || raw == "" {
 		return nil, ErrNoPendingTwoFactor
@@ -121,7 +123,7 @@ func (s *Service) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.U
 	if err != nil {
 		return nil, ErrTwoFactorExpired
 	}
-	u, err := s.users.ByID(v.ctx, claims.UserID)
+	u, err := s.users.ByID(ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
 		return nil, ErrInvalidSession
 	}
@@ -161,72 +163,73 @@ type PasswordlessInput struct {
 // AfterLogin, starts the session, ends any pending 2FA login on the
 // visit, audits EventLoginSucceeded and sends the new-device notice.
 func (s *Service) SignInWithoutPassword(ctx context.Context, v *Visit, in PasswordlessInput) (_ *user.User, err error) {
-	defer s.enter(ctx, v, "login/passwordless").end(&err)
+	ctx, flow := s.enter(ctx, v, "login/passwordless")
+	defer flow.end(&err)
 	if in.Method == "" || in.Verify == nil {
 		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
 	}
-	ipv, err := s.check(v, s.lim.loginIP, v.ip)
+	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ClientIP())
 	if err != nil {
 		return nil, err
 	}
 	s.rateHeaders(v.header, ipv)
-	id, err := in.Verify(v.ctx)
+	id, err := in.Verify(ctx)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			s.audit(v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": " + string(e.Code)})
+			s.audit(ctx, v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": " + string(e.Code)})
 			return nil, err
 		}
 		return nil, fmt.Errorf("sign in %s: %w", in.Method, err)
 	}
-	u, err := s.users.ByID(v.ctx, id)
+	u, err := s.users.ByID(ctx, id)
 	if errors.Is(err, user.ErrNotFound) {
-		s.audit(v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": account deleted"})
+		s.audit(ctx, v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": account deleted"})
 		return nil, ErrInvalidCredentials
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sign in %s: load user: %w", in.Method, err)
 	}
-	if s.refundLimit(v, s.lim.loginIP, v.ip, ipv) {
+	if s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) {
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
 	}
-	if err := s.afterLogin(v, u, in.Method); err != nil {
+	if err := s.afterLogin(ctx, u, in.Method); err != nil {
 		return nil, err
 	}
 	s.clearPending(v)
-	if err := v.sess.Login(v.ctx, u, in.Remember); err != nil {
+	if err := v.sess.Login(ctx, u, in.Remember); err != nil {
 		return nil, fmt.Errorf("sign in %s: session: %w", in.Method, err)
 	}
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method)})
-	s.signedIn(v, u)
+	s.audit(ctx, v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: string(in.Method)})
+	s.signedIn(ctx, v, u)
 	return u, nil
 }
 
 // Audit reports e as the flows report theirs (Config.Audit, or the log),
 // with the time and the visit's client address filled in: for the events
 // of modules built on the Service (passkeys).
-func (s *Service) Audit(v *Visit, e Event) { s.audit(v, e) }
+func (s *Service) Audit(ctx context.Context, v *Visit, e Event) { s.audit(ctx, v, e) }
 
 // Notify mails u one of the security notices (KindPasskeyAdded,
 // KindPasskeyDeleted, ...) in the visit's language, as the flows send
 // theirs: through Config.Mailer's queue, never failing the caller. data's
 // Name and IP default to u's name and the client's address.
-func (s *Service) Notify(v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
+func (s *Service) Notify(ctx context.Context, v *Visit, kind mail.Kind, u *user.User, data mail.Data) {
 	if data.Name == "" {
 		data.Name = u.Name
 	}
 	if data.IP == "" {
-		data.IP = s.clientAddr(v.req)
+		data.IP = v.clientAddr()
 	}
-	s.send(v, kind, u.Email, data)
+	s.send(ctx, v, kind, u.Email, data)
 }
 
 // Answer renders a flow's outcome as the JSON routes do: 200 with body
 // and the visit's cookies and headers, or the error's {"error", "code"}
 // answer (see AsError), for modules that add JSON routes of their own.
-func (s *Service) Answer(v *Visit, op string, body any, err error) Response {
-	return s.answer(v, op, body, err)
+func (s *Service) Answer(ctx context.Context, v *Visit, op string, body any, err error) Response {
+	return s.answer(ctx, v, op, body, err)
 }
 
 // Users returns Config.Users as it was given, for modules and apps that

@@ -79,7 +79,7 @@ func TestDisabledFeatureMethods(t *testing.T) {
 		}
 	}
 	// The Visit's answer for a Go caller and for the routes alike.
-	if r := s.failure(v, "test", e1); r.Status != http.StatusNotFound {
+	if r := s.failure(context.Background(), v, "test", e1); r.Status != http.StatusNotFound {
 		t.Errorf("ErrFeatureDisabled answers %d, want 404", r.Status)
 	}
 }
@@ -193,14 +193,14 @@ func TestFinishPendingRefusesStale(t *testing.T) {
 	u := &user.User{ID: "u1", Email: "ada@example.com", SessionVersion: 2}
 	v := s.Visit(jsonReq(`{}`))
 	stale := token.Claims{UserID: u.ID, Data: pendingData(false, 1, nil)}
-	if err := s.finishPending(v, u, stale, LoginTOTP, nil); !errors.Is(err, ErrTwoFactorExpired) {
+	if err := s.finishPending(context.Background(), v, u, stale, LoginTOTP, nil); !errors.Is(err, ErrTwoFactorExpired) {
 		t.Fatalf("stale pending login: %v, want ErrTwoFactorExpired", err)
 	}
 	if len(v.Cookies()) != 0 {
 		t.Fatalf("stale pending login set cookies %v", v.Cookies())
 	}
 	current := token.Claims{UserID: u.ID, Data: pendingData(true, 2, make([]byte, pendingNonceBytes))}
-	if err := s.finishPending(v, u, current, LoginTOTP, nil); err != nil {
+	if err := s.finishPending(context.Background(), v, u, current, LoginTOTP, nil); err != nil {
 		t.Fatalf("current pending login: %v", err)
 	}
 	names := map[string]bool{}

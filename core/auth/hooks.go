@@ -10,7 +10,7 @@ import (
 
 // Hooks let an app veto or extend a flow without forking it. Every hook is
 // optional and runs inside the flow, in the request's goroutine, with the
-// request's context.
+// flow's context (the typed method's ctx; a JSON route's is the request's).
 //
 // A hook that returns an *Error vetoes with it: the answer is that error's
 // status, code and text (the app's own, e.g. 403 "invitation_required"). A
@@ -102,10 +102,10 @@ func checkRegisterFields(names []string) error {
 
 // runHook calls a hook, turning a panic into an error so that the flow can
 // undo what it did; the panic is logged.
-func (s *Service) runHook(v *Visit, name string, call func() error) (err error) {
+func (s *Service) runHook(ctx context.Context, name string, call func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.ErrorContext(v.ctx, "authkit: hook panicked", "hook", name, "panic", p)
+			s.log.ErrorContext(ctx, "authkit: hook panicked", "hook", name, "panic", p)
 			err = fmt.Errorf("hook %s panicked: %v", name, p)
 		}
 	}()
@@ -117,17 +117,17 @@ func (s *Service) runHook(v *Visit, name string, call func() error) (err error) 
 
 // notify calls an After*Change hook: the change stands, a failure is
 // logged.
-func (s *Service) notify(v *Visit, name string, call func()) {
-	err := s.runHook(v, name, func() error { call(); return nil })
+func (s *Service) notify(ctx context.Context, name string, call func()) {
+	err := s.runHook(ctx, name, func() error { call(); return nil })
 	if err != nil {
-		s.log.ErrorContext(v.ctx, "authkit: hook failed", "hook", name, "err", err)
+		s.log.ErrorContext(ctx, "authkit: hook failed", "hook", name, "err", err)
 	}
 }
 
 // afterLogin runs Hooks.AfterLogin, if any.
-func (s *Service) afterLogin(v *Visit, u *user.User, how LoginMethod) error {
+func (s *Service) afterLogin(ctx context.Context, u *user.User, how LoginMethod) error {
 	if s.cfg.Hooks.AfterLogin == nil {
 		return nil
 	}
-	return s.runHook(v, "AfterLogin", func() error { return s.cfg.Hooks.AfterLogin(v.ctx, u, how) })
+	return s.runHook(ctx, "AfterLogin", func() error { return s.cfg.Hooks.AfterLogin(ctx, u, how) })
 }

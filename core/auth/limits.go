@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -201,20 +202,20 @@ type verdict struct {
 // error wrapping errBackend: 503) unless RateLimitFailOpen is set. A full
 // store is reported (EventLimitStoreFull); whether its refusal limits is
 // the limit's rule (limitSpec.allowWhenFull).
-func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
+func (s *Service) attempt(ctx context.Context, v *Visit, lm *limiter, part string) (verdict, error) {
 	if lm == nil {
 		return verdict{}, nil
 	}
-	res, err := lm.l.Attempt(v.ctx, lm.key(part))
+	res, err := lm.l.Attempt(ctx, lm.key(part))
 	if err != nil {
 		if s.cfg.RateLimitFailOpen {
-			s.log.WarnContext(v.ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
+			s.log.WarnContext(ctx, "authkit: rate-limit store failed; allowing (fail open)", "limit", lm.name, "err", err)
 			return verdict{}, nil
 		}
 		return verdict{}, fmt.Errorf("rate limit %s: %w", lm.name, errors.Join(errBackend, err))
 	}
 	if res.StoreFull {
-		s.storeFull(v, lm)
+		s.storeFull(ctx, v, lm)
 		if res.Allowed {
 			return verdict{res: res}, nil // not counted: nothing to show
 		}
@@ -224,7 +225,7 @@ func (s *Service) attempt(v *Visit, lm *limiter, part string) (verdict, error) {
 
 // storeFull reports that lm's store is full: an EventLimitStoreFull, at
 // most one per limit per fullEventInterval.
-func (s *Service) storeFull(v *Visit, lm *limiter) {
+func (s *Service) storeFull(ctx context.Context, v *Visit, lm *limiter) {
 	now := s.now().UnixNano()
 	last := lm.fullAt.Load()
 	if last != 0 && now-last < int64(fullEventInterval) {
@@ -233,18 +234,18 @@ func (s *Service) storeFull(v *Visit, lm *limiter) {
 	if !lm.fullAt.CompareAndSwap(last, now) {
 		return // another request reports it
 	}
-	s.audit(v, Event{Type: EventLimitStoreFull, Detail: lm.name})
+	s.audit(ctx, v, Event{Type: EventLimitStoreFull, Detail: lm.name})
 }
 
 // refundLimit gives back the attempt vd counted for key part (see
 // ratelimit.Refunder), and reports whether the store took it back. A store
 // error is logged: the attempt then stays counted.
-func (s *Service) refundLimit(v *Visit, lm *limiter, part string, vd verdict) bool {
+func (s *Service) refundLimit(ctx context.Context, v *Visit, lm *limiter, part string, vd verdict) bool {
 	if lm == nil || !vd.checked || !lm.refunds {
 		return false
 	}
-	if err := lm.l.Refund(v.ctx, lm.key(part), vd.res); err != nil {
-		s.log.WarnContext(v.ctx, "authkit: rate-limit refund failed", "limit", lm.name, "err", err)
+	if err := lm.l.Refund(ctx, lm.key(part), vd.res); err != nil {
+		s.log.WarnContext(ctx, "authkit: rate-limit refund failed", "limit", lm.name, "err", err)
 		return false
 	}
 	return true
@@ -252,23 +253,23 @@ func (s *Service) refundLimit(v *Visit, lm *limiter, part string, vd verdict) bo
 
 // check counts one attempt for key and returns the limit's 429 when the
 // key is over it. A checked attempt's headers go on the visit.
-func (s *Service) check(v *Visit, lm *limiter, part string) (verdict, error) {
-	vd, err := s.attempt(v, lm, part)
+func (s *Service) check(ctx context.Context, v *Visit, lm *limiter, part string) (verdict, error) {
+	vd, err := s.attempt(ctx, v, lm, part)
 	if err != nil {
 		return vd, err
 	}
 	if vd.limited {
-		return vd, s.tooMany(v, lm, vd)
+		return vd, s.tooMany(ctx, v, lm, vd)
 	}
 	return vd, nil
 }
 
-func (s *Service) resetLimit(v *Visit, lm *limiter, part string) {
+func (s *Service) resetLimit(ctx context.Context, v *Visit, lm *limiter, part string) {
 	if lm == nil {
 		return
 	}
-	if err := lm.l.Reset(v.ctx, lm.key(part)); err != nil {
-		s.log.WarnContext(v.ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
+	if err := lm.l.Reset(ctx, lm.key(part)); err != nil {
+		s.log.WarnContext(ctx, "authkit: rate-limit reset failed", "limit", lm.name, "err", err)
 	}
 }
 
@@ -289,8 +290,8 @@ func (s *Service) rateHeaders(h http.Header, vd verdict) {
 
 // tooMany is the 429 of lm for verdict vd: the limit's error with the
 // window's end as RetryAfter (docs/api.md, Rate limits) and its headers.
-func (s *Service) tooMany(v *Visit, lm *limiter, vd verdict) *Error {
-	s.audit(v, Event{Type: EventRateLimited, Detail: lm.name})
+func (s *Service) tooMany(ctx context.Context, v *Visit, lm *limiter, vd verdict) *Error {
+	s.audit(ctx, v, Event{Type: EventRateLimited, Detail: lm.name})
 	e := *lm.err
 	e.RetryAfter = vd.res.ResetAt
 	e.limit = http.Header{}

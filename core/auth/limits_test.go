@@ -28,11 +28,15 @@ func TestStoreFullEventOncePerMinute(t *testing.T) {
 			events = append(events, e)
 		}
 	})
-	c := &Visit{ctx: context.Background()}
+	ctx := context.Background()
 	burst := func() {
 		var wg sync.WaitGroup
 		for range 50 {
-			wg.Go(func() { s.storeFull(c, s.lim.loginEmail); s.storeFull(c, s.lim.resetEmail) })
+			wg.Go(func() {
+				c := s.Visit(jsonReq(`{}`)) // one request each
+				s.storeFull(ctx, c, s.lim.loginEmail)
+				s.storeFull(ctx, c, s.lim.resetEmail)
+			})
 		}
 		wg.Wait()
 	}

@@ -44,7 +44,8 @@ type LoginResult struct {
 // account and an account without a password all fail with
 // [ErrInvalidCredentials] after the same work (SECURITY.md "Timing").
 func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginResult, err error) {
-	defer s.enter(ctx, v, "login").end(&err)
+	ctx, flow := s.enter(ctx, v, "login")
+	defer flow.end(&err)
 	if in.Email == "" || in.Password == "" {
 		return LoginResult{}, ErrEmailPasswordRequired
 	}
@@ -54,7 +55,7 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 	// The address's attempt is counted before the password check, so
 	// concurrent guesses can never pass the limit; a correct password gives
 	// it back below.
-	ipv, err := s.check(v, s.lim.loginIP, v.ip)
+	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ClientIP())
 	if err != nil {
 		return LoginResult{}, err
 	}
@@ -62,20 +63,20 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 	var u *user.User
 	shown := ipv
 	if emailErr == nil {
-		ev, err := s.check(v, s.lim.loginEmail, email)
+		ev, err := s.check(ctx, v, s.lim.loginEmail, email)
 		if err != nil {
 			return LoginResult{}, err
 		}
 		if ev.checked && (!shown.checked || ev.res.Remaining < shown.res.Remaining) {
 			shown = ev
 		}
-		u, err = s.users.ByEmail(v.ctx, email)
+		u, err = s.users.ByEmail(ctx, email)
 		if err != nil && !errors.Is(err, user.ErrNotFound) {
 			return LoginResult{}, fmt.Errorf("login: %w", err)
 		}
 	}
 	s.rateHeaders(v.header, shown)
-	chk, err := s.checkLogin(v, u, in.Password)
+	chk, err := s.checkLogin(ctx, v, u, in.Password)
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("login: check password: %w", err)
 	}
@@ -85,20 +86,20 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 		if u != nil {
 			e.UserID = u.ID
 		}
-		s.audit(v, e)
+		s.audit(ctx, v, e)
 		return LoginResult{}, ErrInvalidCredentials
 	case chk.locked:
-		s.audit(v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
+		s.audit(ctx, v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "account locked"})
 		return LoginResult{}, ErrInvalidCredentials
 	case !chk.ok:
-		s.audit(v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
+		s.audit(ctx, v, Event{Type: EventLoginFailed, UserID: u.ID, Detail: "wrong password"})
 		if chk.lockedUntil.After(s.now()) && !u.LockedUntil.Equal(chk.lockedUntil) {
-			s.audit(v, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(chk.lockedUntil)})
+			s.audit(ctx, v, Event{Type: EventAccountLocked, UserID: u.ID, Detail: "locked until " + isoTime(chk.lockedUntil)})
 		}
 		return LoginResult{}, ErrInvalidCredentials
 	}
 	if s.users.lockout != nil && (chk.counted || u.FailedLogins > 0 || !u.LockedUntil.IsZero()) {
-		if err := s.users.lockout.ClearLoginFailures(v.ctx, u.ID); err != nil {
+		if err := s.users.lockout.ClearLoginFailures(ctx, u.ID); err != nil {
 			return LoginResult{}, fmt.Errorf("login: clear failures: %w", err)
 		}
 	}
@@ -108,45 +109,45 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 	// only, so correct logins never count against it while failures do,
 	// however many successes come between them. Also when the second
 	// factor follows: the password was right.
-	s.resetLimit(v, s.lim.loginEmail, email)
-	if s.refundLimit(v, s.lim.loginIP, v.ip, ipv) && shown == ipv {
+	s.resetLimit(ctx, v, s.lim.loginEmail, email)
+	if s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) && shown == ipv {
 		// The headers showed the address key: it has one more left now.
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
 	}
-	s.upgradeHash(v, u, in.Password)
+	s.upgradeHash(ctx, v, u, in.Password)
 
 	how := LoginPassword
 	if u.TwoFactorEnabled {
 		// A browser the user trusted at an earlier second step skips it
 		// (Config.TrustedDevices): its cookie, its record, its version.
-		trusted, err := s.trustedRecord(v, u)
+		trusted, err := s.trustedRecord(ctx, v, u)
 		if err != nil {
 			return LoginResult{}, fmt.Errorf("login: %w", err)
 		}
 		if trusted == "" {
-			return s.startPending(v, u, in.Remember)
+			return s.startPending(ctx, v, u, in.Remember)
 		}
 		how = LoginTrustedDevice
 	}
-	if err := s.afterLogin(v, u, how); err != nil {
+	if err := s.afterLogin(ctx, u, how); err != nil {
 		return LoginResult{}, err
 	}
-	if err := s.startSession(v, u, in.Remember); err != nil {
+	if err := s.startSession(ctx, v, u, in.Remember); err != nil {
 		return LoginResult{}, fmt.Errorf("login: session: %w", err)
 	}
 	e := Event{Type: EventLoginSucceeded, UserID: u.ID}
 	if how == LoginTrustedDevice {
 		e.Detail = "trusted device"
 	}
-	s.audit(v, e)
-	s.signedIn(v, u)
+	s.audit(ctx, v, e)
+	s.signedIn(ctx, v, u)
 	return LoginResult{User: u}, nil
 }
 
 // startPending ends the password step of an account with 2FA: the
 // 2fa_pending cookie, no session.
-func (s *Service) startPending(v *Visit, u *user.User, remember bool) (LoginResult, error) {
+func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, remember bool) (LoginResult, error) {
 	var nonce [pendingNonceBytes]byte
 	if _, err := io.ReadFull(s.cfg.Rand, nonce[:]); err != nil {
 		return LoginResult{}, fmt.Errorf("login: pending token: random: %w", err)
@@ -156,7 +157,7 @@ func (s *Service) startPending(v *Visit, u *user.User, remember bool) (LoginResu
 		return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
 	}
 	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
-	s.audit(v, Event{Type: EventLoginPending, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventLoginPending, UserID: u.ID})
 	return LoginResult{User: u, RequiresTwoFactor: true}, nil
 }
 
@@ -182,16 +183,16 @@ type loginCheck struct {
 // never makes is not on the path an observer times. When the password turns
 // out right, Login clears the count (it always clears on success); a
 // failure recorded for a correct password is never seen as one.
-func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, error) {
+func (s *Service) checkLogin(ctx context.Context, v *Visit, u *user.User, pw string) (loginCheck, error) {
 	switch {
 	case u == nil:
-		s.dummyVerify(v, pw)
+		s.dummyVerify(ctx, v, pw)
 		return loginCheck{noAccount: "unknown email"}, nil
 	case u.PasswordHash == "": // a custom store's NULL hash: an account that cannot log in with a password
-		s.dummyVerify(v, pw)
+		s.dummyVerify(ctx, v, pw)
 		return loginCheck{noAccount: "no password"}, nil
 	case len(pw) > maxPasswordBytes:
-		s.dummyVerify(v, pw)
+		s.dummyVerify(ctx, v, pw)
 		return loginCheck{noAccount: "password too long"}, nil
 	}
 	chk := loginCheck{locked: u.LockedUntil.After(s.now())}
@@ -206,12 +207,12 @@ func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, err
 					recErr = fmt.Errorf("RecordLoginFailure panicked: %v", p)
 				}
 			}()
-			_, chk.lockedUntil, recErr = s.users.lockout.RecordLoginFailure(v.ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
+			_, chk.lockedUntil, recErr = s.users.lockout.RecordLoginFailure(ctx, u.ID, s.cfg.Lockout.Max, s.cfg.Lockout.Duration, s.now())
 		}()
 	} else {
 		close(done)
 	}
-	ok, err := s.hasher.Verify(v.ctx, pw, u.PasswordHash)
+	ok, err := s.hasher.Verify(ctx, pw, u.PasswordHash)
 	<-done
 	if err != nil {
 		return loginCheck{}, fmt.Errorf("verify password: %w", err)
@@ -225,7 +226,7 @@ func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, err
 	case recErr != nil:
 		// The password is right and nothing was counted: login goes on
 		// (and clears the count, which fails too if the store is down).
-		s.log.WarnContext(v.ctx, "authkit: login failure count not recorded", "user", u.ID, "err", recErr)
+		s.log.WarnContext(ctx, "authkit: login failure count not recorded", "user", u.ID, "err", recErr)
 	default:
 		chk.counted = count
 	}
@@ -236,25 +237,25 @@ func (s *Service) checkLogin(v *Visit, u *user.User, pw string) (loginCheck, err
 // and the store can (user.PasswordRehash).
 // It does not touch PasswordChangedAt, so no session ends. A conflict means
 // the password changed meanwhile: nothing to do.
-func (s *Service) upgradeHash(v *Visit, u *user.User, pw string) {
+func (s *Service) upgradeHash(ctx context.Context, v *Visit, u *user.User, pw string) {
 	rh, ok := s.hasher.(password.Rehasher)
 	if !ok || s.users.rehash == nil || !rh.NeedsRehash(u.PasswordHash) {
 		return
 	}
-	h, err := s.hasher.Hash(v.ctx, pw)
+	h, err := s.hasher.Hash(ctx, pw)
 	if err == nil {
-		err = s.users.rehash.RehashPassword(v.ctx, u.ID, u.PasswordHash, h)
+		err = s.users.rehash.RehashPassword(ctx, u.ID, u.PasswordHash, h)
 	}
 	if err != nil && !errors.Is(err, user.ErrConflict) {
-		s.log.WarnContext(v.ctx, "authkit: password rehash failed", "user", u.ID, "err", err)
+		s.log.WarnContext(ctx, "authkit: password rehash failed", "user", u.ID, "err", err)
 	}
 }
 
 // dummyVerify checks pw against the hash of a random password made by New,
 // so a login for an unknown email costs one hash check like any other.
-func (s *Service) dummyVerify(v *Visit, pw string) {
+func (s *Service) dummyVerify(ctx context.Context, v *Visit, pw string) {
 	if s.dummyHash != "" {
-		_, _ = s.hasher.Verify(v.ctx, pw, s.dummyHash)
+		_, _ = s.hasher.Verify(ctx, pw, s.dummyHash)
 	}
 }
 
@@ -306,7 +307,7 @@ func (s *Service) clearPending(v *Visit) { v.setCookie(s.pendingCookie("", -1)) 
 
 // pendingUser reads and checks the 2fa_pending cookie for the second step,
 // counts the attempt against the per-user 2FA limit, and loads the user.
-func (s *Service) pendingUser(v *Visit) (*user.User, token.Claims, error) {
+func (s *Service) pendingUser(ctx context.Context, v *Visit) (*user.User, token.Claims, error) {
 	raw, ok := v.req.Cookie(PendingCookie)
 	if !ok || raw == "" {
 		return nil, token.Claims{}, ErrNoPendingTwoFactor
@@ -315,12 +316,12 @@ func (s *Service) pendingUser(v *Visit) (*user.User, token.Claims, error) {
 	if err != nil {
 		return nil, token.Claims{}, ErrTwoFactorExpired
 	}
-	vd, err := s.check(v, s.lim.twoFactor, claims.UserID)
+	vd, err := s.check(ctx, v, s.lim.twoFactor, claims.UserID)
 	if err != nil {
 		return nil, token.Claims{}, err
 	}
 	s.rateHeaders(v.header, vd)
-	u, err := s.users.ByID(v.ctx, claims.UserID)
+	u, err := s.users.ByID(ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
 		return nil, token.Claims{}, ErrInvalidSession
 	}
@@ -345,11 +346,11 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 // older than u's session version (a password reset or change, 2FA disable,
 // email change or logout-everywhere since the password step) is refused,
 // whatever the path did before.
-func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how LoginMethod, remember *bool) error {
+func (s *Service) finishPending(ctx context.Context, v *Visit, u *user.User, claims token.Claims, how LoginMethod, remember *bool) error {
 	if !pendingCurrent(claims, u) {
 		return ErrTwoFactorExpired
 	}
-	if err := s.afterLogin(v, u, how); err != nil {
+	if err := s.afterLogin(ctx, u, how); err != nil {
 		return err
 	}
 	keep, _, _ := parsePendingData(claims.Data)
@@ -357,11 +358,11 @@ func (s *Service) finishPending(v *Visit, u *user.User, claims token.Claims, how
 		keep = *remember
 	}
 	s.clearPending(v)
-	s.resetLimit(v, s.lim.twoFactor, u.ID)
-	if err := s.startSession(v, u, keep); err != nil {
+	s.resetLimit(ctx, v, s.lim.twoFactor, u.ID)
+	if err := s.startSession(ctx, v, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	s.signedIn(v, u)
+	s.signedIn(ctx, v, u)
 	return nil
 }
 
@@ -388,7 +389,8 @@ type TwoFactorResult struct {
 // VerifyTwoFactor is the second step by TOTP code (POST /api/2fa/verify), with
 // replay protection always on: a code's time step is accepted once.
 func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
-	defer s.enter(ctx, v, "2fa/verify").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/verify")
+	defer flow.end(&err)
 	u, err := s.verifyTwoFactor(ctx, v, in)
 	if err != nil {
 		return TwoFactorResult{}, err
@@ -397,11 +399,10 @@ func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 }
 
 func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (*user.User, error) {
-	v.use(ctx)
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return nil, err
 	}
-	u, claims, err := s.pendingUser(v)
+	u, claims, err := s.pendingUser(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -425,26 +426,26 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	m, err := s.totp.Match(code, secret, s.now(), u.LastTOTPStep)
 	switch {
 	case errors.Is(err, totp.ErrCodeUsed):
-		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
-		s.codeReused(v, u)
+		s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
+		s.codeReused(ctx, v, u)
 		return nil, ErrCodeUsed
 	case err != nil:
-		s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Factor: LoginTOTP})
+		s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Factor: LoginTOTP})
 		return nil, ErrInvalidTwoFactorCode
 	}
-	if err := s.users.twoFactor.AcceptTOTPStep(v.ctx, u.ID, m.Step, m.Current); err != nil {
+	if err := s.users.twoFactor.AcceptTOTPStep(ctx, u.ID, m.Step, m.Current); err != nil {
 		if errors.Is(err, user.ErrConflict) {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
-			s.codeReused(v, u)
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "code already used", Factor: LoginTOTP})
+			s.codeReused(ctx, v, u)
 			return nil, ErrCodeUsed
 		}
 		return nil, fmt.Errorf("2fa verify: accept step: %w", err)
 	}
-	if err := s.finishPending(v, u, claims, LoginTOTP, in.Remember); err != nil {
+	if err := s.finishPending(ctx, v, u, claims, LoginTOTP, in.Remember); err != nil {
 		return nil, err
 	}
-	s.maybeTrust(v, u, in.TrustDevice)
-	s.audit(v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp", Factor: LoginTOTP})
+	s.maybeTrust(ctx, v, u, in.TrustDevice)
+	s.audit(ctx, v, Event{Type: EventLoginSucceeded, UserID: u.ID, Detail: "totp", Factor: LoginTOTP})
 	return u, nil
 }
 
@@ -454,11 +455,12 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 // pending login checked again, and the code checked against the fresh list
 // (a few times at most).
 func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (_ TwoFactorResult, err error) {
-	defer s.enter(ctx, v, "2fa/recover").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/recover")
+	defer flow.end(&err)
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return TwoFactorResult{}, err
 	}
-	u, claims, err := s.pendingUser(v)
+	u, claims, err := s.pendingUser(ctx, v)
 	if err != nil {
 		return TwoFactorResult{}, err
 	}
@@ -475,15 +477,15 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	}
 	var remaining []string
 	for attempt := 0; ; attempt++ {
-		valid, rest, err := recovery.Verify(v.ctx, in.Code, u.RecoveryCodeHashes, s.recovery)
+		valid, rest, err := recovery.Verify(ctx, in.Code, u.RecoveryCodeHashes, s.recovery)
 		if err != nil && !valid {
 			return TwoFactorResult{}, fmt.Errorf("2fa recover: verify: %w", err)
 		}
 		if !valid {
-			s.audit(v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code", Factor: LoginRecoveryCode})
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "recovery code", Factor: LoginRecoveryCode})
 			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
-		err = s.users.twoFactor.ConsumeRecoveryCode(v.ctx, u.ID, u.RecoveryCodeHashes, rest)
+		err = s.users.twoFactor.ConsumeRecoveryCode(ctx, u.ID, u.RecoveryCodeHashes, rest)
 		if err == nil {
 			remaining = rest
 			break
@@ -494,7 +496,7 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 		if attempt == 2 {
 			return TwoFactorResult{}, ErrInvalidRecoveryCode
 		}
-		if u, err = s.users.ByID(v.ctx, u.ID); err != nil {
+		if u, err = s.users.ByID(ctx, u.ID); err != nil {
 			if errors.Is(err, user.ErrNotFound) {
 				return TwoFactorResult{}, ErrInvalidSession
 			}
@@ -506,23 +508,24 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 			return TwoFactorResult{}, ErrTwoFactorExpired
 		}
 	}
-	if err := s.finishPending(v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
+	if err := s.finishPending(ctx, v, u, claims, LoginRecoveryCode, in.Remember); err != nil {
 		return TwoFactorResult{}, err
 	}
-	s.maybeTrust(v, u, in.TrustDevice)
-	s.audit(v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining)), Factor: LoginRecoveryCode})
-	s.send(v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), CodesLeft: len(remaining)})
+	s.maybeTrust(ctx, v, u, in.TrustDevice)
+	s.audit(ctx, v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(remaining)), Factor: LoginRecoveryCode})
+	s.send(ctx, v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), CodesLeft: len(remaining)})
 	return TwoFactorResult{User: u, RemainingCodes: len(remaining)}, nil
 }
 
 // Logout ends this visit's session and any pending 2FA login. It never
 // fails.
 func (s *Service) Logout(ctx context.Context, v *Visit) {
-	defer s.enter(ctx, v, "logout").end(nil)
-	if err := v.sess.Logout(v.ctx); err != nil {
+	ctx, flow := s.enter(ctx, v, "logout")
+	defer flow.end(nil)
+	if err := v.sess.Logout(ctx); err != nil {
 		// The cookie is expired all the same; a copy lives until the
 		// record's lifetime ends or the user ends it from the list.
-		s.log.WarnContext(v.ctx, "authkit: logout: session record not deleted", "err", err)
+		s.log.WarnContext(ctx, "authkit: logout: session record not deleted", "err", err)
 	}
 	s.clearPending(v)
 }
@@ -530,7 +533,8 @@ func (s *Service) Logout(ctx context.Context, v *Visit) {
 // LogoutEverywhere ends every session of the signed-in user, this one
 // included, and every pending 2FA login.
 func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
-	defer s.enter(ctx, v, "logout-all").end(&err)
+	ctx, flow := s.enter(ctx, v, "logout-all")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureLogoutEverywhere); err != nil {
 		return err
 	}
@@ -538,23 +542,24 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := s.users.versions.BumpSessionVersion(v.ctx, u.ID); err != nil {
+	if _, err := s.users.versions.BumpSessionVersion(ctx, u.ID); err != nil {
 		return fmt.Errorf("logout all: %w", err)
 	}
-	if err := s.endOtherSessions(v, u.ID, false); err != nil {
+	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
 		return fmt.Errorf("logout all: %w", err)
 	}
-	_ = v.sess.Logout(v.ctx) // its record is gone with the others
+	_ = v.sess.Logout(ctx) // its record is gone with the others
 	s.clearPending(v)
-	s.audit(v, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventLoggedOutEverywhere, UserID: u.ID})
 	return nil
 }
 
 // CurrentUser returns the visit's signed-in user: [ErrNotAuthenticated]
 // without a valid session (docs/api.md, Conventions).
 func (s *Service) CurrentUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
-	defer s.enter(ctx, v, "me").end(&err)
-	u, err := v.sess.User(v.ctx)
+	ctx, flow := s.enter(ctx, v, "me")
+	defer flow.end(&err)
+	u, err := v.sess.User(ctx)
 	switch {
 	case err == nil:
 		return u, nil
@@ -567,16 +572,16 @@ func (s *Service) CurrentUser(ctx context.Context, v *Visit) (_ *user.User, err 
 
 // The routes of the group: decode, call, render.
 
-func loginRoute(s *Service, v *Visit) Response {
+func loginRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("email"), str("password"), boolean("remember"))
 	if err != nil {
-		return s.failure(v, "login", err)
+		return s.failure(ctx, v, "login", err)
 	}
-	res, err := s.Login(v.ctx, v, LoginInput{Email: in.str("email"), Password: in.str("password"), Remember: in.flag("remember")})
+	res, err := s.Login(ctx, v, LoginInput{Email: in.str("email"), Password: in.str("password"), Remember: in.flag("remember")})
 	if err == nil && res.RequiresTwoFactor {
 		return s.respond(v, http.StatusOK, map[string]bool{"requiresTwoFactor": true})
 	}
-	return s.answer(v, "login", map[string]bool{"success": true}, err)
+	return s.answer(ctx, v, "login", map[string]bool{"success": true}, err)
 }
 
 // secondStep decodes the body of the verify and recover routes.
@@ -592,37 +597,37 @@ func (s *Service) secondStep(v *Visit) (TwoFactorInput, error) {
 	return step, nil
 }
 
-func verifyTwoFactorRoute(s *Service, v *Visit) Response {
+func verifyTwoFactorRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := s.secondStep(v)
 	if err == nil {
-		_, err = s.VerifyTwoFactor(v.ctx, v, in)
+		_, err = s.VerifyTwoFactor(ctx, v, in)
 	}
-	return s.answer(v, "2fa verify", map[string]bool{"success": true}, err)
+	return s.answer(ctx, v, "2fa verify", map[string]bool{"success": true}, err)
 }
 
-func recoverTwoFactorRoute(s *Service, v *Visit) Response {
+func recoverTwoFactorRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := s.secondStep(v)
 	var res TwoFactorResult
 	if err == nil {
-		res, err = s.RecoverTwoFactor(v.ctx, v, in)
+		res, err = s.RecoverTwoFactor(ctx, v, in)
 	}
-	return s.answer(v, "2fa recover", map[string]any{"success": true, "remainingCodes": res.RemainingCodes}, err)
+	return s.answer(ctx, v, "2fa recover", map[string]any{"success": true, "remainingCodes": res.RemainingCodes}, err)
 }
 
-func logoutRoute(s *Service, v *Visit) Response {
-	s.Logout(v.ctx, v)
+func logoutRoute(ctx context.Context, s *Service, v *Visit) Response {
+	s.Logout(ctx, v)
 	return s.respond(v, http.StatusOK, s.say(v, "logged_out", msgLoggedOut))
 }
 
-func logoutAllRoute(s *Service, v *Visit) Response {
-	err := s.LogoutEverywhere(v.ctx, v)
-	return s.answer(v, "logout all", s.say(v, "logged_out_everywhere", msgLoggedOutEverywhere), err)
+func logoutAllRoute(ctx context.Context, s *Service, v *Visit) Response {
+	err := s.LogoutEverywhere(ctx, v)
+	return s.answer(ctx, v, "logout all", s.say(v, "logged_out_everywhere", msgLoggedOutEverywhere), err)
 }
 
-func meRoute(s *Service, v *Visit) Response {
-	u, err := s.CurrentUser(v.ctx, v)
+func meRoute(ctx context.Context, s *Service, v *Visit) Response {
+	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
-		return s.failure(v, "me", err)
+		return s.failure(ctx, v, "me", err)
 	}
 	return s.respond(v, http.StatusOK, u.Public())
 }

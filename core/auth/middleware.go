@@ -47,18 +47,18 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 	if err == nil && (!verified || u.EmailVerified()) {
 		return u, nil
 	}
-	v := s.Visit(r)
+	v, ctx := s.Visit(r), r.Context()
 	if err == nil {
-		resp := s.failure(v, "authenticate", ErrEmailNotVerified)
+		resp := s.failure(ctx, v, "authenticate", ErrEmailNotVerified)
 		return nil, &resp
 	}
 	if found && errors.Is(err, session.ErrNotAuthenticated) {
-		_ = v.sess.Logout(v.ctx) // expires the dead cookie; never fails
+		_ = v.sess.Logout(ctx) // expires the dead cookie; never fails
 		err = ErrNotAuthenticated
 	} else if errors.Is(err, session.ErrNotAuthenticated) {
 		err = ErrNotAuthenticated
 	}
-	resp := s.failure(v, "session", err)
+	resp := s.failure(ctx, v, "session", err)
 	return nil, &resp
 }
 
@@ -89,7 +89,7 @@ type KeyFunc func(r Request) string
 type RateLimit struct {
 	s   *Service
 	lim *limiter
-	key KeyFunc
+	key KeyFunc // nil: the visit's client address
 }
 
 // NewRateLimit returns a limit named name (the key prefix; keep it
@@ -117,9 +117,6 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 	if err != nil {
 		return nil, err
 	}
-	if key == nil {
-		key = s.ClientIP
-	}
 	return &RateLimit{s: s, lim: lim, key: key}, nil
 }
 
@@ -127,10 +124,10 @@ func (s *Service) NewRateLimit(name string, l Limit, key KeyFunc, msg string) (*
 // to the app's response, or the 429 (or 503 when the store is down) to
 // send instead.
 func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
-	v := rl.s.Visit(r)
-	vd, err := rl.s.check(v, rl.lim, rl.key(r))
+	v, ctx := rl.s.Visit(r), r.Context()
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.keyOf(v))
 	if err != nil {
-		resp := rl.s.failure(v, "rate limit", err)
+		resp := rl.s.failure(ctx, v, "rate limit", err)
 		return nil, &resp
 	}
 	h := http.Header{}
@@ -144,13 +141,21 @@ func (rl *RateLimit) Check(r Request) (http.Header, *Response) {
 // "too_many_requests", RetryAfter set), a store that is down with an
 // error AsError maps to 503 (unless Config.RateLimitFailOpen).
 func (rl *RateLimit) Attempt(ctx context.Context, v *Visit) error {
-	v.use(ctx)
-	vd, err := rl.s.check(v, rl.lim, rl.key(v.req))
+	ctx = v.context(ctx)
+	vd, err := rl.s.check(ctx, v, rl.lim, rl.keyOf(v))
 	if err != nil {
 		return err
 	}
 	rl.s.rateHeaders(v.header, vd)
 	return nil
+}
+
+// keyOf is the limit's key for the visit's request.
+func (rl *RateLimit) keyOf(v *Visit) string {
+	if rl.key == nil {
+		return v.ClientIP()
+	}
+	return rl.key(v.req)
 }
 
 // Close stops the background work of the limit's default store.

@@ -261,7 +261,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		"full": func(r Request) (*user.User, *Response) {
 			u, err := s.CurrentUser(r.Context(), s.Visit(r))
 			if err != nil {
-				resp := s.failure(s.Visit(r), "me", err)
+				resp := s.failure(r.Context(), s.Visit(r), "me", err)
 				return nil, &resp
 			}
 			return u, nil

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -48,13 +49,13 @@ func (s *Service) deviceCookie(value string, maxAge int) *http.Cookie {
 }
 
 // rememberDevice sets the device cookie for u on the visit.
-func (s *Service) rememberDevice(v *Visit, u *user.User) {
+func (s *Service) rememberDevice(ctx context.Context, v *Visit, u *user.User) {
 	if !s.cfg.featureOn(FeatureNewDeviceNotice) {
 		return
 	}
 	tok, err := s.device.Create(u.ID)
 	if err != nil {
-		s.log.ErrorContext(v.ctx, "authkit: device cookie not made", "err", err)
+		s.log.ErrorContext(ctx, "authkit: device cookie not made", "err", err)
 		return
 	}
 	v.setCookie(s.deviceCookie(tok, int(DeviceLifetime/time.Second)))
@@ -74,16 +75,16 @@ func (s *Service) knownDevice(v *Visit, u *user.User) bool {
 // signedIn follows a completed sign-in (every factor accepted, the session
 // issued): from a browser without the device cookie of u it mails the
 // new-device notice and audits it; either way it renews the cookie.
-func (s *Service) signedIn(v *Visit, u *user.User) {
+func (s *Service) signedIn(ctx context.Context, v *Visit, u *user.User) {
 	if !s.cfg.featureOn(FeatureNewDeviceNotice) {
 		return
 	}
 	if !s.knownDevice(v, u) {
-		ua := cleanUserAgent(v.req.Header("User-Agent"))
-		s.audit(v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
-		s.send(v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
+		ua := v.userAgent()
+		s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
+		s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
 	}
-	s.rememberDevice(v, u)
+	s.rememberDevice(ctx, v, u)
 }
 
 // codeReused follows a TOTP code refused at the 2FA step of a login
@@ -95,22 +96,12 @@ func (s *Service) signedIn(v *Visit, u *user.User) {
 // FeatureNewDeviceNotice off no browser holds the cookie, so every reuse
 // mails. The per-user 2FA limit bounds how many a password holder can
 // cause.
-func (s *Service) codeReused(v *Visit, u *user.User) {
+func (s *Service) codeReused(ctx context.Context, v *Visit, u *user.User) {
 	if s.knownDevice(v, u) {
 		return
 	}
-	ua := cleanUserAgent(v.req.Header("User-Agent"))
-	s.send(v, mail.KindTwoFactorCodeReused, u.Email, mail.Data{Name: u.Name, IP: s.clientAddr(v.req), UserAgent: ua})
-}
-
-// clientAddr is the client's address as the notices show it: the whole
-// address (rate limits key IPv6 clients by their /64), "" when unknown.
-func (s *Service) clientAddr(r Request) string {
-	ip, ok := s.proxies.ClientIP(r.RemoteAddr(), splitHeader(r.Header("X-Forwarded-For")))
-	if !ok {
-		return ""
-	}
-	return ip.String()
+	ua := v.userAgent()
+	s.send(ctx, v, mail.KindTwoFactorCodeReused, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
 }
 
 // cleanUserAgent makes a client's User-Agent fit to quote in a mail: valid

@@ -116,55 +116,61 @@ func (r Route) Flow() string {
 // Observe reports a flow of a module's own typed method or route to
 // Config.Observer (the passkeys module's ceremonies), as core's typed
 // methods and routes report theirs: call it first, run the flow with the
-// context it returns, and call end once with the flow's error when it
-// returns (nil for success). Inside a flow already (a module's route
+// context it returns (pass it on to every typed method the flow calls),
+// and call end once with the flow's error when it returns (nil for
+// success). Inside a flow already (ctx is a flow's: a module's route
 // calling its typed method, which calls core's) it starts nothing: it
-// returns the flow's context and an end that does nothing, so every flow
-// is reported once, by its outermost entry. Without an Observer it
-// returns ctx and an end that does nothing.
+// returns ctx and an end that does nothing, so every flow is reported
+// once, by its outermost entry. Without an Observer it returns ctx and an
+// end that does nothing. A nil ctx is the visit's request's.
 func (s *Service) Observe(ctx context.Context, v *Visit, f Flow) (_ context.Context, end func(err error)) {
-	e := s.startFlow(ctx, v, f)
+	ctx, e := s.startFlow(ctx, v, f)
 	if e.done == nil {
-		return v.ctx, endNothing
+		return ctx, endNothing
 	}
-	return v.ctx, func(err error) { e.end(&err) }
+	return ctx, func(err error) { e.end(&err) }
 }
 
 func endNothing(error) {}
 
-// enter begins typed method name's flow (see Observe), for a deferred
-// call with the method's error:
+// enter begins typed method name's flow (see Observe) and returns the
+// context the flow runs with, which the method uses for every call it
+// makes, and the flow's end, for a deferred call with the method's error:
 //
-//	defer s.enter(ctx, v, "login").end(&err)
+//	ctx, flow := s.enter(ctx, v, "login")
+//	defer flow.end(&err)
 //
-// Without an Observer it is v.use(ctx) and a nil check, and allocates
-// nothing (end is a static call, so err does not escape).
-func (s *Service) enter(ctx context.Context, v *Visit, name string) flowEnd {
+// Without an Observer it is a nil check of ctx and of the Observer, and
+// allocates nothing (end is a static call, so err does not escape).
+func (s *Service) enter(ctx context.Context, v *Visit, name string) (context.Context, flowEnd) {
 	return s.startFlow(ctx, v, Flow{Name: name})
 }
 
-// startFlow starts flow f on v unless v is in a flow already or there is
-// no Observer (then ctx becomes the visit's context, as v.use does).
-func (s *Service) startFlow(ctx context.Context, v *Visit, f Flow) flowEnd {
-	if s.cfg.Observer == nil {
-		v.use(ctx)
-		return flowEnd{}
+// startFlow starts flow f unless ctx is in a flow of s already or there is
+// no Observer.
+func (s *Service) startFlow(ctx context.Context, v *Visit, f Flow) (context.Context, flowEnd) {
+	ctx = v.context(ctx)
+	if s.cfg.Observer == nil || ctx.Value(flowKey{}) == s {
+		return ctx, flowEnd{}
 	}
-	if v.flow {
-		return flowEnd{}
-	}
-	if ctx == nil {
-		ctx = v.ctx
-	}
-	fctx, done := s.cfg.Observer.StartFlow(ctx, f)
-	v.ctx, v.flow = fctx, true
-	return flowEnd{v: v, ctx: ctx, done: done}
+	ctx, done := s.startObserved(ctx, f)
+	return ctx, flowEnd{done}
+}
+
+// flowKey marks the context of a flow reported to an Observer; its value
+// is the Service, so that a flow of another Service is still reported.
+type flowKey struct{}
+
+// startObserved tells the Observer that flow f starts and returns the
+// flow's context, marked as in a flow so that the typed methods it calls
+// are part of it.
+func (s *Service) startObserved(ctx context.Context, f Flow) (context.Context, func(status int)) {
+	ctx, done := s.cfg.Observer.StartFlow(ctx, f)
+	return context.WithValue(ctx, flowKey{}, s), done
 }
 
 // flowEnd ends a flow startFlow started; its zero value ends nothing.
 type flowEnd struct {
-	v    *Visit
-	ctx  context.Context // the caller's: the visit's context again after the flow
 	done func(status int)
 }
 
@@ -177,7 +183,6 @@ func (e flowEnd) end(errp *error) {
 	if errp != nil {
 		err = *errp
 	}
-	e.v.ctx, e.v.flow = e.ctx, false
 	e.done(statusOf(err))
 }
 

@@ -113,7 +113,7 @@ func TestObserverLogin(t *testing.T) {
 func TestObserverPanic(t *testing.T) {
 	rec := &recorder{}
 	s := mustNewWith(t, func(c *Config) { c.Observer = rec })
-	rt := Route{Method: "POST", Pattern: "/api/auth/boom", handle: func(*Service, *Visit) Response { panic("boom") }}
+	rt := Route{Method: "POST", Pattern: "/api/auth/boom", handle: func(context.Context, *Service, *Visit) Response { panic("boom") }}
 	if resp := s.Handle(rt, &fakeRequest{method: "GET"}); resp.Status != 500 {
 		t.Fatalf("status %d, want 500", resp.Status)
 	}
@@ -219,21 +219,28 @@ func observedFlow(t *testing.T, change func(*Config)) (*flow, *recorder) {
 
 // TestObserverTypedCall: a typed method called directly (the pages
 // module, an app's handler) is a flow of its own, named as its route's,
-// with its store calls and events in it; the visit's context is the
-// caller's again afterwards, and a second call on the same visit is a
-// second flow.
+// with its store calls and events in it; the flow's context is the
+// caller's (its values reach the audit hook), and a second call on the
+// same visit is a second flow.
 func TestObserverTypedCall(t *testing.T) {
-	f, rec := observedFlow(t, nil)
+	type mark struct{}
+	var marks []any
+	f, rec := observedFlow(t, func(c *Config) {
+		c.Audit = func(ctx context.Context, e Event) {
+			if e.Type == EventLoginFailed {
+				marks = append(marks, ctx.Value(mark{}), ctx.Value(ctxKey{}))
+			}
+		}
+	})
 	f.register("ada@example.com", goodPW)
 	rec.log = nil
-	type mark struct{}
 	ctx := context.WithValue(context.Background(), mark{}, "caller")
 	v := f.visit(newBrowser())
 	if _, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: "wrong horse"}); !errors.Is(err, ErrInvalidCredentials) {
 		t.Fatalf("login: %v", err)
 	}
-	if v.ctx.Value(mark{}) != "caller" || v.ctx.Value(ctxKey{}) != nil || v.flow {
-		t.Errorf("after the call the visit's context is not the caller's (flow %v)", v.flow)
+	if want := []any{"caller", "login"}; !slices.Equal(marks, want) {
+		t.Errorf("the audit hook's context holds %q, want the caller's value and the flow's %q", marks, want)
 	}
 	if _, err := f.s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: goodPW}); err != nil {
 		t.Fatalf("login: %v", err)

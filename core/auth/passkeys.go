@@ -46,7 +46,8 @@ func NewPasskeyInfo(p *user.Passkey) PasskeyInfo {
 // first. None is an empty slice. Without a session it fails with
 // [ErrNotAuthenticated].
 func (s *Service) ListPasskeys(ctx context.Context, v *Visit) (_ []PasskeyInfo, err error) {
-	defer s.enter(ctx, v, "passkeys").end(&err)
+	ctx, flow := s.enter(ctx, v, "passkeys")
+	defer flow.end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func (s *Service) ListPasskeys(ctx context.Context, v *Visit) (_ []PasskeyInfo, 
 	if err != nil {
 		return nil, err
 	}
-	keys, err := st.ListPasskeys(v.ctx, u.ID)
+	keys, err := st.ListPasskeys(ctx, u.ID)
 	if err != nil {
 		return nil, fmt.Errorf("passkeys: list: %w", err)
 	}
@@ -78,7 +79,8 @@ type RenamePasskeyInput struct {
 // must pass [CheckPasskeyName]; an id that is not one of the user's
 // passkeys, another user's included, fails with [ErrPasskeyNotFound].
 func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyInput) (_ PasskeyInfo, err error) {
-	defer s.enter(ctx, v, "passkeys/rename").end(&err)
+	ctx, flow := s.enter(ctx, v, "passkeys/rename")
+	defer flow.end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return PasskeyInfo{}, err
@@ -95,13 +97,13 @@ func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyI
 	if err != nil {
 		return PasskeyInfo{}, err
 	}
-	if err := st.RenamePasskey(v.ctx, u.ID, id, name); err != nil {
+	if err := st.RenamePasskey(ctx, u.ID, id, name); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
 			return PasskeyInfo{}, ErrPasskeyNotFound
 		}
 		return PasskeyInfo{}, fmt.Errorf("passkeys: rename: %w", err)
 	}
-	p, err := st.PasskeyByID(v.ctx, id)
+	p, err := st.PasskeyByID(ctx, id)
 	if errors.Is(err, user.ErrNotFound) || (err == nil && p.UserID != u.ID) {
 		return PasskeyInfo{}, ErrPasskeyNotFound // deleted since, by a racing request
 	}
@@ -129,7 +131,8 @@ type DeletePasskeyInput struct {
 // second factor; turning 2FA off stays DisableTwoFactor, with the current
 // password.
 func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyInput) (err error) {
-	defer s.enter(ctx, v, "passkeys/delete").end(&err)
+	ctx, flow := s.enter(ctx, v, "passkeys/delete")
+	defer flow.end(&err)
 	st, err := s.passkeyStore()
 	if err != nil {
 		return err
@@ -142,21 +145,21 @@ func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyI
 	if err != nil {
 		return err
 	}
-	p, err := st.PasskeyByID(v.ctx, id)
+	p, err := st.PasskeyByID(ctx, id)
 	if errors.Is(err, user.ErrNotFound) || (err == nil && p.UserID != u.ID) {
 		return ErrPasskeyNotFound
 	}
 	if err != nil {
 		return fmt.Errorf("passkeys: delete: %w", err)
 	}
-	if err := st.DeletePasskey(v.ctx, u.ID, id); err != nil {
+	if err := st.DeletePasskey(ctx, u.ID, id); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
 			return ErrPasskeyNotFound
 		}
 		return fmt.Errorf("passkeys: delete: %w", err)
 	}
-	s.audit(v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
-	s.Notify(v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
+	s.audit(ctx, v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
+	s.Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
 	return nil
 }
 

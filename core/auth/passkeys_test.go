@@ -268,7 +268,7 @@ func TestAuditLevels(t *testing.T) {
 			c.Audit = nil
 			c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		})
-		f.s.Audit(f.visit(newBrowser()), Event{Type: tt.event, UserID: "u1", Detail: "stored 7, received 3, refused false"})
+		f.s.Audit(context.Background(), f.visit(newBrowser()), Event{Type: tt.event, UserID: "u1", Detail: "stored 7, received 3, refused false"})
 		want := "level=" + tt.level + " msg=\"authkit: " + string(tt.event) + "\""
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("%s logged as %q, want %s", tt.event, logs.String(), want)

@@ -42,7 +42,8 @@ type ConfirmPasswordResult struct {
 // password:{user id}); a wrong password fails with [ErrInvalidPassword]
 // and changes nothing.
 func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPasswordInput) (_ ConfirmPasswordResult, err error) {
-	defer s.enter(ctx, v, "confirm-password").end(&err)
+	ctx, flow := s.enter(ctx, v, "confirm-password")
+	defer flow.end(&err)
 	if err := checkText(text{"password", in.Password}); err != nil {
 		return ConfirmPasswordResult{}, err
 	}
@@ -50,13 +51,13 @@ func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPassw
 	if err != nil {
 		return ConfirmPasswordResult{}, err
 	}
-	if err := s.checkPassword(v, u, in.Password); err != nil {
+	if err := s.checkPassword(ctx, v, u, in.Password); err != nil {
 		return ConfirmPasswordResult{}, err
 	}
-	if err := v.sess.Reauthenticate(v.ctx, u); err != nil {
+	if err := v.sess.Reauthenticate(ctx, u); err != nil {
 		return ConfirmPasswordResult{}, fmt.Errorf("confirm password: session: %w", err)
 	}
-	s.audit(v, Event{Type: EventPasswordConfirmed, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventPasswordConfirmed, UserID: u.ID})
 	res := ConfirmPasswordResult{User: u}
 	if s.cfg.ReauthWindow > 0 {
 		res.Until = v.sess.AuthenticatedAt().Add(s.cfg.ReauthWindow)
@@ -72,7 +73,8 @@ func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPassw
 // guards its own sensitive handlers with it; the client answers a 403 with
 // POST /api/auth/confirm-password and tries again.
 func (s *Service) RecentUser(ctx context.Context, v *Visit) (_ *user.User, err error) {
-	defer s.enter(ctx, v, "me/recent").end(&err)
+	ctx, flow := s.enter(ctx, v, "me/recent")
+	defer flow.end(&err)
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return nil, err
@@ -95,10 +97,10 @@ func (s *Service) recent(v *Visit) bool {
 	return !at.IsZero() && s.now().Before(at.Add(s.cfg.ReauthWindow))
 }
 
-func confirmPasswordRoute(s *Service, v *Visit) Response {
+func confirmPasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"))
 	if err == nil {
-		_, err = s.ConfirmPassword(v.ctx, v, ConfirmPasswordInput{Password: in.str("password")})
+		_, err = s.ConfirmPassword(ctx, v, ConfirmPasswordInput{Password: in.str("password")})
 	}
-	return s.answer(v, "confirm password", s.say(v, "password_confirmed", msgPasswordConfirmed), err)
+	return s.answer(ctx, v, "confirm password", s.say(v, "password_confirmed", msgPasswordConfirmed), err)
 }

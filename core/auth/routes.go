@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,7 +14,7 @@ type Route struct {
 	// Pattern is the path in net/http ServeMux form, with parameters as
 	// {name}: "/api/auth/verify-email/{token}". See [Route.ColonPattern].
 	Pattern string
-	handle  func(s *Service, v *Visit) Response
+	handle  func(ctx context.Context, s *Service, v *Visit) Response
 	feature Feature   // the feature the route belongs to; "" for the always-on ones
 	needs   needStore // registered only with this store configured
 }
@@ -146,24 +147,24 @@ func (s *Service) Paths() []Path {
 // and answered 500.
 func (s *Service) Handle(rt Route, r Request) (resp Response) {
 	v := s.Visit(r)
+	ctx := r.Context()
 	if s.cfg.Observer != nil {
 		var end func(status int)
-		v.ctx, end = s.cfg.Observer.StartFlow(v.ctx, Flow{Name: rt.Flow(), Route: rt})
-		v.flow = true                       // the typed method the route calls is this flow
-		defer func() { end(resp.Status) }() // after the recover below: a panic ends as 500
+		ctx, end = s.startObserved(ctx, Flow{Name: rt.Flow(), Route: rt}) // the typed method the route calls is this flow
+		defer func() { end(resp.Status) }()                               // after the recover below: a panic ends as 500
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.ErrorContext(v.ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
-			resp = s.respond(&Visit{ctx: v.ctx}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
+			s.log.ErrorContext(ctx, "authkit: panic in flow", "route", rt.Pattern, "panic", p)
+			resp = s.respond(&Visit{}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
 		}
 	}()
 	if !safeMethod(r.Method()) {
 		if err := s.CheckOrigin(r); err != nil {
-			return s.failure(v, "origin", err)
+			return s.failure(ctx, v, "origin", err)
 		}
 	}
-	return rt.handle(s, v)
+	return rt.handle(ctx, s, v)
 }
 
 func safeMethod(m string) bool {

@@ -29,7 +29,8 @@ type SessionInfo struct {
 // ListSessions is GET /api/auth/sessions: every live session of the
 // signed-in user, newest first, the visit's own marked Current.
 func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, err error) {
-	defer s.enter(ctx, v, "sessions").end(&err)
+	ctx, flow := s.enter(ctx, v, "sessions")
+	defer flow.end(&err)
 	st, err := s.recordStore()
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, 
 	if err != nil {
 		return nil, err
 	}
-	recs, err := st.List(v.ctx, u.ID)
+	recs, err := st.List(ctx, u.ID)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
@@ -72,7 +73,8 @@ type EndSessionInput struct {
 // the user's live sessions, another user's included, fails with
 // [ErrSessionNotFound], whichever it is.
 func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) (err error) {
-	defer s.enter(ctx, v, "sessions/delete").end(&err)
+	ctx, flow := s.enter(ctx, v, "sessions/delete")
+	defer flow.end(&err)
 	st, err := s.recordStore()
 	if err != nil {
 		return err
@@ -82,11 +84,11 @@ func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) 
 		return err
 	}
 	if in.ID == v.sess.RecordID() {
-		if err := v.sess.Logout(v.ctx); err != nil {
+		if err := v.sess.Logout(ctx); err != nil {
 			return fmt.Errorf("end session: %w", err)
 		}
 		s.clearPending(v)
-		s.audit(v, Event{Type: EventSessionEnded, UserID: u.ID, Detail: "current"})
+		s.audit(ctx, v, Event{Type: EventSessionEnded, UserID: u.ID, Detail: "current"})
 		return nil
 	}
 	if !s.recent(v) {
@@ -95,13 +97,13 @@ func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) 
 	if !isRecordID(in.ID) {
 		return ErrSessionNotFound // no id authkit makes: no store sees it
 	}
-	if err := st.Delete(v.ctx, u.ID, in.ID); err != nil {
+	if err := st.Delete(ctx, u.ID, in.ID); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
 			return ErrSessionNotFound
 		}
 		return fmt.Errorf("end session: %w", err)
 	}
-	s.audit(v, Event{Type: EventSessionEnded, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventSessionEnded, UserID: u.ID})
 	return nil
 }
 
@@ -126,11 +128,11 @@ func (s *Service) recordStore() (session.Store, error) {
 // startSession signs u in on the visit: the session cookie and, with a
 // record store, its record, which keeps the client's address and
 // User-Agent.
-func (s *Service) startSession(v *Visit, u *user.User, remember bool) error {
+func (s *Service) startSession(ctx context.Context, v *Visit, u *user.User, remember bool) error {
 	if s.cfg.Sessions != nil {
-		v.sess.SetClient(s.clientAddr(v.req), cleanUserAgent(v.req.Header("User-Agent")))
+		v.sess.SetClient(v.clientAddr(), v.userAgent())
 	}
-	return v.sess.Login(v.ctx, u, remember)
+	return v.sess.Login(ctx, u, remember)
 }
 
 // endOtherSessions deletes the records of every session of userID but the
@@ -138,8 +140,8 @@ func (s *Service) startSession(v *Visit, u *user.User, remember bool) error {
 // device of userID, after a change that raised the session version: those
 // sessions and trusts are dead already (their cookies carry the old
 // version), and their records must leave the lists.
-func (s *Service) endOtherSessions(v *Visit, userID string, keepCurrent bool) error {
-	if err := s.forgetTrustedDevices(v, userID); err != nil {
+func (s *Service) endOtherSessions(ctx context.Context, v *Visit, userID string, keepCurrent bool) error {
+	if err := s.forgetTrustedDevices(ctx, v, userID); err != nil {
 		return err
 	}
 	if s.cfg.Sessions == nil {
@@ -149,7 +151,7 @@ func (s *Service) endOtherSessions(v *Visit, userID string, keepCurrent bool) er
 	if keepCurrent {
 		except = v.sess.RecordID()
 	}
-	if err := s.cfg.Sessions.DeleteAll(v.ctx, userID, except); err != nil {
+	if err := s.cfg.Sessions.DeleteAll(ctx, userID, except); err != nil {
 		return fmt.Errorf("end sessions: %w", err)
 	}
 	return nil
@@ -165,10 +167,10 @@ type sessionJSON struct {
 	UserAgent  string `json:"userAgent"`
 }
 
-func listSessionsRoute(s *Service, v *Visit) Response {
-	list, err := s.ListSessions(v.ctx, v)
+func listSessionsRoute(ctx context.Context, s *Service, v *Visit) Response {
+	list, err := s.ListSessions(ctx, v)
 	if err != nil {
-		return s.failure(v, "sessions", err)
+		return s.failure(ctx, v, "sessions", err)
 	}
 	out := make([]sessionJSON, len(list))
 	for i, si := range list {
@@ -178,9 +180,9 @@ func listSessionsRoute(s *Service, v *Visit) Response {
 	return s.respond(v, http.StatusOK, map[string][]sessionJSON{"sessions": out})
 }
 
-func endSessionRoute(s *Service, v *Visit) Response {
-	err := s.EndSession(v.ctx, v, EndSessionInput{ID: v.req.PathValue("id")})
-	return s.answer(v, "end session", s.say(v, "session_ended", msgSessionEnded), err)
+func endSessionRoute(ctx context.Context, s *Service, v *Visit) Response {
+	err := s.EndSession(ctx, v, EndSessionInput{ID: v.req.PathValue("id")})
+	return s.answer(ctx, v, "end session", s.say(v, "session_ended", msgSessionEnded), err)
 }
 
 // isRecordID reports whether id has the shape of the ids the session

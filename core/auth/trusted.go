@@ -60,7 +60,7 @@ func (s *Service) trustedCookie(value string, maxAge int) *http.Cookie {
 
 // trustDevice records the visit's browser as trusted by u and sets the
 // cookie. Called after a second step succeeded with TrustDevice.
-func (s *Service) trustDevice(v *Visit, u *user.User) error {
+func (s *Service) trustDevice(ctx context.Context, v *Visit, u *user.User) error {
 	st := s.cfg.TrustedDevices
 	if st == nil {
 		return nil
@@ -71,8 +71,8 @@ func (s *Service) trustDevice(v *Visit, u *user.User) error {
 	}
 	now := s.now().Truncate(time.Millisecond)
 	r := session.Record{ID: hex.EncodeToString(b[:]), UserID: u.ID, CreatedAt: now, LastSeenAt: now,
-		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: s.clientAddr(v.req), UserAgent: cleanUserAgent(v.req.Header("User-Agent"))}
-	if err := session.CreateBounded(v.ctx, st, r, s.cfg.MaxSessionsPerUser); err != nil {
+		ExpiresAt: now.Add(s.cfg.TrustedDeviceLifetime), IP: v.clientAddr(), UserAgent: v.userAgent()}
+	if err := session.CreateBounded(ctx, st, r, s.cfg.MaxSessionsPerUser); err != nil {
 		return fmt.Errorf("trust device: %w", err)
 	}
 	tok, err := s.trusted.CreateWith(u.ID, append(binary.AppendVarint(nil, u.SessionVersion), b[:]...))
@@ -80,14 +80,14 @@ func (s *Service) trustDevice(v *Visit, u *user.User) error {
 		return fmt.Errorf("trust device: token: %w", err)
 	}
 	v.setCookie(s.trustedCookie(tok, int(s.cfg.TrustedDeviceLifetime/time.Second)))
-	s.audit(v, Event{Type: EventDeviceTrusted, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventDeviceTrusted, UserID: u.ID})
 	return nil
 }
 
 // trustedRecord returns the id of the record the visit's trusted-device
 // cookie names when that cookie is u's and still stands ("" otherwise),
 // and the error of a store that failed.
-func (s *Service) trustedRecord(v *Visit, u *user.User) (string, error) {
+func (s *Service) trustedRecord(ctx context.Context, v *Visit, u *user.User) (string, error) {
 	st := s.cfg.TrustedDevices
 	if st == nil {
 		return "", nil
@@ -105,7 +105,7 @@ func (s *Service) trustedRecord(v *Visit, u *user.User) (string, error) {
 		return "", nil
 	}
 	id := hex.EncodeToString(c.Data[n:])
-	r, err := st.Get(v.ctx, id)
+	r, err := st.Get(ctx, id)
 	switch {
 	case errors.Is(err, user.ErrNotFound):
 		return "", nil
@@ -115,7 +115,7 @@ func (s *Service) trustedRecord(v *Visit, u *user.User) (string, error) {
 		return "", nil
 	}
 	now := s.now().Truncate(time.Millisecond)
-	if err := st.Touch(v.ctx, id, now, r.ExpiresAt); err != nil {
+	if err := st.Touch(ctx, id, now, r.ExpiresAt); err != nil {
 		if errors.Is(err, user.ErrNotFound) { // removed meanwhile: no trust
 			return "", nil
 		}
@@ -126,7 +126,7 @@ func (s *Service) trustedRecord(v *Visit, u *user.User) (string, error) {
 
 // currentTrusted returns the record id of the visit's trusted-device cookie
 // when it verifies as u's, without reading the store.
-func (s *Service) currentTrusted(v *Visit, u *user.User) string {
+func (s *Service) currentTrusted(ctx context.Context, v *Visit, u *user.User) string {
 	raw, ok := v.req.Cookie(TrustedDeviceCookie)
 	if !ok || raw == "" {
 		return ""
@@ -146,7 +146,8 @@ func (s *Service) currentTrusted(v *Visit, u *user.User) string {
 // trusted browsers, newest first. Without Config.TrustedDevices it fails
 // with [ErrFeatureDisabled].
 func (s *Service) TrustedDevices(ctx context.Context, v *Visit) (_ []TrustedDeviceInfo, err error) {
-	defer s.enter(ctx, v, "2fa/trusted-devices").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/trusted-devices")
+	defer flow.end(&err)
 	if s.cfg.TrustedDevices == nil {
 		return nil, ErrFeatureDisabled
 	}
@@ -154,11 +155,11 @@ func (s *Service) TrustedDevices(ctx context.Context, v *Visit) (_ []TrustedDevi
 	if err != nil {
 		return nil, err
 	}
-	recs, err := s.cfg.TrustedDevices.List(v.ctx, u.ID)
+	recs, err := s.cfg.TrustedDevices.List(ctx, u.ID)
 	if err != nil {
 		return nil, fmt.Errorf("trusted devices: %w", err)
 	}
-	now, cur := s.now(), s.currentTrusted(v, u)
+	now, cur := s.now(), s.currentTrusted(ctx, v, u)
 	out := make([]TrustedDeviceInfo, 0, len(recs))
 	for _, r := range recs {
 		if !now.Before(r.ExpiresAt) {
@@ -182,7 +183,8 @@ type ForgetTrustedDeviceInput struct {
 // takes a shortcut away. The visit's own cookie is expired when it is the
 // one forgotten.
 func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTrustedDeviceInput) (err error) {
-	defer s.enter(ctx, v, "2fa/trusted-devices/delete").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/trusted-devices/delete")
+	defer flow.end(&err)
 	if s.cfg.TrustedDevices == nil {
 		return ErrFeatureDisabled
 	}
@@ -193,27 +195,27 @@ func (s *Service) ForgetTrustedDevice(ctx context.Context, v *Visit, in ForgetTr
 	if !isRecordID(in.ID) {
 		return ErrTrustedDeviceNotFound // no id authkit makes: no store sees it
 	}
-	if err := s.cfg.TrustedDevices.Delete(v.ctx, u.ID, in.ID); err != nil {
+	if err := s.cfg.TrustedDevices.Delete(ctx, u.ID, in.ID); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
 			return ErrTrustedDeviceNotFound
 		}
 		return fmt.Errorf("forget trusted device: %w", err)
 	}
-	if s.currentTrusted(v, u) == in.ID {
+	if s.currentTrusted(ctx, v, u) == in.ID {
 		v.setCookie(s.trustedCookie("", -1))
 	}
-	s.audit(v, Event{Type: EventDeviceForgotten, UserID: u.ID})
+	s.audit(ctx, v, Event{Type: EventDeviceForgotten, UserID: u.ID})
 	return nil
 }
 
 // forgetTrustedDevices deletes every trusted device of userID, after a
 // change that raised the session version (which ends their trust
 // already): the list shows only devices that still skip the second step.
-func (s *Service) forgetTrustedDevices(v *Visit, userID string) error {
+func (s *Service) forgetTrustedDevices(ctx context.Context, v *Visit, userID string) error {
 	if s.cfg.TrustedDevices == nil {
 		return nil
 	}
-	if err := s.cfg.TrustedDevices.DeleteAll(v.ctx, userID, ""); err != nil {
+	if err := s.cfg.TrustedDevices.DeleteAll(ctx, userID, ""); err != nil {
 		return fmt.Errorf("forget trusted devices: %w", err)
 	}
 	return nil
@@ -230,10 +232,10 @@ type trustedDeviceJSON struct {
 	UserAgent  string `json:"userAgent"`
 }
 
-func trustedDevicesRoute(s *Service, v *Visit) Response {
-	list, err := s.TrustedDevices(v.ctx, v)
+func trustedDevicesRoute(ctx context.Context, s *Service, v *Visit) Response {
+	list, err := s.TrustedDevices(ctx, v)
 	if err != nil {
-		return s.failure(v, "trusted devices", err)
+		return s.failure(ctx, v, "trusted devices", err)
 	}
 	out := make([]trustedDeviceJSON, len(list))
 	for i, d := range list {
@@ -243,19 +245,19 @@ func trustedDevicesRoute(s *Service, v *Visit) Response {
 	return s.respond(v, http.StatusOK, map[string][]trustedDeviceJSON{"devices": out})
 }
 
-func forgetTrustedDeviceRoute(s *Service, v *Visit) Response {
-	err := s.ForgetTrustedDevice(v.ctx, v, ForgetTrustedDeviceInput{ID: v.req.PathValue("id")})
-	return s.answer(v, "forget trusted device", s.say(v, "trusted_device_removed", msgTrustedDeviceRemoved), err)
+func forgetTrustedDeviceRoute(ctx context.Context, s *Service, v *Visit) Response {
+	err := s.ForgetTrustedDevice(ctx, v, ForgetTrustedDeviceInput{ID: v.req.PathValue("id")})
+	return s.answer(ctx, v, "forget trusted device", s.say(v, "trusted_device_removed", msgTrustedDeviceRemoved), err)
 }
 
 // maybeTrust trusts the visit's browser after a second step that asked for
 // it. The login has succeeded: a failure to record the trust is logged, and
 // the next login asks for the second factor again.
-func (s *Service) maybeTrust(v *Visit, u *user.User, trust bool) {
+func (s *Service) maybeTrust(ctx context.Context, v *Visit, u *user.User, trust bool) {
 	if !trust {
 		return
 	}
-	if err := s.trustDevice(v, u); err != nil {
-		s.log.WarnContext(v.ctx, "authkit: device not trusted", "user", u.ID, "err", err)
+	if err := s.trustDevice(ctx, v, u); err != nil {
+		s.log.WarnContext(ctx, "authkit: device not trusted", "user", u.ID, "err", err)
 	}
 }

@@ -48,7 +48,8 @@ type TwoFactorSetup struct {
 // recent authentication ([Service.RecentUser]): [ErrReauthenticationRequired]
 // otherwise.
 func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (_ TwoFactorSetup, err error) {
-	defer s.enter(ctx, v, "2fa/setup").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/setup")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return TwoFactorSetup{}, err
 	}
@@ -67,7 +68,7 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (_ TwoFactorSetu
 	if err != nil {
 		return TwoFactorSetup{}, fmt.Errorf("2fa setup: encrypt: %w", err)
 	}
-	if err := s.users.twoFactor.BeginTOTPSetup(v.ctx, u.ID, sealed); err != nil {
+	if err := s.users.twoFactor.BeginTOTPSetup(ctx, u.ID, sealed); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return TwoFactorSetup{}, ErrTwoFactorAlreadyEnabled
 		}
@@ -92,7 +93,8 @@ type ConfirmTwoFactorInput struct {
 // log in. It needs a recent authentication, like SetupTwoFactor, and mails
 // the account a notice.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoFactorInput) (recoveryCodes []string, err error) {
-	defer s.enter(ctx, v, "2fa/confirm").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/confirm")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	if err != nil {
 		return nil, ErrInvalidCode
 	}
-	codes, hashes, err := recovery.Generate(v.ctx, s.recovery, recovery.DefaultCount)
+	codes, hashes, err := recovery.Generate(ctx, s.recovery, recovery.DefaultCount)
 	if err != nil {
 		return nil, fmt.Errorf("2fa confirm: recovery codes: %w", err)
 	}
@@ -122,7 +124,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 	if err != nil {
 		return nil, fmt.Errorf("2fa confirm: encrypt: %w", err)
 	}
-	err = s.users.twoFactor.EnableTOTP(v.ctx, u.ID, user.EnableTOTP{
+	err = s.users.twoFactor.EnableTOTP(ctx, u.ID, user.EnableTOTP{
 		Pending: u.PendingTOTPSecret, Secret: sealed, RecoveryCodeHashes: hashes, Step: m.LastStep(),
 	})
 	if err != nil {
@@ -131,8 +133,8 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 		}
 		return nil, fmt.Errorf("2fa confirm: store: %w", err)
 	}
-	s.audit(v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
-	s.send(v, mail.KindTwoFactorEnabled, u.Email, mail.Data{Name: u.Name})
+	s.audit(ctx, v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
+	s.send(ctx, v, mail.KindTwoFactorEnabled, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
@@ -140,7 +142,8 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 // replaces every earlier one. It needs a recent authentication, like
 // SetupTwoFactor, and mails the account a notice.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) (_ []string, err error) {
-	defer s.enter(ctx, v, "2fa/regenerate-codes").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/regenerate-codes")
+	defer flow.end(&err)
 	if err := s.enabled(FeatureTwoFactor); err != nil {
 		return nil, err
 	}
@@ -151,18 +154,18 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) (_ []st
 	if !u.TwoFactorEnabled {
 		return nil, ErrTwoFactorNotEnabled
 	}
-	codes, hashes, err := recovery.Generate(v.ctx, s.recovery, recovery.DefaultCount)
+	codes, hashes, err := recovery.Generate(ctx, s.recovery, recovery.DefaultCount)
 	if err != nil {
 		return nil, fmt.Errorf("regenerate codes: %w", err)
 	}
-	if err := s.users.twoFactor.ReplaceRecoveryCodes(v.ctx, u.ID, hashes); err != nil {
+	if err := s.users.twoFactor.ReplaceRecoveryCodes(ctx, u.ID, hashes); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return nil, ErrTwoFactorNotEnabled
 		}
 		return nil, fmt.Errorf("regenerate codes: store: %w", err)
 	}
-	s.audit(v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
-	s.send(v, mail.KindRecoveryCodesRegenerated, u.Email, mail.Data{Name: u.Name})
+	s.audit(ctx, v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
+	s.send(ctx, v, mail.KindRecoveryCodesRegenerated, u.Email, mail.Data{Name: u.Name})
 	return codes, nil
 }
 
@@ -175,7 +178,8 @@ type DisableTwoFactorInput struct {
 // off. It ends the user's other sessions, keeps this one (recent: the
 // password is a re-authentication), and mails a notice.
 func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) (err error) {
-	defer s.enter(ctx, v, "2fa/disable").end(&err)
+	ctx, flow := s.enter(ctx, v, "2fa/disable")
+	defer flow.end(&err)
 	if err := checkText(text{"password", in.CurrentPassword}); err != nil {
 		return err
 	}
@@ -189,46 +193,46 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 	if s.users.twoFactor == nil {
 		return errNoTwoFactor
 	}
-	if err := s.checkPassword(v, u, in.CurrentPassword); err != nil {
+	if err := s.checkPassword(ctx, v, u, in.CurrentPassword); err != nil {
 		return err
 	}
-	if err := s.users.twoFactor.DisableTOTP(v.ctx, u.ID); err != nil {
+	if err := s.users.twoFactor.DisableTOTP(ctx, u.ID); err != nil {
 		if errors.Is(err, user.ErrConflict) {
 			return ErrTwoFactorNotEnabled
 		}
 		return fmt.Errorf("2fa disable: store: %w", err)
 	}
-	if err := s.renewSession(v, u.ID); err != nil {
+	if err := s.renewSession(ctx, v, u.ID); err != nil {
 		return err
 	}
-	s.audit(v, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
-	s.send(v, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
+	s.audit(ctx, v, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
+	s.send(ctx, v, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
 	return nil
 }
 
 // checkPassword is the re-entry of the current password that disable,
 // change-email and change-password require (docs/api.md), limited per user.
-func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
-	if _, err := s.check(v, s.lim.password, u.ID); err != nil {
+func (s *Service) checkPassword(ctx context.Context, v *Visit, u *user.User, pw string) error {
+	if _, err := s.check(ctx, v, s.lim.password, u.ID); err != nil {
 		return err
 	}
 	if pw == "" || len(pw) > maxPasswordBytes {
 		return ErrInvalidPassword
 	}
 	if u.PasswordHash == "" { // a custom store's NULL hash: no password can match
-		s.dummyVerify(v, pw)
-		s.audit(v, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
+		s.dummyVerify(ctx, v, pw)
+		s.audit(ctx, v, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
 		return ErrInvalidPassword
 	}
-	ok, err := s.hasher.Verify(v.ctx, pw, u.PasswordHash)
+	ok, err := s.hasher.Verify(ctx, pw, u.PasswordHash)
 	if err != nil {
 		return fmt.Errorf("password check: %w", err)
 	}
 	if !ok {
-		s.audit(v, Event{Type: EventPasswordCheckFailed, UserID: u.ID})
+		s.audit(ctx, v, Event{Type: EventPasswordCheckFailed, UserID: u.ID})
 		return ErrInvalidPassword
 	}
-	s.resetLimit(v, s.lim.password, u.ID)
+	s.resetLimit(ctx, v, s.lim.password, u.ID)
 	return nil
 }
 
@@ -237,13 +241,13 @@ func (s *Service) checkPassword(v *Visit, u *user.User, pw string) error {
 // other one ends. Every caller checked the current password in this
 // request, which counts as a re-authentication: the renewed session is
 // recent (Config.ReauthWindow).
-func (s *Service) renewSession(v *Visit, id string) error {
-	fresh, err := s.users.ByID(v.ctx, id)
+func (s *Service) renewSession(ctx context.Context, v *Visit, id string) error {
+	fresh, err := s.users.ByID(ctx, id)
 	if err == nil {
-		err = v.sess.Reauthenticate(v.ctx, fresh)
+		err = v.sess.Reauthenticate(ctx, fresh)
 	}
 	if err == nil {
-		err = s.endOtherSessions(v, id, true)
+		err = s.endOtherSessions(ctx, v, id, true)
 	}
 	if err != nil {
 		return fmt.Errorf("renew session: %w", err)
@@ -253,32 +257,32 @@ func (s *Service) renewSession(v *Visit, id string) error {
 
 // The routes of the group.
 
-func setupTwoFactorRoute(s *Service, v *Visit) Response {
+func setupTwoFactorRoute(ctx context.Context, s *Service, v *Visit) Response {
 	// qrImage is authkit's addition beside the spec's qrUri.
-	res, err := s.SetupTwoFactor(v.ctx, v)
-	return s.answer(v, "2fa setup", map[string]string{"qrUri": res.URI, "qrImage": res.QRImage}, err)
+	res, err := s.SetupTwoFactor(ctx, v)
+	return s.answer(ctx, v, "2fa setup", map[string]string{"qrUri": res.URI, "qrImage": res.QRImage}, err)
 }
 
-func confirmTwoFactorRoute(s *Service, v *Visit) Response {
+func confirmTwoFactorRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("code"))
 	var codes []string
 	if err == nil {
-		codes, err = s.ConfirmTwoFactor(v.ctx, v, ConfirmTwoFactorInput{Code: in.str("code")})
+		codes, err = s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: in.str("code")})
 	}
-	return s.answer(v, "2fa confirm", map[string]any{"message": s.say(v, "two_factor_enabled", msg2FAEnabled).Message, "recoveryCodes": codes}, err)
+	return s.answer(ctx, v, "2fa confirm", map[string]any{"message": s.say(v, "two_factor_enabled", msg2FAEnabled).Message, "recoveryCodes": codes}, err)
 }
 
-func regenerateCodesRoute(s *Service, v *Visit) Response {
-	codes, err := s.RegenerateRecoveryCodes(v.ctx, v)
-	return s.answer(v, "regenerate codes", map[string]any{"recoveryCodes": codes}, err)
+func regenerateCodesRoute(ctx context.Context, s *Service, v *Visit) Response {
+	codes, err := s.RegenerateRecoveryCodes(ctx, v)
+	return s.answer(ctx, v, "regenerate codes", map[string]any{"recoveryCodes": codes}, err)
 }
 
-func disableTwoFactorRoute(s *Service, v *Visit) Response {
+func disableTwoFactorRoute(ctx context.Context, s *Service, v *Visit) Response {
 	in, err := decode(v.req, s.maxBody, str("password"))
 	if err == nil {
-		err = s.DisableTwoFactor(v.ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
+		err = s.DisableTwoFactor(ctx, v, DisableTwoFactorInput{CurrentPassword: in.str("password")})
 	}
-	return s.answer(v, "2fa disable", s.say(v, "two_factor_disabled", msg2FADisabled), err)
+	return s.answer(ctx, v, "2fa disable", s.say(v, "two_factor_disabled", msg2FADisabled), err)
 }
 
 // normalizeCode drops the spaces people type or paste inside a TOTP code

@@ -18,30 +18,44 @@ import (
 // Every typed method takes one; the JSON routes make one per request.
 //
 // An app that calls the flows from its own handlers makes one with
-// [Service.Visit] from the framework module's request adapter
-// (nethttpauth.Request, ginauth.Request, fiberauth.Request) and, after the
-// call, writes [Visit.Cookies] and [Visit.Header] on its own response (on
-// net/http and gin, [Visit.WriteHeaders] does both):
+// [Service.Visit] from the framework module's request adapter, and after
+// the call writes [Visit.Cookies] and [Visit.Header] on its own response,
+// or the error as the JSON routes answer it. Each framework module has a
+// one-liner for each step (nethttpauth.Visit, WriteHeaders, WriteError;
+// the same in ginauth and fiberauth):
 //
-//	v := svc.Visit(nethttpauth.Request(r))
+//	v := nethttpauth.Visit(r, svc) // svc.Visit(nethttpauth.Request(r))
 //	res, err := svc.Login(r.Context(), v, auth.LoginInput{Email: email, Password: pw})
-//	v.WriteHeaders(w) // the session or 2fa_pending cookie, the rate-limit headers
+//	if err != nil {
+//		nethttpauth.WriteError(w, r, svc, v, err) // as POST /api/login answers it
+//		return
+//	}
+//	nethttpauth.WriteHeaders(w, v) // the session or 2fa_pending cookie, the rate-limit headers
+//
+// A Visit holds no context: the typed method's ctx is the call's one.
 //
 // A Visit belongs to one request and is not safe for concurrent use.
 type Visit struct {
 	req     Request
-	ctx     context.Context
 	sess    *session.Session
 	cookies []*http.Cookie
 	header  http.Header
-	ip      string         // the client's rate-limit key
 	lang    *i18n.Language // the answer's language: nil for English
-	flow    bool           // in a flow reported to Config.Observer: ctx is the flow's
+
+	// The client, resolved once by s when a flow first needs it (client,
+	// userAgent): the rate-limit keys, audit events, notices and session
+	// and trusted-device records of one request all read these, never the
+	// request again.
+	s      *Service
+	ip     string // the client's rate-limit key, "unknown" when there is none; "" until resolved
+	addr   string // the client's whole address, for notices and records; "" when unknown
+	ua     string // the User-Agent, cleaned to quote (cleanUserAgent)
+	uaRead bool
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
-	v := &Visit{req: r, ctx: r.Context(), header: http.Header{}, ip: s.clientKey(r)}
+	v := &Visit{req: r, header: http.Header{}, s: s}
 	v.sess = s.sessions.Session(bridge{v})
 	if s.cfg.Catalog != nil {
 		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
@@ -49,14 +63,15 @@ func (s *Service) Visit(r Request) *Visit {
 	return v
 }
 
-// use makes ctx the context of the visit's store and hasher calls: a
-// typed method's ctx wins over the request's, but not over the context of
-// the observed flow the visit is in (Service.Observe), which a typed
-// method called inside another's flow keeps.
-func (v *Visit) use(ctx context.Context) {
-	if ctx != nil && !v.flow {
-		v.ctx = ctx
+// context is the context of a typed method's store and hasher calls: the
+// ctx the caller passed, or the request's for a nil one. A Visit holds no
+// context of its own, so a caller's deadline, cancellation and trace are
+// the ones every call of the flow gets.
+func (v *Visit) context(ctx context.Context) context.Context {
+	if ctx == nil {
+		return v.req.Context()
 	}
+	return ctx
 }
 
 // Cookies returns the cookies the answer must set, in order: at most one
@@ -92,8 +107,47 @@ func (v *Visit) SetLanguage(l *i18n.Language) { v.lang = l }
 // choice among Config.Catalog's languages, nil for English.
 func (v *Visit) Language() *i18n.Language { return v.lang }
 
-// ClientIP returns the client's address as rate limits key it.
-func (v *Visit) ClientIP() string { return v.ip }
+// ClientIP returns the client's address as rate limits key it (see
+// [Service.ClientIP]), resolved once per visit.
+func (v *Visit) ClientIP() string {
+	v.client()
+	return v.ip
+}
+
+// client resolves the client's address once: the socket peer, or the
+// X-Forwarded-For entry Config.Proxies chooses.
+func (v *Visit) client() {
+	if v.ip != "" {
+		return
+	}
+	ip, ok := v.s.resolveClient(v.req)
+	v.ip = clientKeyOf(ip, ok)
+	switch {
+	case !ok:
+	case ip.Is4():
+		v.addr = v.ip // the key of an IPv4 address is the address
+	default:
+		v.addr = ip.String() // an IPv6 key is the /64
+	}
+}
+
+// clientAddr is the client's address as notices and records show it: the
+// whole address (rate limits key IPv6 clients by their /64), "" when
+// unknown.
+func (v *Visit) clientAddr() string {
+	v.client()
+	return v.addr
+}
+
+// userAgent is the request's User-Agent, cleaned to quote in a mail or a
+// record (cleanUserAgent), read once.
+func (v *Visit) userAgent() string {
+	if !v.uaRead {
+		v.uaRead = true
+		v.ua = cleanUserAgent(v.req.Header("User-Agent"))
+	}
+	return v.ua
+}
 
 // Cookie returns the value of the request's cookie name, for modules
 // built on the Service that keep state of their own in a cookie (the
@@ -152,9 +206,9 @@ type messageBody struct {
 }
 
 // answer renders a flow's outcome: 200 with body, or the error.
-func (s *Service) answer(v *Visit, op string, body any, err error) Response {
+func (s *Service) answer(ctx context.Context, v *Visit, op string, body any, err error) Response {
 	if err != nil {
-		return s.failure(v, op, err)
+		return s.failure(ctx, v, op, err)
 	}
 	return s.respond(v, http.StatusOK, body)
 }
@@ -165,7 +219,7 @@ func (s *Service) answer(v *Visit, op string, body any, err error) Response {
 // canceled request at debug level only, as nobody waits for the answer),
 // never to the client, who gets 503 for a backend that failed and 500
 // otherwise.
-func (s *Service) failure(v *Visit, op string, err error) Response {
+func (s *Service) failure(ctx context.Context, v *Visit, op string, err error) Response {
 	e := AsError(err)
 	if e.Status == http.StatusTooManyRequests {
 		r := s.json(e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code, RetryAfter: isoTime(e.RetryAfter)})
@@ -178,12 +232,12 @@ func (s *Service) failure(v *Visit, op string, err error) Response {
 	var known *Error
 	if !errors.As(err, &known) {
 		switch {
-		case errors.Is(err, context.Canceled) && v.ctx.Err() != nil:
-			s.log.DebugContext(v.ctx, "authkit: request canceled", "op", op)
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			s.log.DebugContext(ctx, "authkit: request canceled", "op", op)
 		case e == ErrUnavailable:
-			s.log.ErrorContext(v.ctx, "authkit: backend unavailable", "op", op, "err", err)
+			s.log.ErrorContext(ctx, "authkit: backend unavailable", "op", op, "err", err)
 		default:
-			s.log.ErrorContext(v.ctx, "authkit: internal error", "op", op, "err", err)
+			s.log.ErrorContext(ctx, "authkit: internal error", "op", op, "err", err)
 		}
 	}
 	return s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})

@@ -10,7 +10,10 @@ package matrix
 
 import (
 	"context"
+	"flag"
 	"os"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +33,17 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
+	flag.Parse()
+	// The suite's tests spend most of their time waiting on the databases
+	// (each write a commit), so -parallel at its default, GOMAXPROCS (2 on
+	// CI), leaves the CPUs idle. Unless the run sets -parallel itself, let
+	// more of them wait at once: each subtest has tables (on SQLite a file)
+	// of its own, so they never meet.
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+	}
 	os.Exit(m.Run())
 }
 
@@ -57,6 +71,7 @@ func TestMatrix(t *testing.T) {
 			name += "+redis"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store on its own database, tables or key prefix
 			s := sqltest.Open(t, st.db.URL(t))
 			var newLimits func(t *testing.T, clock func() time.Time, name string) ratelimit.Store
 			newSessions := s.Records // session records in the same database

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
@@ -25,13 +24,7 @@ import (
 // signs in with the address in lowercase, the hash is upgraded in the
 // app's column, and the app's /me answers the app's bigint id.
 func TestExistingUsers(t *testing.T) {
-	base := os.Getenv("AUTHKIT_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_POSTGRES is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-		}
-		t.Skip("AUTHKIT_TEST_POSTGRES is not set")
-	}
+	base := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
 	var b [5]byte
 	_, _ = rand.Read(b[:])
 	schema := "e2e_existingusers_" + hex.EncodeToString(b[:])

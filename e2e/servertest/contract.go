@@ -6,28 +6,22 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/e2e/openapi"
 )
 
-// Need returns the named service URL (AUTHKIT_TEST_POSTGRES, ...),
-// skipping the test, or failing it when AUTHKIT_REQUIRE_SERVICES=1, when
-// the variable is unset.
+// Need returns the URL of the named test server (AUTHKIT_TEST_POSTGRES,
+// ...) from its variable, or at its usual local address when the variable
+// is unset (storetest.ServiceURL); it skips the test, or fails it when
+// AUTHKIT_REQUIRE_SERVICES=1, when there is none.
 func Need(t *testing.T, name string) string {
 	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s is unset and AUTHKIT_REQUIRE_SERVICES=1", name)
-		}
-		t.Skipf("set %s to run this test", name)
-	}
-	return v
+	return storetest.ServiceURL(t, name)
 }
 
 // WaitFor polls the server's standard output (where the console mailer

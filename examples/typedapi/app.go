@@ -15,11 +15,12 @@ import (
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
-// The app's own pages. Every handler builds the request's Visit, calls one
-// typed method of the Service, writes the Visit's cookies and headers with
-// WriteHeaders, and then answers with a page of its own: a 303 to the next
-// page on success (Post/Redirect/Get), the form again with the error beside
-// its field on failure. No authkit JSON route is mounted.
+// The app's own pages. Every handler builds the request's Visit
+// (nethttpauth.Visit), calls one typed method of the Service, writes the
+// Visit's cookies and headers (nethttpauth.WriteHeaders), and then answers
+// with a page of its own: a 303 to the next page on success
+// (Post/Redirect/Get), the form again with the error beside its field on
+// failure. No authkit JSON route is mounted.
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -161,9 +162,6 @@ func securePages(next http.Handler) http.Handler {
 	})
 }
 
-// visit is the request as authkit's typed methods take it.
-func (a *app) visit(r *http.Request) *auth.Visit { return a.svc.Visit(nethttpauth.Request(r)) }
-
 // render writes page name with status; the page is rendered before
 // anything is written, so a template error is a clean 500.
 func (a *app) render(w http.ResponseWriter, status int, name string, p page) {
@@ -279,11 +277,11 @@ func (a *app) register(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	p.Values = map[string]string{"email": f.Get("email"), "name": f.Get("name")}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.Register(r.Context(), v, auth.RegisterInput{
 		Email: f.Get("email"), Password: f.Get("password"), Name: f.Get("name"),
 	})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "register.html", p, err, fields(emailField, newPasswordField,
 			fieldIs("name", auth.ErrNameRequired, auth.ErrNameTooLong)))
@@ -300,11 +298,11 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	p.Values = map[string]string{"email": f.Get("email"), "remember": f.Get("remember")}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	res, err := a.svc.Login(r.Context(), v, auth.LoginInput{
 		Email: f.Get("email"), Password: f.Get("password"), Remember: f.Get("remember") != "",
 	})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	switch {
 	case err != nil:
 		a.fail(w, r, "login.html", p, err, fieldIs("password", auth.ErrInvalidCredentials))
@@ -325,9 +323,9 @@ func (a *app) verifyTwoFactor(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "twofactor.html", p, err, nil)
 		return
 	}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.VerifyTwoFactor(r.Context(), v, auth.TwoFactorInput{Code: r.PostForm.Get("code")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "twofactor.html", p, err, codeField)
 		return
@@ -341,9 +339,9 @@ func (a *app) recoverTwoFactor(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "twofactor.html", p, err, nil)
 		return
 	}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.RecoverTwoFactor(r.Context(), v, auth.TwoFactorInput{Code: r.PostForm.Get("code")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "twofactor.html", p, err, codeField)
 		return
@@ -355,9 +353,9 @@ func (a *app) recoverTwoFactor(w http.ResponseWriter, r *http.Request) {
 // the link must work with one click.
 func (a *app) verifyEmail(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Verify your email"}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	already, err := a.svc.VerifyEmail(r.Context(), v, auth.VerifyEmailInput{Token: r.PathValue("token")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "verify.html", p, err, nil)
 		return
@@ -376,9 +374,9 @@ func (a *app) forgotPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Values = map[string]string{"email": r.PostForm.Get("email")}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	err := a.svc.ForgotPassword(r.Context(), v, auth.ForgotPasswordInput{Email: r.PostForm.Get("email")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "forgot.html", p, err, emailField)
 		return
@@ -396,11 +394,11 @@ func (a *app) resetPassword(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "reset.html", p, err, nil)
 		return
 	}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	err := a.svc.ResetPassword(r.Context(), v, auth.ResetPasswordInput{
 		Token: r.PathValue("token"), Password: r.PostForm.Get("password"), ConfirmPassword: r.PostForm.Get("confirm"),
 	})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.fail(w, r, "reset.html", p, err, fields(fieldIs("confirm", auth.ErrPasswordsDiffer), newPasswordField))
 		return
@@ -415,7 +413,7 @@ func (a *app) signedIn(w http.ResponseWriter, r *http.Request, v *auth.Visit) (u
 	if err == nil {
 		return u, true
 	}
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if errors.Is(err, auth.ErrNotAuthenticated) {
 		redirect(w, r, "/login")
 	} else {
@@ -425,12 +423,12 @@ func (a *app) signedIn(w http.ResponseWriter, r *http.Request, v *auth.Visit) (u
 }
 
 func (a *app) account(w http.ResponseWriter, r *http.Request) {
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	u, ok := a.signedIn(w, r, v)
 	if !ok {
 		return
 	}
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	a.render(w, http.StatusOK, "account.html", page{Title: "Your account", User: u, Notice: notices[r.URL.Query().Get("notice")]})
 }
 
@@ -451,9 +449,9 @@ func (a *app) accountFailed(w http.ResponseWriter, r *http.Request, v *auth.Visi
 }
 
 func (a *app) resendVerification(w http.ResponseWriter, r *http.Request) {
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	sent, err := a.svc.ResendVerification(r.Context(), v)
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	switch {
 	case err != nil:
 		a.accountFailed(w, r, v, err)
@@ -468,9 +466,9 @@ func (a *app) resendVerification(w http.ResponseWriter, r *http.Request) {
 // redirect: the pending secret is shown once, and the typed API has no way
 // to read it back on a later GET.
 func (a *app) setupTwoFactor(w http.ResponseWriter, r *http.Request) {
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	s, err := a.svc.SetupTwoFactor(r.Context(), v)
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.accountFailed(w, r, v, err)
 		return
@@ -489,9 +487,9 @@ func (a *app) confirmTwoFactor(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "setup.html", p, err, nil)
 		return
 	}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	codes, err := a.svc.ConfirmTwoFactor(r.Context(), v, auth.ConfirmTwoFactorInput{Code: r.PostForm.Get("code")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	switch {
 	case errors.Is(err, auth.ErrNotAuthenticated):
 		redirect(w, r, "/login")
@@ -512,9 +510,9 @@ func (a *app) confirmPassword(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, "confirm.html", p, err, nil)
 		return
 	}
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.ConfirmPassword(r.Context(), v, auth.ConfirmPasswordInput{Password: r.PostForm.Get("password")})
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	switch {
 	case errors.Is(err, auth.ErrNotAuthenticated):
 		redirect(w, r, "/login")
@@ -526,16 +524,16 @@ func (a *app) confirmPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *app) logout(w http.ResponseWriter, r *http.Request) {
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	a.svc.Logout(r.Context(), v)
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	redirect(w, r, "/login?notice=signed-out")
 }
 
 func (a *app) logoutEverywhere(w http.ResponseWriter, r *http.Request) {
-	v := a.visit(r)
+	v := nethttpauth.Visit(r, a.svc)
 	err := a.svc.LogoutEverywhere(r.Context(), v)
-	v.WriteHeaders(w)
+	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
 		a.accountFailed(w, r, v, err)
 		return

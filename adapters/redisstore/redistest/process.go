@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // Node is one redis-server process (a data node or a sentinel) started by
@@ -43,10 +46,7 @@ func lookPaths(tb testing.TB, what string, names ...string) []string {
 	for i, name := range names {
 		p, err := exec.LookPath(name)
 		if err != nil {
-			if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-				tb.Fatalf("%s is not installed and AUTHKIT_REQUIRE_SERVICES=1: %s needs it", name, what)
-			}
-			tb.Skipf("%s is not installed: skipping %s", name, what)
+			storetest.SkipMissing(tb, name, fmt.Sprintf("%s is not installed: skipping %s", name, what))
 		}
 		paths[i] = p
 	}

@@ -1,7 +1,13 @@
 // Package sqltest gives the e2e suites authkit's SQL stores on the test
-// databases: one pool per database for a whole test, and for each subtest
+// databases: on a server, one pool for a whole test and for each subtest
 // tables of its own (a random prefix), migrated on first use and dropped
-// when the subtest ends, so suites share the servers without meeting.
+// when the subtest ends, so suites share the servers without meeting; on
+// SQLite, a database file of its own for each subtest.
+//
+// SQLite subtests cannot share a file: a table dropped through one
+// connection of a file makes the statements other connections prepared
+// fail with SQLITE_SCHEMA ("database schema has changed"), which the flow
+// suite's parallel subtests would meet as their neighbours end.
 package sqltest
 
 import (
@@ -9,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,8 +31,9 @@ import (
 type Database struct {
 	Name string
 	// URL returns its DATABASE_URL: SQLite in t's temporary folder, the
-	// servers from AUTHKIT_TEST_POSTGRES and AUTHKIT_TEST_MYSQL (skipped
-	// without them, failed with AUTHKIT_REQUIRE_SERVICES=1).
+	// servers from AUTHKIT_TEST_POSTGRES and AUTHKIT_TEST_MYSQL or their
+	// usual local addresses (skipped without them, failed with
+	// AUTHKIT_REQUIRE_SERVICES=1).
 	URL func(t *testing.T) string
 }
 
@@ -50,7 +58,9 @@ func RandomPrefix() string {
 // DB is one database's pool, opened on first use, and each subtest's
 // tables on it.
 type DB struct {
-	url  string
+	url    string
+	sqlite bool // a file per subtest instead of a shared pool
+
 	once sync.Once
 	pool *sqlxstore.DB
 	err  error
@@ -62,7 +72,7 @@ type DB struct {
 
 // Open returns the DB of url and closes its pool when t ends.
 func Open(t *testing.T, url string) *DB {
-	d := &DB{url: url, tables: map[*testing.T]*sqlxstore.DB{}, asked: map[*testing.T]bool{}}
+	d := &DB{url: url, sqlite: strings.HasPrefix(url, "sqlite:"), tables: map[*testing.T]*sqlxstore.DB{}, asked: map[*testing.T]bool{}}
 	t.Cleanup(func() {
 		if d.pool != nil {
 			d.pool.Close()
@@ -100,6 +110,37 @@ func (d *DB) For(t *testing.T) *sqlxstore.DB {
 		return db
 	}
 	d.mu.Unlock()
+	var db *sqlxstore.DB
+	if d.sqlite {
+		db = d.file(t)
+	} else {
+		db = d.prefixed(t)
+	}
+	d.mu.Lock()
+	d.tables[t] = db
+	d.mu.Unlock()
+	return db
+}
+
+// file returns a migrated database in a file of t's own, closed when t
+// ends (before t.TempDir is removed).
+func (d *DB) file(t *testing.T) *sqlxstore.DB {
+	t.Helper()
+	db, err := sqlxopen.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "e2e.db"), sqlxstore.Config{CleanupInterval: -1})
+	if err != nil {
+		t.Fatalf("open SQLite: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
+}
+
+// prefixed returns t's migrated tables of a random prefix on the shared
+// pool, dropped when t ends.
+func (d *DB) prefixed(t *testing.T) *sqlxstore.DB {
+	t.Helper()
 	d.once.Do(func() {
 		d.pool, d.err = sqlxopen.Open(context.Background(), d.url, sqlxstore.Config{CleanupInterval: -1})
 	})
@@ -121,8 +162,5 @@ func (d *DB) For(t *testing.T) *sqlxstore.DB {
 			}
 		}
 	})
-	d.mu.Lock()
-	d.tables[t] = db
-	d.mu.Unlock()
 	return db
 }

@@ -12,7 +12,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,6 +25,7 @@ import (
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/examples/existingusers/webapp"
 )
@@ -50,13 +50,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	base := os.Getenv("AUTHKIT_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_POSTGRES is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-		}
-		t.Skip("AUTHKIT_TEST_POSTGRES is not set")
-	}
+	base := storetest.ServiceURL(t, storetest.EnvPostgres)
 	ctx := context.Background()
 	var b [5]byte
 	_, _ = rand.Read(b[:])

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/pages"
 	"github.com/authkit-go/authkit/passkeys"
@@ -59,25 +60,24 @@ func TestProductionStarts(t *testing.T) {
 		!strings.Contains(a.Warnings[0], "production with more than one process, or under attack, wants REDIS_URL") {
 		t.Fatalf("production app: production=%v warnings=%q", a.Production, a.Warnings)
 	}
-	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
-	if redisURL == "" {
-		return
-	}
-	b, err := Load(env(map[string]string{
-		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
-		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "REDIS_URL": redisURL,
-		"APP_URL": "https://app.example.com",
-	}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close(t.Context())
-	if len(b.Warnings) != 0 {
-		t.Fatalf("production app on Redis: warnings %q, want none", b.Warnings)
-	}
 	if !strings.Contains(a.Description, "mail: smtp smtp://mail.example.com:587") || !strings.Contains(a.Description, "env: production") {
 		t.Fatalf("description %q", a.Description)
 	}
+	t.Run("on Redis: no warning", func(t *testing.T) {
+		redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
+		b, err := Load(env(map[string]string{
+			"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
+			"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "REDIS_URL": redisURL,
+			"APP_URL": "https://app.example.com",
+		}), io.Discard, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close(t.Context())
+		if len(b.Warnings) != 0 {
+			t.Fatalf("production app on Redis: warnings %q, want none", b.Warnings)
+		}
+	})
 }
 
 // TestDevelopmentSecretsPersist: development secrets are generated once,

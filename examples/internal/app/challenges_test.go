@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/nethttpauth"
 	"github.com/authkit-go/authkit/passkeys"
 )
@@ -36,19 +36,14 @@ func TestPasskeyChallengesShared(t *testing.T) {
 	}{
 		{"sqlite", map[string]string{"DATABASE_URL": "sqlite://" + filepath.Join(t.TempDir(), "authkit.db")}, "(challenges: database)", true},
 		{"memory", map[string]string{"DATABASE_URL": "memory"}, "(challenges: memory)", false},
-	}
-	if u := os.Getenv("AUTHKIT_TEST_REDIS"); u != "" {
-		cases = append(cases, struct {
-			name   string
-			vars   map[string]string
-			desc   string
-			shared bool
-		}{"redis", map[string]string{"DATABASE_URL": "memory", "REDIS_URL": u, "REDIS_PREFIX": "authkit:test:" + rand.Text() + ":"}, "(challenges: redis)", true})
-	} else {
-		t.Log("AUTHKIT_TEST_REDIS unset: the Redis case is skipped")
+		// On the test Redis (storetest.ServiceURL: skipped without one).
+		{"redis", map[string]string{"DATABASE_URL": "memory", "REDIS_PREFIX": "authkit:test:" + rand.Text() + ":"}, "(challenges: redis)", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "redis" {
+				tc.vars["REDIS_URL"] = storetest.ServiceURL(t, storetest.EnvRedis)
+			}
 			var apps [2]*App
 			for i := range apps {
 				vars := map[string]string{"AUTHKIT_DATA_DIR": t.TempDir()}

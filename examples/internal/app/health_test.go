@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -94,13 +94,7 @@ func TestReadyTimeout(t *testing.T) {
 // change is logged once each way, and go-redis's own lines come out of the
 // app's structured logger.
 func TestReadyWithRedis(t *testing.T) {
-	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
-	if redisURL == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_REDIS is unset and AUTHKIT_REQUIRE_SERVICES=1")
-		}
-		t.Skip("set AUTHKIT_TEST_REDIS to run this test")
-	}
+	redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
 	target := strings.TrimPrefix(redisURL, "redis://")
 	target, db, _ := strings.Cut(target, "/")
 	p := newProxy(t, target)
