@@ -41,7 +41,7 @@ func BenchmarkLoginRoute(b *testing.B) {
 				Users: store.NewMemory(store.MemoryConfig{}), Secrets: []string{strings.Repeat("s", 32)}, Keys: keys,
 				AppURL: "http://app.test", Hasher: password.ForTesting(), Logger: slog.New(slog.DiscardHandler),
 				Audit: func(context.Context, auth.Event) {}, Observer: c.obs,
-				Limits:     auth.Limits{LoginIP: auth.Limit{Max: -1}, LoginEmail: auth.Limit{Max: -1}},
+				Limits:     auth.Limits{LoginIP: auth.Off, LoginEmail: auth.Off},
 				LimitStore: func(string) ratelimit.Store { return nil },
 			})
 			if err != nil {

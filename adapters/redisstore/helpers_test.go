@@ -270,6 +270,11 @@ func runStoreSuites(t *testing.T, c redis.UniversalClient) {
 			return New(c, Config{Prefix: randomPrefix()})
 		}, storetest.LimitOptions{RealTime: true})
 	})
+	t.Run("LimitClearer", func(t *testing.T) {
+		storetest.RunLimitClearer(t, func(t *testing.T, _ *storetest.Clock) ratelimit.Store {
+			return New(c, Config{Prefix: randomPrefix()})
+		}, storetest.LimitOptions{RealTime: true})
+	})
 	t.Run("Sessions", func(t *testing.T) {
 		// A prefix with no hash tag: the store adds SessionsHashTag.
 		storetest.RunSessionStore(t, func(t *testing.T) *Sessions {

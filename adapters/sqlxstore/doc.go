@@ -40,7 +40,9 @@
 // sessions and trusted_devices (0002), passkey_handles and passkeys (0003:
 // each user's WebAuthn user handle and credentials, the credential id as
 // the binary primary key), challenges (0004, the one-time values, keyed
-// by the SHA-256 of their key). Timestamps are BIGINT Unix milliseconds on
+// by the SHA-256 of their key), email_codes (0005), schema_settings
+// (0006: the Config.Users the prefix was migrated for, which Migrate
+// checks; [DB.RecordedUsers] reads it back). Timestamps are BIGINT Unix milliseconds on
 // every database (NULL for "never"), so they keep the millisecond
 // precision the contract asks for and compare the same everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
 // emails compare byte for byte: the "C" collation on PostgreSQL, binary

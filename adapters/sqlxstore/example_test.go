@@ -122,6 +122,7 @@ func ExampleNewSQL() {
 	// 0003_passkeys true
 	// 0004_challenges true
 	// 0005_email_codes true
+	// 0006_schema_settings true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -154,4 +155,7 @@ func ExampleMigrations() {
 	// 5 0005_email_codes
 	// CREATE TABLE IF NOT EXISTS auth_email_codes (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (5, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 6 0006_schema_settings
+	// CREATE TABLE IF NOT EXISTS auth_schema_settings (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (6, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -54,6 +54,7 @@ type LimitStore struct {
 var (
 	_ ratelimit.Store    = (*LimitStore)(nil)
 	_ ratelimit.Refunder = (*LimitStore)(nil)
+	_ ratelimit.Clearer  = (*LimitStore)(nil)
 )
 
 func newLimitStore(db *DB, background bool) *LimitStore {

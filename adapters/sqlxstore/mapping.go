@@ -20,9 +20,10 @@ import (
 // count and lock) as Layout says: in columns it adds to the table
 // ([LayoutColumns]) or in a table of its own keyed by the app's id
 // ([LayoutSideTable]). [DB.Migrate] never creates or drops the app's table.
-// A table prefix keeps the configuration it was first migrated with:
-// Migrate refuses (ErrInvalidConfig) a mapping on a prefix migrated for
-// another one; take a new TablePrefix.
+// A table prefix keeps the configuration it was first migrated with, which
+// the migrations record: Migrate refuses (ErrInvalidConfig) another one,
+// a mapping on a prefix migrated for authkit's own table or the other way
+// round; take a new TablePrefix, or open it with [DB.RecordedUsers].
 // The module's README.md, "Adding authkit to an existing users table",
 // shows the SQL of each layout.
 type UsersTable struct {
@@ -124,6 +125,10 @@ var stateFields = []string{
 // schema is the physical layout of the user store: which table and column
 // each field of user.User lives in, quoted for the dialect.
 type schema struct {
+	// mapping is Config.Users with its defaults filled in (the zero value
+	// for authkit's own table): what Migrate records and compares.
+	mapping UsersTable
+
 	mapped bool
 	side   bool
 	idType IDType
@@ -293,6 +298,7 @@ func newSchema(d Dialect, p string, m UsersTable) (*schema, error) {
 			}
 		}
 	}
+	s.mapping = m
 	s.replacer = s.newReplacer()
 	return s, nil
 }

@@ -11,7 +11,8 @@ import (
 // <prefix>users table never, and instead authkit's state in the app's
 // table (LayoutColumns) or in <prefix>user_state (LayoutSideTable). Only
 // 0001 touches the users table; the later ones (0002: sessions and trusted
-// devices; 0003: passkeys; 0004: one-time values; 0005: email codes; each
+// devices; 0003: passkeys; 0004: one-time values; 0005: email codes;
+// 0006: the recorded configuration; each
 // naming users by id only, no foreign key) apply as they are. A later migration that touches the users table must
 // get a mapped form here too, which the check below enforces.
 func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {
@@ -170,15 +171,14 @@ func (db *DB) usersStateSQL() []string {
 	return stmts
 }
 
-// checkUsersSchema makes sure, after the migrations, that the store's
-// reads work on the schema: every column of the mapping is there. It
-// catches a prefix whose migrations were recorded for another Users
-// configuration (authkit's own table, or the other layout), which Migrate
-// would otherwise call up to date while every request failed.
+// checkUsersSchema makes sure that the store's reads work on the schema:
+// every table and column of the users configuration is there. Migrate
+// runs it after the migrations, and before recording the configuration of
+// a prefix migrated by a version that recorded none: it catches a prefix
+// migrated for another Users configuration (authkit's own table, a
+// mapping, the other layout), which Migrate would otherwise call up to
+// date while every request failed.
 func (db *DB) checkUsersSchema(ctx context.Context) error {
-	if !db.s.mapped {
-		return nil
-	}
 	var sample any = ""
 	switch db.s.idType {
 	case IDInt64:
@@ -193,9 +193,9 @@ func (db *DB) checkUsersSchema(ctx context.Context) error {
 	if db.unavailable(err) {
 		return db.fail("migrate", err)
 	}
-	return fmt.Errorf("sqlxstore: migrate: %w: the users table %s does not have what Config.Users needs (%v); "+
-		"were the migrations of table prefix %q applied for another Users configuration? Use a new TablePrefix",
-		ErrInvalidConfig, db.s.users, err, db.t.prefix)
+	return fmt.Errorf("sqlxstore: migrate: %w: the users table %s does not have what Users: %s needs (%v); "+
+		"were the migrations of table prefix %q applied for another Users configuration? Open it with that one, or use a new TablePrefix",
+		ErrInvalidConfig, db.s.users, describeUsers(db.s.mapping), err, db.t.prefix)
 }
 
 // namesTable reports whether statement st names table (as a whole word:

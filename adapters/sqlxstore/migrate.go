@@ -33,6 +33,10 @@ func (db *DB) migrations() ([]migration, error) {
 	if err != nil {
 		return nil, err
 	}
+	setting, err := db.usersSettingLiteral()
+	if err != nil {
+		return nil, err
+	}
 	var ms []migration
 	for _, e := range entries {
 		num, _, ok := strings.Cut(e.Name(), "_")
@@ -44,14 +48,20 @@ func (db *DB) migrations() ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, name: e.Name(), stmts: splitStatements(db.withPrefix(string(b)))})
+		src := strings.ReplaceAll(db.withPrefix(string(b)), "{{users_setting}}", setting) // 0006
+		ms = append(ms, migration{version: v, name: e.Name(), stmts: splitStatements(src)})
 	}
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("no migrations embedded for %s", db.dialect)
 	}
 	slices.SortFunc(ms, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	if db.s != nil && db.s.mapped {
-		return db.mappedMigrations(ms) // Config.Users: the app's users table
+		if ms, err = db.mappedMigrations(ms); err != nil { // Config.Users: the app's users table
+			return nil, err
+		}
+	}
+	if db.noLimitsTable {
+		ms[0].stmts = slices.DeleteFunc(slices.Clone(ms[0].stmts), func(st string) bool { return namesTable(st, db.t.limits) })
 	}
 	return ms, nil
 }
@@ -109,6 +119,9 @@ func (db *DB) Apply(ctx context.Context) ([]Migration, error) {
 	ms, err := db.migrations()
 	if err != nil {
 		return nil, fmt.Errorf("sqlxstore: migrate: %w", err)
+	}
+	if err := db.checkUnrecorded(ctx); err != nil {
+		return nil, err
 	}
 	var applied []migration
 	switch db.dialect {
@@ -176,6 +189,12 @@ func (db *DB) apply(ctx context.Context, q queryer, ms []migration) ([]migration
 			return done, fmt.Errorf("%s: record: %w", m.name, err)
 		}
 		done = append(done, m)
+	}
+	if err := db.ensureLimitsTable(ctx, q); err != nil {
+		return done, err
+	}
+	if err := db.checkRecordedUsers(ctx, q); err != nil {
+		return done, err
 	}
 	return done, nil
 }

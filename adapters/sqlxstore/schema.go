@@ -71,18 +71,7 @@ func (db *DB) MigrationStatus(ctx context.Context) ([]MigrationState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlxstore: migration status: %w", err)
 	}
-	var exists bool
-	switch db.dialect {
-	case Postgres:
-		// to_regclass resolves the name as the store's queries do, on the
-		// search_path.
-		err = db.x.GetContext(ctx, &exists, `SELECT to_regclass($1) IS NOT NULL`, db.t.migrations)
-	case MySQL:
-		err = db.x.GetContext(ctx, &exists,
-			`SELECT COUNT(*) > 0 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?`, db.t.migrations)
-	default:
-		err = db.x.GetContext(ctx, &exists, `SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`, db.t.migrations)
-	}
+	exists, err := db.tableExists(ctx, db.x, db.t.migrations)
 	if err != nil {
 		return nil, db.fail("migration status", err)
 	}

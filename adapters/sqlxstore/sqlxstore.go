@@ -73,6 +73,13 @@ type Config struct {
 	// default. Default: "authkit_" (DefaultTablePrefix).
 	TablePrefix string
 
+	// NoLimitsTable says that the rate limits live elsewhere (Redis, or
+	// memory): [DB.Migrate] does not create <prefix>rate_limits, and
+	// [Migrations] leaves it out. Do not use [DB.Limits] then. A later
+	// Migrate without it creates the table. Default: false, the table is
+	// made.
+	NoLimitsTable bool
+
 	// Users maps the user store onto a users table the app already has:
 	// its table, columns and id type, and where authkit keeps its own
 	// state. Default (the zero value): authkit's own <prefix>users table
@@ -107,6 +114,7 @@ var prefixPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,31}$`)
 // tables holds the full table names for one prefix.
 type tables struct {
 	prefix, users, limits, migrations string
+	settings                          string
 	sessions, trusted                 string
 	passkeys, passkeyHandles          string
 	challenges                        string
@@ -119,6 +127,7 @@ func newTables(prefix string) tables {
 		users:          prefix + "users",
 		limits:         prefix + "rate_limits",
 		migrations:     prefix + "schema_migrations",
+		settings:       prefix + "schema_settings",
 		sessions:       prefix + "sessions",
 		trusted:        prefix + "trusted_devices",
 		passkeys:       prefix + "passkeys",
@@ -134,15 +143,16 @@ func newTables(prefix string) tables {
 // opened (or with sqlxopen.Open from a URL), run [DB.Migrate] once at
 // start-up, and [DB.Close] it on shutdown.
 type DB struct {
-	x       *sqlx.DB
-	dialect Dialect
-	t       tables
-	s       *schema // the user store's tables and columns (Config.Users)
-	now     func() time.Time
-	log     *slog.Logger
-	cleanup time.Duration
-	owned   bool // sqlxopen.Open made the pool, so Close closes it
-	users   *UserStore
+	x             *sqlx.DB
+	dialect       Dialect
+	t             tables
+	s             *schema // the user store's tables and columns (Config.Users)
+	now           func() time.Time
+	log           *slog.Logger
+	cleanup       time.Duration
+	owned         bool // sqlxopen.Open made the pool, so Close closes it
+	noLimitsTable bool // Config.NoLimitsTable
+	users         *UserStore
 
 	// newTicker drives the rate-limit cleanup; tests replace it.
 	newTicker func(time.Duration) (<-chan time.Time, func())
@@ -236,6 +246,8 @@ func newDB(x *sqlx.DB, d Dialect, cfg Config) (*DB, error) {
 		log:     cfg.Logger,
 		cleanup: cfg.CleanupInterval,
 		backoff: backoff,
+
+		noLimitsTable: cfg.NoLimitsTable,
 	}
 	if db.now == nil {
 		db.now = time.Now

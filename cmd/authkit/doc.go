@@ -14,6 +14,7 @@
 //	migrate         create or upgrade authkit's tables, or print their SQL
 //	user            support operations on one account: find, unlock, disable-2fa, ...
 //	openapi         print the OpenAPI 3.1 document of authkit's JSON routes
+//	limits          clear rate-limit counters kept in SQL or Redis (development, tests)
 //	help            print help about a command
 //
 // Install it with
@@ -63,6 +64,11 @@
 // database, for the dialect --dialect names or else the URL's; each
 // migration ends by recording itself where migrate looks.
 //
+// An app's own users table (sqlxstore.Config.Users) is named by the
+// --users-* flags the first time; the migrations record the mapping, and
+// later runs, of migrate and of user, read it back from the database and
+// need none. Flags that describe another mapping are refused (exit 1).
+//
 // # user
 //
 //	authkit user find|unlock|disable-2fa|end-sessions|verify-email|delete <id-or-email>
@@ -92,6 +98,17 @@
 // Service builds the document of its configuration, a module's routes (the
 // passkeys module's) included; this command, which does not depend on the
 // passkeys module, leaves those out.
+//
+// # limits
+//
+//	authkit limits reset [--key PREFIX] [--database-url URL] [--table-prefix PREFIX]
+//		[--redis-url URL] [--redis-prefix PREFIX]
+//
+// Clears the rate-limit counters whose key starts with --key (every one
+// without it) in sqlxstore's table (--database-url, else DATABASE_URL) and
+// in Redis (--redis-url, else REDIS_URL, REDIS_CLUSTER_URL or
+// REDIS_SENTINEL_URL; --redis-prefix, else REDIS_PREFIX): for development
+// and CI, where counters in a shared store outlive restarts.
 //
 // # Exit status
 //

@@ -3,13 +3,16 @@ module github.com/authkit-go/authkit/cmd/authkit
 go 1.25.0
 
 require (
+	github.com/authkit-go/authkit/adapters/redisstore v0.1.0
 	github.com/authkit-go/authkit/adapters/sqlxstore v0.1.0
 	github.com/authkit-go/authkit/core v0.1.0
+	github.com/redis/go-redis/v9 v9.22.0
 )
 
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect
 	github.com/boombuler/barcode v1.0.1-0.20190219062509-6c824513bacc // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-sql-driver/mysql v1.9.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -22,6 +25,7 @@ require (
 	github.com/ncruces/go-strftime v1.0.0 // indirect
 	github.com/pquerna/otp v1.5.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect

@@ -31,6 +31,7 @@ var commands = []*command{
 	migrateCmd,
 	userCmd,
 	openAPICmd,
+	limitsCmd,
 }
 
 func main() {

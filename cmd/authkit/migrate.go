@@ -36,8 +36,11 @@ The example servers migrate on start; run this before deploying an app that
 does not.
 
 An app that keeps its users in a table of its own (sqlxstore.Config.Users)
-names it and its mapping with the same flags as its code, so that migrate,
-status and --print work on that configuration:
+names it and its mapping with the same flags as its code the first time;
+the migrations record the mapping in the database, so later runs of
+migrate, status and "authkit user" read it back and need no flag, and flags
+that describe another mapping are refused with the recorded one named.
+--print, which has no database, always needs them:
 
 	--users-table TABLE          the app's table (name or schema.name)
 	--users-columns id=C,email=C,password=C,name=C,created=C
@@ -100,13 +103,9 @@ func runMigrate(ctx context.Context, c *command, args []string, stdout, stderr i
 
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	db, err := sqlxopen.Open(ctx, *dbURL, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "authkit migrate: %v\n", err)
-		if errors.Is(err, sqlxstore.ErrInvalidConfig) {
-			return 2
-		}
-		return 1
+	db, exit := openDB(ctx, c, *dbURL, cfg, users.given(), stderr)
+	if db == nil {
+		return exit
 	}
 	defer db.Close()
 	if status {
@@ -198,6 +197,41 @@ func migrationStatus(ctx context.Context, db *sqlxstore.DB, stdout, stderr io.Wr
 	return 0
 }
 
+// openDB opens the database at url with cfg, for command c. Without
+// --users-* flags (given false) it takes the users configuration the
+// database records (sqlxstore's DB.RecordedUsers), so an app's own users
+// table needs no flags once the app has migrated; with them, a recorded
+// configuration must be theirs (DB.CheckUsers). On an error it prints it
+// and returns a nil DB and the exit code: 2 for an invalid URL or
+// configuration, 1 otherwise.
+func openDB(ctx context.Context, c *command, url string, cfg sqlxstore.Config, given bool, stderr io.Writer) (*sqlxstore.DB, int) {
+	db, err := sqlxopen.Open(ctx, url, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "authkit %s: %v\n", c.name, err)
+		if errors.Is(err, sqlxstore.ErrInvalidConfig) {
+			return nil, 2
+		}
+		return nil, 1
+	}
+	if given {
+		err = db.CheckUsers(ctx)
+	} else {
+		var rec sqlxstore.UsersTable
+		var ok bool
+		if rec, ok, err = db.RecordedUsers(ctx); err == nil && ok && rec != (sqlxstore.UsersTable{}) {
+			_ = db.Close()
+			cfg.Users = rec
+			return openDB(ctx, c, url, cfg, true, stderr)
+		}
+	}
+	if err != nil {
+		_ = db.Close()
+		fmt.Fprintf(stderr, "authkit %s: %v\n", c.name, err)
+		return nil, 1
+	}
+	return db, 0
+}
+
 // usersFlags are the flags that map the user store onto an app's own users
 // table, field for field sqlxstore.UsersTable.
 type usersFlags struct {
@@ -216,7 +250,10 @@ func (f *usersFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verified, "existing-users-verified", false, "")
 }
 
-// table returns the mapping the flags describe; sqlxstore checks the names.
+// given reports whether any --users-* flag was given.
+func (f *usersFlags) given() bool { return *f != (usersFlags{}) }
+
+// mapping returns the mapping the flags describe; sqlxstore checks the names.
 func (f *usersFlags) mapping() (sqlxstore.UsersTable, error) {
 	t := sqlxstore.UsersTable{
 		Table:                 f.table,

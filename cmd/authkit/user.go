@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
@@ -68,7 +67,8 @@ with --actor as its detail (default: $USER); say who you are and why.
 
 The database flags are migrate's: --database-url (default DATABASE_URL),
 --table-prefix and the --users-* mapping flags (see "authkit help
-migrate"). The notice of disable-2fa is sent through SMTP_URL and MAIL_FROM,
+migrate"), which a database migrated by this version does not need: the
+mapping it records is used. The notice of disable-2fa is sent through SMTP_URL and MAIL_FROM,
 as the example servers send mail, and printed on standard output when
 SMTP_URL is unset; APP_NAME names the app in it (default "authkit").
 
@@ -143,13 +143,9 @@ func runUser(ctx context.Context, c *command, args []string, stdout, stderr io.W
 
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	db, err := sqlxopen.Open(ctx, *dbURL, sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1, Users: mapping})
-	if err != nil {
-		fmt.Fprintf(stderr, "authkit user: %v\n", err)
-		if errors.Is(err, sqlxstore.ErrInvalidConfig) {
-			return 2
-		}
-		return 1
+	db, exit := openDB(ctx, c, *dbURL, sqlxstore.Config{TablePrefix: *prefix, CleanupInterval: -1, Users: mapping}, users.given(), stderr)
+	if db == nil {
+		return exit
 	}
 	defer db.Close()
 	appName := os.Getenv("APP_NAME")

@@ -64,8 +64,10 @@ type Config struct {
 	// Keys encrypt TOTP secrets at rest: ENCRYPTION_KEY. Required.
 	Keys *secretbox.Keyring
 
-	// AppURL is the base of links in mails, e.g. "https://app.example.com".
-	// Required.
+	// AppURL is the base of links in mails, e.g. "https://app.example.com":
+	// the verification link (FeatureEmailVerification) and the password
+	// reset link (FeaturePasswordReset). Required unless both are in
+	// Disable; no other mail carries a link.
 	AppURL string
 
 	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
@@ -137,8 +139,8 @@ type Config struct {
 
 	// Lockout caps consecutive failed logins per account (NIST SP 800-63B
 	// 5.2.2), independent of the rate-limit windows. Default: 100 failures
-	// lock the account for 1 hour; a password reset unlocks it. Set
-	// Lockout.Max < 0 to switch it off.
+	// lock the account for 1 hour; a password reset unlocks it.
+	// [LockoutOff] (Max < 0) switches it off.
 	Lockout Lockout
 
 	// Proxies decides the client address for rate-limit keys (TRUST_PROXY).
@@ -267,9 +269,14 @@ type Config struct {
 
 // Lockout configures the per-account cap on consecutive failed logins.
 type Lockout struct {
-	Max      int           // Default: 100. Negative: off.
+	Max      int           // Default: 100. Negative: off ([LockoutOff]).
 	Duration time.Duration // Default: 1 hour.
 }
+
+// LockoutOff is a Lockout that never locks an account (Max < 0): for an
+// app that leaves failed logins to the rate limits, or whose store has no
+// user.Lockout. Config{Lockout: auth.LockoutOff}, as [Off] is for a Limit.
+var LockoutOff = Lockout{Max: -1}
 
 // Service runs the reference flows. It is safe for concurrent use. Make one
 // with [New], mount it with a framework module (which serves
@@ -314,11 +321,12 @@ func (cfg *Config) check() error {
 	if cfg.Keys == nil {
 		return errors.New("auth: Config.Keys (ENCRYPTION_KEY) is required")
 	}
-	if cfg.AppURL == "" {
-		return errors.New("auth: Config.AppURL is required")
-	}
 	if err := checkFeatures(cfg.Disable); err != nil {
 		return err
+	}
+	if cfg.AppURL == "" && (cfg.featureOn(FeatureEmailVerification) || cfg.featureOn(FeaturePasswordReset)) {
+		return errors.New("auth: Config.AppURL is required: the mailed verification and password-reset links start with it " +
+			"(an app that mails neither adds auth.FeatureEmailVerification and auth.FeaturePasswordReset to Config.Disable)")
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err

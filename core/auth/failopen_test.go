@@ -106,7 +106,7 @@ func TestCanceledRequest(t *testing.T) {
 	lv := &levels{}
 	s := mustNewWith(t, func(c *Config) {
 		c.Users, c.Logger = ctxUsers{}, slog.New(lv)
-		c.Lockout, c.Limits = Lockout{Max: -1}, Limits{LoginIP: Off, LoginEmail: Off}
+		c.Lockout, c.Limits = LockoutOff, Limits{LoginIP: Off, LoginEmail: Off}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

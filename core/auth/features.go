@@ -16,8 +16,8 @@ import (
 // [ErrFeatureDisabled].
 type Feature string
 
-// The features that can be switched off. Signing in and out, the current
-// user and email verification are always on.
+// The features that can be switched off. Signing in and out and the
+// current user are always on.
 const (
 	// FeatureRegistration is public sign-up: POST /api/auth/register,
 	// Service.Register. An app that creates accounts itself (an admin, an
@@ -49,11 +49,29 @@ const (
 	// on and off, recovery codes, password and email changes) are always
 	// sent.
 	FeatureNewDeviceNotice Feature = "new-device-notice"
+
+	// FeatureEmailVerification is authkit's verification of addresses:
+	// the link mailed on registration and on an email change,
+	// Service.VerifyEmail and Service.ResendVerification (GET
+	// /api/auth/verify-email/{token}, POST /api/auth/resend-verification).
+	// An app that verifies addresses itself (a directory, an invitation
+	// mailed by the app) switches it off and sets User.EmailVerifiedAt in
+	// its store, which RequireVerifiedEmail still reads; the store then
+	// needs no user.EmailVerification. Off, the two routes stay listed
+	// and answer 404 (feature_disabled) through their methods.
+	FeatureEmailVerification Feature = "email-verification"
+
+	// FeatureLogoutEverywhere is Service.LogoutEverywhere (POST
+	// /api/auth/logout-all, which stays listed and answers 404 when off).
+	// Off, the store needs no user.SessionVersions; password changes and
+	// resets, email changes and 2FA disable still end the other sessions
+	// through their own parts.
+	FeatureLogoutEverywhere Feature = "logout-everywhere"
 )
 
 // features is every Feature, for checking Config.Disable.
 var features = []Feature{FeatureRegistration, FeatureTwoFactor, FeatureEmailChange, FeaturePasswordReset, FeaturePasswordChange,
-	FeatureNewDeviceNotice}
+	FeatureNewDeviceNotice, FeatureEmailVerification, FeatureLogoutEverywhere}
 
 // checkFeatures refuses an unknown feature name.
 func checkFeatures(disable []Feature) error {

@@ -45,7 +45,8 @@ func mustNewWith(t testing.TB, change func(*Config)) *Service {
 // fails with ErrFeatureDisabled before it reads anything, and its routes
 // are not listed.
 func TestDisabledFeatureMethods(t *testing.T) {
-	all := []Feature{FeatureRegistration, FeatureTwoFactor, FeatureEmailChange, FeaturePasswordReset, FeaturePasswordChange}
+	all := []Feature{FeatureRegistration, FeatureTwoFactor, FeatureEmailChange, FeaturePasswordReset, FeaturePasswordChange,
+		FeatureEmailVerification, FeatureLogoutEverywhere}
 	s, err := newWith(t, func(c *Config) { c.Disable = all })
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,10 @@ func TestDisabledFeatureMethods(t *testing.T) {
 	e6 := s.ForgotPassword(ctx, v, ForgotPasswordInput{Email: "a@example.com"})
 	e7 := s.ResetPassword(ctx, v, ResetPasswordInput{Token: "t", Password: "long enough password", ConfirmPassword: "long enough password"})
 	e8 := s.ChangePassword(ctx, v, ChangePasswordInput{CurrentPassword: "x", NewPassword: "long enough password"})
-	for i, err := range []error{e1, e2, e3, e4, e5, e6, e7, e8} {
+	_, e9 := s.VerifyEmail(ctx, v, VerifyEmailInput{Token: "t"})
+	_, e10 := s.ResendVerification(ctx, v)
+	e11 := s.LogoutEverywhere(ctx, v)
+	for i, err := range []error{e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11} {
 		if !errors.Is(err, ErrFeatureDisabled) {
 			t.Errorf("method %d: %v, want ErrFeatureDisabled", i+1, err)
 		}
@@ -70,8 +74,8 @@ func TestDisabledFeatureMethods(t *testing.T) {
 			t.Errorf("route %s %s of the switched-off feature %q is listed", rt.Method, rt.Pattern, rt.feature)
 		}
 	}
-	if got := len(s.Modules().Routes()); got != len(routes)-8-4-2 {
-		t.Errorf("%d routes listed, want %d (every route but the 8 of the five features, the 4 of Config.Sessions and Config.TrustedDevices and the 2 of Config.EmailCode)", got, len(routes)-8-4-2)
+	if got := len(s.Modules().Routes()); got != len(routes)-11-4-2 {
+		t.Errorf("%d routes listed, want %d (every route but the 11 of the seven features, the 4 of Config.Sessions and Config.TrustedDevices and the 2 of Config.EmailCode)", got, len(routes)-11-4-2)
 	}
 	for _, f := range all {
 		if s.Enabled(f) {

@@ -23,7 +23,8 @@ type Limit struct {
 	Window time.Duration
 }
 
-// Off is a Limit that never limits.
+// Off is a Limit that never limits (Max < 0): Limits{Register: auth.Off}.
+// [LockoutOff] is the same for the account lock-out.
 var Off = Limit{Max: -1}
 
 // Limits are the rate limits of the flows, each a separate limiter with its

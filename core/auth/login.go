@@ -535,6 +535,9 @@ func (s *Service) Logout(ctx context.Context, v *Visit) {
 func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
 	ctx, flow := s.enter(ctx, v, "logout-all")
 	defer flow.end(&err)
+	if err := s.enabled(FeatureLogoutEverywhere); err != nil {
+		return err
+	}
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err

@@ -201,7 +201,7 @@ func TestDeletePasskey(t *testing.T) {
 // accepted by New, and the methods fail with ErrFeatureDisabled.
 func TestPasskeyManagementNeedsStore(t *testing.T) {
 	m := store.NewMemory(store.MemoryConfig{})
-	f := newFlow(t, func(c *Config) { c.Users = noLockout{requiredOf(m), m, m, m, m, m}; c.Lockout.Max = -1 })
+	f := newFlow(t, func(c *Config) { c.Users = noLockout{requiredOf(m), m, m, m, m, m}; c.Lockout = LockoutOff })
 	b, _ := f.register("ada@example.com", goodPW)
 	if _, err := f.listKeys(b); err != ErrFeatureDisabled {
 		t.Errorf("ListPasskeys: %v, want ErrFeatureDisabled", err)

@@ -151,13 +151,13 @@ var routes = []Route{
 		Hooks:       "BeforeRegister, AfterRegister",
 		Cookies:     sessionCookies,
 	})},
-	{Method: http.MethodGet, Pattern: "/api/auth/verify-email/{token}", handle: verifyEmailRoute, doc: coreOp(Operation{
+	{Method: http.MethodGet, Pattern: "/api/auth/verify-email/{token}", handle: verifyEmailRoute, feature: FeatureEmailVerification, doc: coreOp(Operation{
 		ID: "verifyEmail", Summary: "Verify an email address with a mailed token",
 		Param:  "the token of the mailed link",
 		OK:     oaMessage("Email verified, or Email already verified"),
 		Errors: []*Error{ErrVerifyLinkInvalid, ErrVerifyLinkUserMissing, ErrVerifyLinkStale},
 	})},
-	{Method: http.MethodPost, Pattern: "/api/auth/resend-verification", handle: resendVerificationRoute, doc: coreOp(Operation{
+	{Method: http.MethodPost, Pattern: "/api/auth/resend-verification", handle: resendVerificationRoute, feature: FeatureEmailVerification, doc: coreOp(Operation{
 		ID: "resendVerification", Summary: "Mail the verification link again", Auth: "session",
 		OK:     oaMessage("Verification email sent, or Email already verified"),
 		Errors: []*Error{ErrNotAuthenticated, ErrTooManyResends},
@@ -193,7 +193,7 @@ var routes = []Route{
 		Cookies:     "authkit_session and 2fa_pending expired",
 		Storeless:   true,
 	})},
-	{Method: http.MethodPost, Pattern: "/api/auth/logout-all", handle: logoutAllRoute, doc: coreOp(Operation{
+	{Method: http.MethodPost, Pattern: "/api/auth/logout-all", handle: logoutAllRoute, feature: FeatureLogoutEverywhere, doc: coreOp(Operation{
 		ID: "logoutAll", Summary: "End every session of the account", Auth: "session",
 		OK:      oaMessage("Logged out of all sessions"),
 		Errors:  []*Error{ErrNotAuthenticated},

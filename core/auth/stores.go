@@ -32,9 +32,11 @@ type userStore struct {
 var errNoTwoFactor = errors.New("auth: Config.Users does not implement user.TwoFactor, so no account can have 2FA on")
 
 // bindUsers splits the store into its parts and refuses a configuration
-// that turns on a feature the store cannot hold, naming the missing
-// interface and the way out.
+// that turns on a feature the store cannot hold, naming every missing
+// interface (one line each, so that an adopter fixes them all at once) and
+// the way out.
 func bindUsers(cfg *Config) (userStore, error) {
+	var missing []error
 	s := userStore{Accounts: cfg.Users}
 	s.rehash, _ = cfg.Users.(user.PasswordRehash)
 	s.passkeys, _ = cfg.Users.(user.Passkeys)
@@ -45,15 +47,15 @@ func bindUsers(cfg *Config) (userStore, error) {
 		neededBy string      // what calls it
 		instead  string      // the way out other than implementing it
 	}{
-		{bindPart(cfg.Users, &s.verification), "user.EmailVerification", true, "email verification (always on)", ""},
-		{bindPart(cfg.Users, &s.versions), "user.SessionVersions", true, "logout everywhere (always on)", ""},
+		{bindPart(cfg.Users, &s.verification), "user.EmailVerification", cfg.featureOn(FeatureEmailVerification), "email verification", "add auth.FeatureEmailVerification to Config.Disable (the app verifies addresses itself)"},
+		{bindPart(cfg.Users, &s.versions), "user.SessionVersions", cfg.featureOn(FeatureLogoutEverywhere), "logout everywhere", "add auth.FeatureLogoutEverywhere to Config.Disable"},
 		{bindPart(cfg.Users, &s.registration), "user.Registration", cfg.featureOn(FeatureRegistration), "public registration", "add auth.FeatureRegistration to Config.Disable"},
 		{bindPart(cfg.Users, &s.emailChange), "user.EmailChange", cfg.featureOn(FeatureEmailChange), "email change", "add auth.FeatureEmailChange to Config.Disable"},
 		{bindPart(cfg.Users, &s.reset), "user.PasswordReset", cfg.featureOn(FeaturePasswordReset), "password reset", "add auth.FeaturePasswordReset to Config.Disable"},
 		{bindPart(cfg.Users, &s.change), "user.PasswordChange", cfg.featureOn(FeaturePasswordChange), "password change", "add auth.FeaturePasswordChange to Config.Disable"},
 		{bindPart(cfg.Users, &s.twoFactor), "user.TwoFactor", cfg.featureOn(FeatureTwoFactor), "two-factor authentication", "add auth.FeatureTwoFactor to Config.Disable"},
 		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailCode.Enabled, "email codes (Config.EmailCode)", "leave Config.EmailCode.Enabled false"},
-		{bindPart(cfg.Users, &s.lockout), "user.Lockout", cfg.Lockout.Max > 0, "the account lock-out (Config.Lockout)", "set Config.Lockout.Max to -1"},
+		{bindPart(cfg.Users, &s.lockout), "user.Lockout", cfg.Lockout.Max > 0, "the account lock-out (Config.Lockout)", "set Config.Lockout to auth.LockoutOff"},
 	} {
 		if p.bind() || !p.needed {
 			continue
@@ -62,7 +64,10 @@ func bindUsers(cfg *Config) (userStore, error) {
 		if p.instead != "" {
 			msg += ", or " + p.instead
 		}
-		return userStore{}, errors.New(msg)
+		missing = append(missing, errors.New(msg))
+	}
+	if len(missing) > 0 {
+		return userStore{}, errors.Join(missing...)
 	}
 	if cfg.Observer != nil {
 		s = s.observed(cfg.Observer)

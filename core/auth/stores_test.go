@@ -67,13 +67,13 @@ func TestNewChecksStoreParts(t *testing.T) {
 	}{
 		{"required parts only", requiredOf(m),
 			"does not implement user.Registration, which public registration needs: implement it, or add auth.FeatureRegistration to Config.Disable",
-			func(c *Config) { c.Disable = allFeatures; c.Lockout.Max = -1 }},
+			func(c *Config) { c.Disable = allFeatures; c.Lockout = LockoutOff }},
 		{"no two-factor", noTwoFactor{requiredOf(m), m, m, m, m, m},
 			"auth: Config.Users (auth.noTwoFactor) does not implement user.TwoFactor, which two-factor authentication needs: implement it, or add auth.FeatureTwoFactor to Config.Disable",
 			func(c *Config) { c.Disable = []Feature{FeatureTwoFactor} }},
 		{"no lock-out", noLockout{requiredOf(m), m, m, m, m, m},
-			"does not implement user.Lockout, which the account lock-out (Config.Lockout) needs: implement it, or set Config.Lockout.Max to -1",
-			func(c *Config) { c.Lockout.Max = -1 }},
+			"does not implement user.Lockout, which the account lock-out (Config.Lockout) needs: implement it, or set Config.Lockout to auth.LockoutOff",
+			func(c *Config) { c.Lockout = LockoutOff }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,10 +87,11 @@ func TestNewChecksStoreParts(t *testing.T) {
 		})
 	}
 
-	_, err := newWith(t, func(c *Config) { c.Users = noVerification{m, m}; c.Disable = allFeatures; c.Lockout.Max = -1 })
-	want := "auth: Config.Users (auth.noVerification) does not implement user.EmailVerification, which email verification (always on) needs: implement it"
+	_, err := newWith(t, func(c *Config) { c.Users = noVerification{m, m}; c.Disable = allFeatures; c.Lockout = LockoutOff })
+	want := "auth: Config.Users (auth.noVerification) does not implement user.EmailVerification, which email verification needs: implement it, " +
+		"or add auth.FeatureEmailVerification to Config.Disable (the app verifies addresses itself)"
 	if err == nil || err.Error() != want {
-		t.Fatalf("New without a required part: %v, want %q", err, want)
+		t.Fatalf("New without user.EmailVerification: %v, want %q", err, want)
 	}
 }
 
@@ -111,7 +112,7 @@ func TestSmallestStore(t *testing.T) {
 	s := mustNewWith(t, func(c *Config) {
 		c.Users = requiredOf(m)
 		c.Disable = allFeatures
-		c.Lockout.Max = -1
+		c.Lockout = LockoutOff
 		c.Hasher = costFive(t) // a stronger cost than the stored hash: a store with PasswordRehash would upgrade it
 	})
 

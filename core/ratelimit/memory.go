@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,6 +125,7 @@ type MemoryStore struct {
 var (
 	_ Store    = (*MemoryStore)(nil)
 	_ Refunder = (*MemoryStore)(nil)
+	_ Clearer  = (*MemoryStore)(nil)
 )
 
 // NewMemoryStore returns an empty store for cfg and, unless
@@ -339,6 +341,34 @@ func (s *MemoryStore) Refund(_ context.Context, key string, resetAt time.Time) e
 		s.live.Add(-1)
 	}
 	return nil
+}
+
+// Clear implements [Clearer]: it removes the entry of every key that starts
+// with prefix (every entry, for ""), one shard at a time, and returns how
+// many it removed. ctx is not used.
+func (s *MemoryStore) Clear(_ context.Context, prefix string) (int64, error) {
+	var removed int64
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n := 0
+		if t := sh.tab.Load(); t != nil {
+			for i := range t.slots {
+				if t.ctrlAt(uint64(i)) >= ctrlFull && strings.HasPrefix(t.slots[i].key, prefix) {
+					t.remove(i)
+					n++
+				}
+			}
+			if n > 0 && t.sparse() {
+				sh.tab.Store(t.rehash(s.seed))
+			}
+		}
+		// minReset stays a lower bound of what is left.
+		s.live.Add(int64(-n))
+		sh.mu.Unlock()
+		removed += int64(n)
+	}
+	return removed, nil
 }
 
 // Sweep removes the entries whose window has ended and returns how many it

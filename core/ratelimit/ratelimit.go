@@ -45,6 +45,23 @@ type Refunder interface {
 	Refund(ctx context.Context, key string, resetAt time.Time) error
 }
 
+// Clearer is implemented by a [Store] that can clear many counters at once:
+// every key that starts with a prefix. It is optional, and no flow calls it:
+// it is for operators and development loops (`authkit limits reset`), such
+// as an end-to-end script that registers the same address on every run and
+// would otherwise meet the registration limit of its previous runs, kept by a
+// shared store across restarts.
+type Clearer interface {
+	// Clear deletes the counter of every key that starts with prefix (of
+	// every key, for ""), so that each one's next Increment starts a new
+	// window, and returns how many it deleted (expired counters included,
+	// when the store still held them). Counters incremented while it runs
+	// may or may not be cleared. A store that keeps some keys in another
+	// form (hashed, because they are long) documents which prefixes find
+	// them.
+	Clear(ctx context.Context, prefix string) (int64, error)
+}
+
 // ErrStoreFull is returned by a Store at capacity that refuses a key it does
 // not hold yet. The store may return a non-zero resetAt hint (when it expects
 // room) with it. [Limiter.Attempt] reports such an attempt as not allowed,

@@ -25,6 +25,11 @@
 // return, wrapped. A store implements the parts its app uses; [Store] is all
 // of them, as core/store's memory store and adapters/sqlxstore implement
 // them, and core/store/storetest proves an implementation part by part.
+// The smallest store is [Accounts] alone, with every feature that needs
+// another part switched off in auth.Config.Disable (the verification of
+// addresses, "email-verification", included) and the lock-out off;
+// ARCHITECTURE.md, "Stores", has the table of which part each feature
+// needs, and auth.New names every part a configuration lacks.
 //
 //	u, err := users.ByEmail(ctx, email)
 //	switch {

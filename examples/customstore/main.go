@@ -6,7 +6,7 @@
 // shared example configuration has no way to take a store from outside.
 // It reads:
 //
-//	ADDR            listen address. Default: ":8080".
+//	ADDR            listen address. Default: "localhost:8080" (loopback only).
 //	ACCOUNTS_DB     the app's SQLite file. Default: $AUTHKIT_DATA_DIR/accounts.db
 //	                (AUTHKIT_DATA_DIR default: .authkit).
 //	SESSION_SECRET  required: go run ./cmd/authkit session-secret
@@ -141,7 +141,7 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 	mux.Handle("GET /api/hello", nethttpauth.RequireUser(svc)(hello(db)))
 	srv := app.HTTPServer(mux)
 
-	ln, err := net.Listen("tcp", get(env, "ADDR", ":8080"))
+	ln, err := net.Listen("tcp", get(env, "ADDR", "localhost:8080"))
 	if err != nil {
 		return fail(fmt.Errorf("listen: %w", err))
 	}

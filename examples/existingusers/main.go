@@ -4,7 +4,7 @@
 // README.md. It reads:
 //
 //	DATABASE_URL    required: postgres://user:pass@host:5432/db
-//	ADDR            listen address. Default: ":8080".
+//	ADDR            listen address. Default: "localhost:8080" (loopback only).
 //	SESSION_SECRET  required: go run ./cmd/authkit session-secret
 //	ENCRYPTION_KEY  required: go run ./cmd/authkit encryption-key
 //	APP_URL         base of mailed links. Default: http://localhost:8080;
@@ -82,7 +82,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("ADDR"), ":8080"))
+	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("ADDR"), "localhost:8080"))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

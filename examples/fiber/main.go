@@ -1,6 +1,6 @@
 // Command fiber serves authkit's reference API on fiber v2. Configure it
 // with environment variables (see the repository README); with none it
-// runs in development mode on :8080.
+// runs in development mode on localhost:8080.
 package main
 
 import (

@@ -1,6 +1,6 @@
 // Command gin serves authkit's reference API on gin. Configure it with
 // environment variables (see the repository README); with none it runs in
-// development mode on :8080.
+// development mode on localhost:8080.
 package main
 
 import (

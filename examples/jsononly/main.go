@@ -12,7 +12,7 @@
 // in TRUSTED_ORIGINS (auth.Config.TrustedOrigins) so its posts pass the
 // cross-origin check.
 //
-// It reads ADDR (default ":8080") and APP_URL (default
+// It reads ADDR (default "localhost:8080", loopback only) and APP_URL (default
 // http://localhost:8080); users live in memory, secrets are random at each
 // start, and mail is printed on standard output.
 package main
@@ -65,7 +65,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	addr := cmp.Or(os.Getenv("ADDR"), ":8080")
+	addr := cmp.Or(os.Getenv("ADDR"), "localhost:8080")
 	fmt.Fprintf(os.Stderr, "authkit example (jsononly) listening on %s; the front end is at /app/\n", addr)
 	log.Fatal(http.ListenAndServe(addr, h))
 }

@@ -6,7 +6,7 @@
 //
 // It reads:
 //
-//	ADDR            listen address. Default: ":8080".
+//	ADDR            listen address. Default: "localhost:8080" (loopback only).
 //	APP_URL         base of mailed links. Default: http://localhost:8080;
 //	                cookies are Secure when it is https.
 //	SESSION_SECRET  signs cookies and tokens. Default: random at each start.
@@ -104,7 +104,7 @@ func run(logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", getenv("ADDR", ":8080"))
+	ln, err := net.Listen("tcp", getenv("ADDR", "localhost:8080"))
 	if err != nil {
 		_ = a.Close(context.Background())
 		return fmt.Errorf("listen: %w", err)

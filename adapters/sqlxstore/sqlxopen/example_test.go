@@ -34,6 +34,7 @@ func Example() {
 	// applied 0003_passkeys
 	// applied 0004_challenges
 	// applied 0005_email_codes
+	// applied 0006_schema_settings
 	// sqlite 1
 }
 

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -151,6 +153,17 @@ func postgresDSN(raw string) (string, error) {
 		}
 		raw += sep + fmt.Sprintf("connect_timeout=%d", int(connectTimeout.Seconds()))
 	}
+	// What pgx would refuse at the first connection (a bad port, a bad
+	// percent-encoding, an unknown sslmode) is a malformed URL, not an
+	// unreachable server. pgx's message repeats the URL, password
+	// redacted; only its reason is kept.
+	if _, err := pgx.ParseConfig(raw); err != nil {
+		msg := err.Error()
+		if _, reason, ok := strings.Cut(msg, "`: "); ok {
+			msg = reason
+		}
+		return "", fmt.Errorf("%w: postgres URL: %s", errInvalid, msg)
+	}
 	return raw, nil
 }
 
@@ -178,6 +191,9 @@ func mysqlDSN(raw string) (string, error) {
 	port := u.Port()
 	if port == "" {
 		port = "3306"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("%w: mysql URL: port %q is not a number from 1 to 65535", errInvalid, port)
 	}
 	cfg.Net = "tcp"
 	cfg.Addr = net.JoinHostPort(u.Hostname(), port)

@@ -23,6 +23,8 @@
 // it elapses, and concurrent increments each see a distinct count.
 // [RunLimitRefunder] proves the optional ratelimit.Refunder of a store that
 // has one: a refund gives back exactly one attempt of the window it names.
+// [RunLimitClearer] proves the optional ratelimit.Clearer: Clear deletes the
+// counters under a key prefix, compared byte for byte, and no other.
 // [RunOneTimeStore] proves an onetime.Store (values taken once): a Take
 // returns the data once, never at or after its expiry, racing Takes of one
 // key have exactly one winner, and keys of any bytes are distinct.

@@ -88,6 +88,12 @@ func get(env Env, key, def string) string {
 	return def
 }
 
+// DefaultAddr is where the example servers listen without ADDR: the
+// loopback interface only, since development runs with generated secrets
+// and mail printed on standard output. ADDR=:8080 listens on every
+// interface (a container, another machine).
+const DefaultAddr = "localhost:8080"
+
 // Load builds the App from the environment. In production it refuses to
 // start without SESSION_SECRET, ENCRYPTION_KEY, SMTP_URL and APP_URL,
 // naming every one that is missing. Settings that work but are unsafe
@@ -96,7 +102,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Addr: get(env, "ADDR", ":8080"), logger: logger}
+	a := &App{Addr: get(env, "ADDR", DefaultAddr), logger: logger}
 	appEnv := get(env, "APP_ENV", "development")
 	switch appEnv {
 	case "production":
@@ -145,7 +151,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 
 	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
-	users, records, usersDesc, err := a.openUsers(dbURL, dataDir)
+	// With Redis, the limits are not kept in the database: no table for them.
+	users, records, usersDesc, err := a.openUsers(dbURL, dataDir, redisSrc != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +194,19 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
+	var capacity int
+	var idle time.Duration
+	limits, err := parseLimits(get(env, "RATE_LIMITS", ""))
+	if err == nil {
+		capacity, err = parseCapacity(get(env, "RATE_LIMIT_CAPACITY", ""))
+	}
+	if err == nil {
+		idle, err = parseIdle(get(env, "SESSION_IDLE_TIMEOUT", ""))
+	}
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
 
 	svc, err := auth.New(auth.Config{
 		Users:      users,
@@ -197,6 +217,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Mailer:     mailer,
 		Proxies:    proxies,
 		LimitStore: limitStore,
+		// RATE_LIMITS, RATE_LIMIT_CAPACITY (in-memory limits only) and
+		// SESSION_IDLE_TIMEOUT.
+		Limits:             limits,
+		LimitCapacity:      capacity,
+		SessionIdleTimeout: idle,
 		// Secure cookies everywhere but development over plain HTTP.
 		Insecure:        !a.Production,
 		TrustedOrigins:  splitList(get(env, "TRUSTED_ORIGINS", "")),
@@ -398,7 +423,7 @@ func splitList(s string) []string {
 // postgres://, mysql:// or sqlite:// URL (migrated on start). The default
 // is an SQLite file in the data folder, so users survive restarts with no
 // setup.
-func (a *App) openUsers(dsn, dataDir string) (user.Store, records, string, error) {
+func (a *App) openUsers(dsn, dataDir string, noLimitsTable bool) (user.Store, records, string, error) {
 	if dsn == "memory" {
 		return store.NewMemory(store.MemoryConfig{}),
 			records{store.NewMemorySessions(store.MemoryConfig{}), store.NewMemorySessions(store.MemoryConfig{}), nil},
@@ -411,7 +436,7 @@ func (a *App) openUsers(dsn, dataDir string) (user.Store, records, string, error
 			return nil, records{}, "", fmt.Errorf("DATABASE_URL: %w", err)
 		}
 	}
-	db, err := sqlxopen.Open(ctx, dsn, sqlxstore.Config{})
+	db, err := sqlxopen.Open(ctx, dsn, sqlxstore.Config{NoLimitsTable: noLimitsTable})
 	if err != nil {
 		return nil, records{}, "", fmt.Errorf("DATABASE_URL: %w", err)
 	}

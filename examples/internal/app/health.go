@@ -37,7 +37,8 @@ var HealthPaths = []string{"/healthz", "/readyz"}
 //     (anything but user.ErrNotFound is down); the limit store is pinged
 //     when it is Redis (the in-memory one cannot be down).
 //
-// Both send Cache-Control: no-store. A change of readiness is logged once,
+// Both send Cache-Control: no-store and X-Content-Type-Options: nosniff.
+// A change of readiness is logged once,
 // with the cause; the answer never carries it.
 func (a *App) Health() http.Handler {
 	var (
@@ -136,6 +137,7 @@ func (a *App) pingUsers(ctx context.Context) error {
 func writeHealth(w http.ResponseWriter, status int, body map[string]any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
 }

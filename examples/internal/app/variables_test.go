@@ -1,0 +1,133 @@
+package app
+
+import (
+	"errors"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/authkit-go/authkit/adapters/sqlxstore"
+	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/store"
+)
+
+// TestRateLimitsVariable: RATE_LIMITS reaches the service: with
+// register=1/1h the second registration from one address is refused.
+func TestRateLimitsVariable(t *testing.T) {
+	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
+		"RATE_LIMITS": "register=1/1h,login:ip=off", "RATE_LIMIT_CAPACITY": "500", "SESSION_IDLE_TIMEOUT": "30m"}), io.Discard, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(t.Context())
+	register := func(email string) error {
+		r := httptest.NewRequest("POST", "/api/auth/register", nil)
+		r.RemoteAddr = "192.0.2.7:4711"
+		_, err := a.Service.Register(t.Context(), a.Service.Visit(auth.HTTPRequest(r, nil)),
+			auth.RegisterInput{Email: email, Password: "correct horse battery staple", Name: "Ada"})
+		return err
+	}
+	if err := register("ada@example.com"); err != nil {
+		t.Fatalf("first registration: %v", err)
+	}
+	if err := register("bob@example.com"); !errors.Is(err, auth.ErrTooManyRegistrations) {
+		t.Fatalf("second registration from the address: %v, want ErrTooManyRegistrations (RATE_LIMITS register=1/1h)", err)
+	}
+}
+
+// TestRateLimitsParse: the forms RATE_LIMITS, RATE_LIMIT_CAPACITY and
+// SESSION_IDLE_TIMEOUT take, and the errors that name the variable.
+func TestRateLimitsParse(t *testing.T) {
+	l, err := parseLimits("register=50/1h, login:email=off,2fa=10/5m")
+	if err != nil || l.Register != (auth.Limit{Max: 50, Window: time.Hour}) || l.LoginEmail != auth.Off ||
+		l.TwoFactor != (auth.Limit{Max: 10, Window: 5 * time.Minute}) || l.LoginIP != (auth.Limit{}) {
+		t.Fatalf("parseLimits = %+v, %v", l, err)
+	}
+	for _, bad := range []string{"signup=5/1h", "register=5", "register=0/1h", "register=5/1ms", "register=x/1h", "register=1/1h,register=2/1h"} {
+		if _, err := parseLimits(bad); err == nil || !strings.HasPrefix(err.Error(), "RATE_LIMITS: ") {
+			t.Errorf("parseLimits(%q) = %v, want an error naming RATE_LIMITS", bad, err)
+		}
+	}
+	for _, bad := range []string{"0", "-5", "many"} {
+		if _, err := parseCapacity(bad); err == nil || !strings.HasPrefix(err.Error(), "RATE_LIMIT_CAPACITY: ") {
+			t.Errorf("parseCapacity(%q) = %v", bad, err)
+		}
+	}
+	for _, bad := range []string{"30s", "soon", "-1h"} {
+		if _, err := parseIdle(bad); err == nil || !strings.HasPrefix(err.Error(), "SESSION_IDLE_TIMEOUT: ") {
+			t.Errorf("parseIdle(%q) = %v", bad, err)
+		}
+	}
+	if d, err := parseIdle("8h"); err != nil || d != 8*time.Hour {
+		t.Errorf("parseIdle(8h) = %v, %v", d, err)
+	}
+}
+
+// TestDefaultAddrLoopback: without ADDR the example servers listen on the
+// loopback interface only; ADDR still chooses.
+func TestDefaultAddrLoopback(t *testing.T) {
+	for vars, want := range map[string]string{"": "localhost:8080", ":8080": ":8080", "0.0.0.0:9000": "0.0.0.0:9000"} {
+		m := map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory"}
+		if vars != "" {
+			m["ADDR"] = vars
+		}
+		a, err := Load(env(m), io.Discard, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close(t.Context())
+		if a.Addr != want {
+			t.Errorf("ADDR=%q: listen address %q, want %q", vars, a.Addr, want)
+		}
+	}
+}
+
+// TestHealthNosniff: both probes' JSON carries X-Content-Type-Options:
+// nosniff, as every authkit answer does.
+func TestHealthNosniff(t *testing.T) {
+	a := &App{Users: store.NewMemory(store.MemoryConfig{}), logger: quiet}
+	for _, path := range HealthPaths {
+		if _, _, h := probe(t, a.Health(), path); h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: headers %v, want X-Content-Type-Options: nosniff", path, h)
+		}
+	}
+}
+
+// TestRedisLimitsNoTable: with the limits in Redis (AUTHKIT_TEST_REDIS) the
+// SQL database gets no rate-limit table; without, it does.
+func TestRedisLimitsNoTable(t *testing.T) {
+	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
+	if redisURL == "" {
+		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
+			t.Fatal("AUTHKIT_TEST_REDIS is not set (AUTHKIT_REQUIRE_SERVICES=1)")
+		}
+		t.Skip("AUTHKIT_TEST_REDIS is not set")
+	}
+	for redis, want := range map[string]bool{redisURL: false, "": true} {
+		dir := t.TempDir()
+		dbURL := "sqlite://" + filepath.Join(dir, "app.db")
+		m := map[string]string{"AUTHKIT_DATA_DIR": dir, "DATABASE_URL": dbURL}
+		if redis != "" {
+			m["REDIS_URL"] = redis
+		}
+		a, err := Load(env(m), io.Discard, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close(t.Context())
+		db, err := sqlxopen.Open(t.Context(), dbURL, sqlxstore.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.HasLimitsTable(t.Context())
+		db.Close()
+		if err != nil || got != want {
+			t.Errorf("REDIS_URL=%q: rate-limit table %v, %v; want %v", redis, got, err, want)
+		}
+	}
+}
