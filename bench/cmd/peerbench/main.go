@@ -322,6 +322,15 @@ func (c *config) scenario(ctx context.Context, name string, st setup, kinds []st
 
 // measure makes one wrk run of kind against s and checks every response.
 func (c *config) measure(ctx context.Context, s *server, scenario, kind string, round int) (run, error) {
+	if kind == "check" {
+		// A fresh session for every check run: the login runs before it
+		// sign the same user in thousands of times, and authkit keeps at
+		// most 100 sessions per account (Config.MaxSessionsPerUser),
+		// ending the oldest.
+		if err := s.signIn(ctx); err != nil {
+			return run{}, err
+		}
+	}
 	req, conns, want := c.request(s, kind)
 	load := loadavg()
 	cpu0, err := cpuTicks(s.PID)
