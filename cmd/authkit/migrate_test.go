@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -156,7 +155,7 @@ func TestMigrateExitCodes(t *testing.T) {
 	}
 	_ = raw.Close()
 	good := "sqlite://" + filepath.Join(dir, "good.db")
-	unreachable := "postgres://u:secret@" + closedAddr(t) + "/x?connect_timeout=2"
+	unreachable := "postgres://u:secret@" + storetest.ClosedAddr(t) + "/x?connect_timeout=2"
 	t.Setenv("DATABASE_URL", "")
 	usage := "usage: authkit migrate [status] [--database-url URL] [--table-prefix PREFIX] [--users-table TABLE [mapping flags]] [--print [--dialect DIALECT]]\n"
 
@@ -220,18 +219,6 @@ func TestMigrateExitCodes(t *testing.T) {
 			t.Errorf("%q with a broken stdout: exit %d, stderr %q; want 1 naming the write error", args, code, stderr.String())
 		}
 	}
-}
-
-// closedAddr returns a local address that refuses connections.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }
 
 // randomPrefix is a table prefix of its own for one test.
