@@ -17,13 +17,7 @@ const ClockTicks = 100
 
 // CPUTicks returns the user and system CPU time of process pid (all its
 // threads), in clock ticks.
-func CPUTicks(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return ParseStat(string(b))
-}
+func CPUTicks(pid int) (int64, error) { return read(pid, "stat", ParseStat) }
 
 // ParseStat returns utime + stime from the text of /proc/PID/stat (fields
 // 14 and 15; the command name, field 2, may hold spaces and parentheses but
@@ -47,12 +41,15 @@ func ParseStat(s string) (int64, error) {
 }
 
 // RSS returns the resident set size of process pid in bytes (VmRSS).
-func RSS(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func RSS(pid int) (int64, error) { return read(pid, "status", ParseRSS) }
+
+// read parses /proc/PID/name with parse.
+func read(pid int, name string, parse func(string) (int64, error)) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, name))
 	if err != nil {
 		return 0, err
 	}
-	return ParseRSS(string(b))
+	return parse(string(b))
 }
 
 // ParseRSS returns VmRSS, in bytes, from the text of /proc/PID/status.
