@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -10,7 +11,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,11 +274,7 @@ func newScaleEnv(tb testing.TB) *scaleEnv {
 	}
 	e.limits = e.db.Limits()
 
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
+	keys, err := secretbox.NewKeyring(bytes.Repeat([]byte{7}, secretbox.KeySize))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -381,7 +377,6 @@ func scaleEmail(i int) string { return fmt.Sprintf("user-%d@scale.example", i) }
 // in scalePool others (the RequireUser pool).
 func (e *scaleEnv) preparePools(tb testing.TB, n int) {
 	tb.Helper()
-	ctx := context.Background()
 	e.twoFA, e.signedIn, e.verified = nil, nil, 0
 	for j := range scalePool {
 		// Users n/scalePool*j + 1 (verify) and + 2 (RequireUser): spread
@@ -389,26 +384,7 @@ func (e *scaleEnv) preparePools(tb testing.TB, n int) {
 		base := n / scalePool * j
 		u := &scaleUser{email: scaleEmail(base + 1), browser: &browser{cookies: map[string]string{}}}
 		e.signIn(tb, u.browser, u.email)
-		v := u.browser.visit(e.svc)
-		setup, err := e.svc.SetupTwoFactor(ctx, v)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		u.browser.keep(v)
-		uri, err := url.Parse(setup.URI)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		u.secret = uri.Query().Get("secret")
-		code, err := e.totp.Code(u.secret, e.clock.Now())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		v = u.browser.visit(e.svc)
-		if _, err := e.svc.ConfirmTwoFactor(ctx, v, auth.ConfirmTwoFactorInput{Code: code}); err != nil {
-			tb.Fatal(err)
-		}
-		u.browser.keep(v)
+		u.secret = u.browser.turnOnTOTP(tb, e.svc, e.totp, e.clock.Now())
 		e.twoFA = append(e.twoFA, u)
 		e.twoFASet[u.email] = true
 

@@ -18,7 +18,6 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/session"
-	"github.com/authkit-go/authkit/core/user"
 )
 
 // BenchmarkSessionStoreRead compares reading a server-side session on the
@@ -32,7 +31,6 @@ import (
 // PostgreSQL (AUTHKIT_TEST_POSTGRES; sqlxstore's sessions table, scs's
 // postgresstore), each in a schema or key prefix of its own.
 func BenchmarkSessionStoreRead(b *testing.B) {
-	ctx := context.Background()
 	for _, backend := range []string{"redis", "postgres"} {
 		b.Run("store="+backend, func(b *testing.B) {
 			var records session.Store
@@ -43,20 +41,7 @@ func BenchmarkSessionStoreRead(b *testing.B) {
 			case "postgres":
 				records, scsStore = postgresStores(b)
 			}
-			u := &user.User{ID: claimUser, SessionVersion: claimVersion}
-			m, err := session.New(session.Config{
-				Secrets:     []string{string(secret(b))},
-				ResolveUser: func(context.Context, string) (*user.User, error) { return u, nil },
-				Store:       records,
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var set setBridge
-			if err := m.Session(&set).Login(ctx, u, claimRemember); err != nil {
-				b.Fatal(err)
-			}
-			authkitReq := requestWithCookie(m.CookieName(), set.value)
+			m, authkitReq := authkitSession(b, session.Config{Secrets: []string{string(secret(b))}, Store: records})
 
 			sm, scsReq := scsSession(b, scsStore)
 

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -261,11 +262,7 @@ func newSignInEnv(tb testing.TB, hasher password.Hasher) *signInEnv {
 	users := store.NewMemory(store.MemoryConfig{Now: e.clock.Now})
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // never fails (crypto/rand)
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
+	keys, err := secretbox.NewKeyring(bytes.Repeat([]byte{7}, secretbox.KeySize))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -333,29 +330,11 @@ func (e *signInEnv) enableTwoFactor(tb testing.TB) {
 	}
 	e.browser.keep(v)
 
-	v = e.browser.visit(e.svc)
-	setup, err := e.svc.SetupTwoFactor(ctx, v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.browser.keep(v)
-	uri, err := url.Parse(setup.URI)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.secret = uri.Query().Get("secret")
 	if e.totp, err = totp.New(totp.Config{}); err != nil {
 		tb.Fatal(err)
 	}
-	code, err := e.totp.Code(e.secret, e.clock.Now())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	v = e.browser.visit(e.svc)
-	if _, err := e.svc.ConfirmTwoFactor(ctx, v, auth.ConfirmTwoFactorInput{Code: code}); err != nil {
-		tb.Fatal(err)
-	}
-	e.browser.keep(v) // the confirming code's step is used: a code needs nextCode first
+	// The confirming code's step is used: a code needs nextCode first.
+	e.secret = e.browser.turnOnTOTP(tb, e.svc, e.totp, e.clock.Now())
 }
 
 // nextCode moves the clock two TOTP steps on, so that the code of the
@@ -480,6 +459,35 @@ func (br *browser) signOut() {
 			delete(br.cookies, k)
 		}
 	}
+}
+
+// turnOnTOTP turns TOTP on for the browser's signed-in user through the
+// typed methods (SetupTwoFactor, then ConfirmTwoFactor with the code of
+// now) and returns the secret.
+func (br *browser) turnOnTOTP(tb testing.TB, svc *auth.Service, gen *totp.TOTP, now time.Time) string {
+	tb.Helper()
+	ctx := context.Background()
+	v := br.visit(svc)
+	setup, err := svc.SetupTwoFactor(ctx, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	br.keep(v)
+	uri, err := url.Parse(setup.URI)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	secret := uri.Query().Get("secret")
+	code, err := gen.Code(secret, now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v = br.visit(svc)
+	if _, err := svc.ConfirmTwoFactor(ctx, v, auth.ConfirmTwoFactorInput{Code: code}); err != nil {
+		tb.Fatal(err)
+	}
+	br.keep(v)
+	return secret
 }
 
 func marshal(tb testing.TB, v any) []byte {

@@ -159,22 +159,8 @@ func (s *setBridge) Delete(string, session.CookieOptions)         {}
 //   - scs: SessionManager.Load from its default memory store (a map lookup
 //     and gob decode) and GetString.
 func BenchmarkSessionRead(b *testing.B) {
-	ctx := context.Background()
 	key := secret(b)
-	u := &user.User{ID: claimUser, SessionVersion: claimVersion}
-
-	m, err := session.New(session.Config{
-		Secrets:     []string{string(key)},
-		ResolveUser: func(context.Context, string) (*user.User, error) { return u, nil },
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var set setBridge
-	if err := m.Session(&set).Login(ctx, u, claimRemember); err != nil {
-		b.Fatal(err)
-	}
-	authkitReq := requestWithCookie(m.CookieName(), set.value)
+	m, authkitReq := authkitSession(b, session.Config{Secrets: []string{string(key)}})
 
 	gs := sessions.NewCookieStore(key)
 	gs.MaxAge(int(claimLifetime / time.Second))
@@ -251,6 +237,24 @@ func benchScsRead(b *testing.B, sm *scs.SessionManager, req *http.Request) {
 			b.Fatalf("Load = %v", err)
 		}
 	}
+}
+
+// authkitSession returns the session manager of cfg, whose ResolveUser
+// answers the claims' user, and a request carrying the cookie of that
+// user's login through it.
+func authkitSession(b *testing.B, cfg session.Config) (*session.Manager, *http.Request) {
+	b.Helper()
+	u := &user.User{ID: claimUser, SessionVersion: claimVersion}
+	cfg.ResolveUser = func(context.Context, string) (*user.User, error) { return u, nil }
+	m, err := session.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var set setBridge
+	if err := m.Session(&set).Login(context.Background(), u, claimRemember); err != nil {
+		b.Fatal(err)
+	}
+	return m, requestWithCookie(m.CookieName(), set.value)
 }
 
 func requestWithCookie(name, value string) *http.Request {

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
+
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestPing: Ping answers nil while Redis answers, the client's error,
@@ -51,13 +52,7 @@ func TestLogger(t *testing.T) {
 	redis.SetLogger(NewLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
 	t.Cleanup(logging.Enable) // go-redis's own logger again
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	c := newClient(t, &redis.Options{Addr: closed, MaxRetries: 0, DialerRetries: 1})
+	c := newClient(t, &redis.Options{Addr: storetest.ClosedAddr(t), MaxRetries: 0, DialerRetries: 1})
 	if err := c.Ping(t.Context()).Err(); err == nil {
 		t.Fatal("Ping to a closed port succeeded")
 	}

@@ -107,7 +107,13 @@ func (s *Sessions) ttlMillis(t time.Time) int64 { return max(t.Sub(s.now()).Mill
 
 // createScript: KEYS[1] the record, KEYS[2] the index; ARGV: id, user,
 // created, last seen, expires (Unix ms), ip, user agent, remember ("1" or
-// "0"), the record's TTL in ms. Returns 0 when the id exists, else 1.
+// "0"), the record's TTL in ms; for CreateBounded also ARGV[10] the bound
+// and ARGV[11] the prefix of record keys (BASE + "r:"). With a bound, when
+// the index holds more ids than it, ids whose record Redis expired leave
+// it, and the oldest records (field c, then id, ascending) past the bound
+// are deleted; the record keys share the index's hash slot (the store's
+// hash tag). Without one (Create) the script ends once the record is
+// stored. Returns 0 when the id exists, else 1.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
@@ -118,27 +124,7 @@ redis.call('SADD', KEYS[2], ARGV[1])
 if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then
   redis.call('PEXPIRE', KEYS[2], ARGV[9])
 end
-return 1
-`)
-
-// createBoundedScript is createScript followed by the bound: KEYS and
-// ARGV[1..9] as createScript's, ARGV[10] the bound, ARGV[11] the prefix of
-// record keys (BASE + "r:"). When the index holds more ids than the
-// bound, ids whose record Redis expired leave it, and the oldest records
-// (field c, then id, ascending) past the bound are deleted. The record
-// keys share the index's hash slot (the store's hash tag). Returns 0 when
-// the id exists, else 1.
-var createBoundedScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'u', ARGV[2], 'c', ARGV[3], 'l', ARGV[4], 'e', ARGV[5], 'ip', ARGV[6], 'ua', ARGV[7], 'm', ARGV[8], 'x', KEYS[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[9])
-redis.call('SADD', KEYS[2], ARGV[1])
-if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then
-  redis.call('PEXPIRE', KEYS[2], ARGV[9])
-end
-local max = tonumber(ARGV[10])
+local max = tonumber(ARGV[10]) or 0
 if max < 1 or redis.call('SCARD', KEYS[2]) <= max then
   return 1
 end
@@ -190,11 +176,10 @@ func (s *Sessions) create(ctx context.Context, r session.Record, max int) error 
 	keys := []string{s.recordKey(r.ID), s.indexKey(r.UserID)}
 	args := []any{r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(), r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, remember,
 		s.ttlMillis(r.ExpiresAt)}
-	script := createScript
 	if max > 0 {
-		script, args = createBoundedScript, append(args, max, s.recordKey(""))
+		args = append(args, max, s.recordKey(""))
 	}
-	n, err := script.Run(ctx, s.client, keys, args...).Int()
+	n, err := createScript.Run(ctx, s.client, keys, args...).Int()
 	reloadAfter(s.client, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: create session: %w: %w", user.ErrUnavailable, err)

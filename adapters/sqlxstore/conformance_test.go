@@ -10,7 +10,8 @@ import (
 )
 
 // TestConformance runs the store module's conformance suites on every
-// backend: each subtest gets tables of its own.
+// backend (the limit store's with its Refunder and Clearer parts): each
+// subtest gets tables of its own.
 func TestConformance(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -20,16 +21,9 @@ func TestConformance(t *testing.T) {
 					return freshDB(t, pool, sqlxstore.Config{}).Users()
 				})
 			})
-			t.Run("LimitStore", func(t *testing.T) {
-				storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
-				}, storetest.LimitOptions{})
-			})
-			t.Run("LimitRefunder", func(t *testing.T) {
-				storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
-				}, storetest.LimitOptions{})
-			})
+			t.Run("LimitStore", func(t *testing.T) { storetest.RunLimitStore(t, limitsOn(pool), storetest.LimitOptions{}) })
+			t.Run("LimitRefunder", func(t *testing.T) { storetest.RunLimitRefunder(t, limitsOn(pool), storetest.LimitOptions{}) })
+			t.Run("LimitClearer", func(t *testing.T) { storetest.RunLimitClearer(t, limitsOn(pool), storetest.LimitOptions{}) })
 			t.Run("SessionStore", func(t *testing.T) {
 				storetest.RunSessionStore(t, func(t *testing.T) *sqlxstore.SessionStore {
 					return freshDB(t, pool, sqlxstore.Config{CleanupInterval: -1}).Sessions()
@@ -58,10 +52,14 @@ func TestSQLiteMemory(t *testing.T) {
 	storetest.RunUserStore(t, func(t *testing.T) *sqlxstore.UserStore {
 		return freshDB(t, pool, sqlxstore.Config{}).Users()
 	})
-	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+	storetest.RunLimitStore(t, limitsOn(pool), storetest.LimitOptions{})
+	storetest.RunLimitRefunder(t, limitsOn(pool), storetest.LimitOptions{})
+}
+
+// limitsOn returns the constructor the limit suites take: the limit store
+// of fresh tables on pool, on the suite's clock, with no cleanup loop.
+func limitsOn(pool *sqlxstore.DB) func(*testing.T, *storetest.Clock) ratelimit.Store {
+	return func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
 		return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
-	}, storetest.LimitOptions{})
-	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
-	}, storetest.LimitOptions{})
+	}
 }

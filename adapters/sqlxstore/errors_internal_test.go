@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -227,7 +228,7 @@ func TestRealDriverErrors(t *testing.T) {
 	}
 	_, _ = holder.ExecContext(ctx, "ROLLBACK")
 
-	_, err = pgconn.Connect(ctx, "postgres://u@"+closedAddr(t)+"/x?connect_timeout=2")
+	_, err = pgconn.Connect(ctx, "postgres://u@"+storetest.ClosedAddr(t)+"/x?connect_timeout=2")
 	var ce *pgconn.ConnectError
 	if !errors.As(err, &ce) || !(&DB{dialect: Postgres}).unavailable(err) {
 		t.Errorf("pgconn connection refused %v (%T): want a *pgconn.ConnectError, unavailable", err, err)
@@ -235,16 +236,4 @@ func TestRealDriverErrors(t *testing.T) {
 	if findType(err, pgconnPkg, "ConnectError") == nil {
 		t.Errorf("findType does not see the *pgconn.ConnectError in %v", err)
 	}
-}
-
-// closedAddr returns a local address that refuses connections.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }

@@ -1,6 +1,7 @@
 package sqlxstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -162,11 +163,7 @@ func newService(t *testing.T, users user.Store) *auth.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(k)
+	keys, err := secretbox.NewKeyring(bytes.Repeat([]byte{7}, secretbox.KeySize))
 	if err != nil {
 		t.Fatal(err)
 	}

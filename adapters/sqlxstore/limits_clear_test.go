@@ -5,21 +5,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/core/ratelimit"
-	"github.com/authkit-go/authkit/core/store/storetest"
 )
-
-// TestLimitClearer runs the Clearer suite on every database.
-func TestLimitClearer(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			pool := openPool(t, b)
-			storetest.RunLimitClearer(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-				return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).Limits()
-			}, storetest.LimitOptions{})
-		})
-	}
-}
 
 // TestLimitClearHashedKeys: a long key, stored hashed, is cleared by "" and
 // by "sha256:", not by a prefix of the key itself.

@@ -1,6 +1,8 @@
 package sqlxstore_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -69,25 +71,44 @@ func testCleanup(t *testing.T, pool *sqlxstore.DB) {
 	}
 }
 
+// testBackgroundCleanup: testCleanupLoop on the limit store.
 func testBackgroundCleanup(t *testing.T, pool *sqlxstore.DB) {
+	// write is always called a minute before expires: a window of a
+	// minute ends then.
+	testCleanupLoop(t, pool, countRows, func(ctx context.Context, db *sqlxstore.DB, _ time.Time) error {
+		n, _, err := db.Limits().Increment(ctx, "k", time.Minute)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("count %d, want 1", n)
+		}
+		return err
+	})
+}
+
+// testCleanupLoop: the first write through a part of db (limits,
+// one-time values) starts the cleanup loop, which deletes expired rows on
+// each tick and nothing live; Close stops it, a second Close is harmless,
+// and the part keeps working after Close (the pool is the caller's). write
+// stores one value of key "k" that expires at expires, a minute from the
+// clock's now; rows counts the part's rows.
+func testCleanupLoop(t *testing.T, pool *sqlxstore.DB, rows func(*testing.T, *sqlxstore.DB) int,
+	write func(ctx context.Context, db *sqlxstore.DB, expires time.Time) error) {
 	clock := storetest.NewClock(limitsBase)
 	db := freshDB(t, pool, sqlxstore.Config{Now: clock.Now})
 	tick := make(chan time.Time) // unbuffered: a send returns once the loop took it
 	db.SetCleanupTicker(tick)
-	s := db.Limits()
-	if _, _, err := s.Increment(t.Context(), "k", time.Minute); err != nil {
+	if err := write(t.Context(), db, clock.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	tick <- time.Time{}
 	tick <- time.Time{} // the first cleanup has finished
-	if rows := countRows(t, db); rows != 1 {
-		t.Fatalf("background cleanup removed a live counter: %d rows", rows)
+	if n := rows(t, db); n != 1 {
+		t.Fatalf("background cleanup removed a live value: %d rows", n)
 	}
 	clock.Advance(time.Minute)
 	tick <- time.Time{}
 	tick <- time.Time{}
-	if rows := countRows(t, db); rows != 0 {
-		t.Fatalf("background cleanup left %d expired rows", rows)
+	if n := rows(t, db); n != 0 {
+		t.Fatalf("background cleanup left %d expired rows", n)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -100,9 +121,8 @@ func testBackgroundCleanup(t *testing.T, pool *sqlxstore.DB) {
 	if err := db.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	// The store keeps working after Close (the pool is the caller's).
-	if n, _, err := db.Limits().Increment(t.Context(), "k", time.Minute); err != nil || n != 1 {
-		t.Fatalf("Increment after Close: %d, %v", n, err)
+	if err := write(t.Context(), db, clock.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("write after Close: %v", err)
 	}
 }
 

@@ -164,17 +164,7 @@ func appTable(t testing.TB, pool *sqlxstore.DB, kind string) (prefix, table stri
 func mappedDB(t testing.TB, pool *sqlxstore.DB, prefix, table string, users sqlxstore.UsersTable) *sqlxstore.DB {
 	t.Helper()
 	users.Table = table
-	db, err := sqlxstore.New(pool.SQLX(), sqlxstore.Config{TablePrefix: prefix, Users: users})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = db.Close()
-		if err := db.DropTables(context.Background()); err != nil {
-			t.Errorf("drop tables: %v", err)
-		}
-	})
-	return db
+	return openAs(t, pool, prefix, users)
 }
 
 // TestConformanceMapped runs the user-store suite on an app's own users

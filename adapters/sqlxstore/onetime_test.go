@@ -1,6 +1,7 @@
 package sqlxstore_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"testing"
@@ -118,38 +119,10 @@ func testOneTimeCleanup(t *testing.T, pool *sqlxstore.DB) {
 	}
 }
 
-// testOneTimeBackgroundCleanup: the first OneTime call starts the
-// cleanup loop, which deletes expired rows on each tick; Close stops it.
+// testOneTimeBackgroundCleanup: testCleanupLoop on the one-time store.
 func testOneTimeBackgroundCleanup(t *testing.T, pool *sqlxstore.DB) {
-	clock := storetest.NewClock(limitsBase)
-	db := freshDB(t, pool, sqlxstore.Config{Now: clock.Now})
-	tick := make(chan time.Time) // unbuffered: a send returns once the loop took it
-	db.SetCleanupTicker(tick)
-	s := db.OneTime()
-	if err := s.Put(t.Context(), "k", []byte("v"), limitsBase.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	tick <- time.Time{}
-	tick <- time.Time{} // the first cleanup has finished
-	if rows := oneTimeRows(t, db); len(rows) != 1 {
-		t.Fatalf("background cleanup removed a live value: %d rows", len(rows))
-	}
-	clock.Advance(time.Minute)
-	tick <- time.Time{}
-	tick <- time.Time{}
-	if rows := oneTimeRows(t, db); len(rows) != 0 {
-		t.Fatalf("background cleanup left %d expired rows", len(rows))
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case tick <- time.Time{}:
-		t.Fatal("the cleanup loop still runs after Close")
-	default:
-	}
-	// The store keeps working after Close (the pool is the caller's).
-	if err := db.OneTime().Put(t.Context(), "k", []byte("v"), limitsBase.Add(2*time.Minute)); err != nil {
-		t.Fatalf("Put after Close: %v", err)
-	}
+	rows := func(t *testing.T, db *sqlxstore.DB) int { return len(oneTimeRows(t, db)) }
+	testCleanupLoop(t, pool, rows, func(ctx context.Context, db *sqlxstore.DB, expires time.Time) error {
+		return db.OneTime().Put(ctx, "k", []byte("v"), expires)
+	})
 }

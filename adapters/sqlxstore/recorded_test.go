@@ -11,7 +11,7 @@ import (
 
 // openAs returns a DB over pool with prefix and users, not migrated; its
 // own tables are dropped when the test ends.
-func openAs(t *testing.T, pool *sqlxstore.DB, prefix string, users sqlxstore.UsersTable) *sqlxstore.DB {
+func openAs(t testing.TB, pool *sqlxstore.DB, prefix string, users sqlxstore.UsersTable) *sqlxstore.DB {
 	t.Helper()
 	db, err := sqlxstore.New(pool.SQLX(), sqlxstore.Config{TablePrefix: prefix, Users: users})
 	if err != nil {

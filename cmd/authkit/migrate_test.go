@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -101,18 +100,7 @@ func TestMigrateOnServers(t *testing.T) {
 func TestMigratePrint(t *testing.T) {
 	want := func(d sqlxstore.Dialect, prefix string) string {
 		t.Helper()
-		ms, err := sqlxstore.Migrations(d, sqlxstore.Config{TablePrefix: prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for i, m := range ms {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "-- authkit migration %s (version %d, %s)\n\n%s", m.Name, m.Version, d, m.SQL)
-		}
-		return b.String()
+		return printedMigrations(t, d, sqlxstore.Config{TablePrefix: prefix})
 	}
 	// Nothing listens at the URLs: --print never connects.
 	closed := "127.0.0.1:1"
@@ -156,7 +144,7 @@ func TestMigrateExitCodes(t *testing.T) {
 	}
 	_ = raw.Close()
 	good := "sqlite://" + filepath.Join(dir, "good.db")
-	unreachable := "postgres://u:secret@" + closedAddr(t) + "/x?connect_timeout=2"
+	unreachable := "postgres://u:secret@" + storetest.ClosedAddr(t) + "/x?connect_timeout=2"
 	t.Setenv("DATABASE_URL", "")
 	usage := "usage: authkit migrate [status] [--database-url URL] [--table-prefix PREFIX] [--users-table TABLE [mapping flags]] [--print [--dialect DIALECT]]\n"
 
@@ -222,18 +210,6 @@ func TestMigrateExitCodes(t *testing.T) {
 	}
 }
 
-// closedAddr returns a local address that refuses connections.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
 // randomPrefix is a table prefix of its own for one test.
 func randomPrefix() string {
 	var b [5]byte
@@ -266,23 +242,13 @@ func TestMigrateMappedTable(t *testing.T) {
 	}
 	flags := []string{"--users-table", "users", "--users-columns", "id=uid, email=mail,password=pw,created=created",
 		"--users-id", "int64", "--users-layout", "side-table", "--case-insensitive-emails", "--existing-users-verified"}
-	ms, err := sqlxstore.Migrations(sqlxstore.SQLite, sqlxstore.Config{Users: mapping})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want strings.Builder
-	for i, m := range ms {
-		if i > 0 {
-			want.WriteString("\n")
-		}
-		fmt.Fprintf(&want, "-- authkit migration %s (version %d, sqlite)\n\n%s", m.Name, m.Version, m.SQL)
-	}
-	if !strings.Contains(want.String(), "user_state") {
-		t.Fatalf("the mapping's SQL has no side table:\n%s", want.String())
+	want := printedMigrations(t, sqlxstore.SQLite, sqlxstore.Config{Users: mapping})
+	if !strings.Contains(want, "user_state") {
+		t.Fatalf("the mapping's SQL has no side table:\n%s", want)
 	}
 	code, stdout, stderr := runCLI(append([]string{"migrate", "--print", "--dialect", "sqlite"}, flags...)...)
-	if code != 0 || stdout != want.String() || stderr != "" {
-		t.Fatalf("--print with the mapping: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want.String())
+	if code != 0 || stdout != want || stderr != "" {
+		t.Fatalf("--print with the mapping: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
 	}
 
 	// The app's own table, then authkit migrated onto it by the same flags.
@@ -308,4 +274,22 @@ func TestMigrateMappedTable(t *testing.T) {
 	if code, stdout, _ = runCLI(args...); code != 0 || stdout != "authkit migrate: sqlite is up to date\n" {
 		t.Fatalf("second migrate with the mapping: exit %d, stdout %q", code, stdout)
 	}
+}
+
+// printedMigrations is what migrate --print writes for cfg on dialect d:
+// each of sqlxstore.Migrations under its header, a blank line between.
+func printedMigrations(t *testing.T, d sqlxstore.Dialect, cfg sqlxstore.Config) string {
+	t.Helper()
+	ms, err := sqlxstore.Migrations(d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "-- authkit migration %s (version %d, %s)\n\n%s", m.Name, m.Version, d, m.SQL)
+	}
+	return b.String()
 }

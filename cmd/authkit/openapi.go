@@ -70,16 +70,13 @@ func runOpenAPI(_ context.Context, c *command, args []string, stdout, stderr io.
 // core/auth, its session cookie named cookie. The Service's secrets are
 // throwaway: the document does not depend on them.
 func everyRouteDocument(cookie string) ([]byte, error) {
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := secretbox.ParseKeyring(key)
-	if err != nil {
-		return nil, err
-	}
-	secret := make([]byte, 32)
+	secret, key := make([]byte, 32), make([]byte, secretbox.KeySize)
 	rand.Read(secret) // never fails: Go 1.24+ crashes the program instead
+	rand.Read(key)
+	keys, err := secretbox.NewKeyring(key)
+	if err != nil {
+		return nil, err
+	}
 	svc, err := auth.New(auth.Config{
 		Users:          store.NewMemory(store.MemoryConfig{}),
 		Sessions:       store.NewMemorySessions(store.MemoryConfig{}),

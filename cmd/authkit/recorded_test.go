@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
-	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 )
 
 // TestUserRecordedMapping: once the app has migrated its own users table,
@@ -15,23 +13,7 @@ import (
 // are refused with the recorded one named, never a raw SQL error.
 func TestUserRecordedMapping(t *testing.T) {
 	eachServer(t, func(t *testing.T, url, prefix string, d sqlxstore.Dialect) {
-		table := prefix + "app_users"
-		create := map[sqlxstore.Dialect]string{
-			sqlxstore.SQLite:   `CREATE TABLE %s (uid INTEGER PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
-			sqlxstore.Postgres: `CREATE TABLE %s (uid BIGSERIAL PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
-		}[d]
-		raw, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = raw.Close() })
-		if _, err := raw.SQLX().Exec(fmt.Sprintf(create, table)); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + prefix + "user_state")
-			_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + table)
-		})
+		_, table := newAppUsers(t, url, prefix, d)
 		mapping := sqlxstore.UsersTable{Table: table, IDColumn: "uid", EmailColumn: "mail", PasswordHashColumn: "pw",
 			IDType: sqlxstore.IDInt64, Layout: sqlxstore.LayoutSideTable}
 		flags := []string{"--users-table", table, "--users-columns", "id=uid,email=mail,password=pw", "--users-id", "int64", "--users-layout", "side-table"}

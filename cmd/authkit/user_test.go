@@ -320,7 +320,7 @@ func TestUserExitCodes(t *testing.T) {
 		{"an id that starts with -", []string{"user", "find", "-tSfcGLaKFEBABQ8HyZdvw"}, 2, `authkit user: flag provided but not defined: -tSfcGLaKFEBABQ8HyZdvw (an id that starts with "-" goes after "--": authkit user find -- <id>)`},
 		{"bad URL", []string{"user", "find", "a@b", "--database-url", "oracle://x"}, 2, ""},
 		{"no such user", []string{"user", "delete", "a@b", "--database-url", url, "--yes", "--actor", "carol"}, 3, `authkit user delete: no user has the id or email "a@b"`},
-		{"unreachable", []string{"user", "find", "a@b", "--database-url", "postgres://u@" + closedAddr(t) + "/x?connect_timeout=2"}, 1, ""},
+		{"unreachable", []string{"user", "find", "a@b", "--database-url", "postgres://u@" + storetest.ClosedAddr(t) + "/x?connect_timeout=2"}, 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(tc.args...)
@@ -343,23 +343,7 @@ func TestUserMappedTable(t *testing.T) {
 	for _, layout := range []string{"columns", "side-table"} {
 		t.Run(layout, func(t *testing.T) {
 			eachServer(t, func(t *testing.T, url, prefix string, d sqlxstore.Dialect) {
-				table := prefix + "app_users"
-				create := map[sqlxstore.Dialect]string{
-					sqlxstore.SQLite:   `CREATE TABLE %s (uid INTEGER PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
-					sqlxstore.Postgres: `CREATE TABLE %s (uid BIGSERIAL PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
-				}[d]
-				raw, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = raw.Close() }) // after the drops below
-				if _, err := raw.SQLX().Exec(fmt.Sprintf(create, table)); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() {
-					_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + prefix + "user_state")
-					_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + table)
-				})
+				raw, table := newAppUsers(t, url, prefix, d)
 				mapping := sqlxstore.UsersTable{Table: table, IDColumn: "uid", EmailColumn: "mail", PasswordHashColumn: "pw",
 					IDType: sqlxstore.IDInt64, Layout: sqlxstore.Layout(layout)}
 				if layout == "side-table" {
@@ -399,6 +383,31 @@ func TestUserMappedTable(t *testing.T) {
 			})
 		})
 	}
+}
+
+// newAppUsers creates an app's own users table, prefix+"app_users" (uid,
+// mail, pw), dropped with authkit's side table when t ends, and returns a
+// connection to the database that is no authkit store and the table's name.
+func newAppUsers(t *testing.T, url, prefix string, d sqlxstore.Dialect) (*sqlxstore.DB, string) {
+	t.Helper()
+	table := prefix + "app_users"
+	create := map[sqlxstore.Dialect]string{
+		sqlxstore.SQLite:   `CREATE TABLE %s (uid INTEGER PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
+		sqlxstore.Postgres: `CREATE TABLE %s (uid BIGSERIAL PRIMARY KEY, mail TEXT NOT NULL UNIQUE, pw TEXT NOT NULL)`,
+	}[d]
+	raw, err := sqlxopen.Open(t.Context(), url, sqlxstore.Config{CleanupInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = raw.Close() }) // after the drops below
+	if _, err := raw.SQLX().Exec(fmt.Sprintf(create, table)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + prefix + "user_state")
+		_, _ = raw.SQLX().Exec("DROP TABLE IF EXISTS " + table)
+	})
+	return raw, table
 }
 
 // eachServer runs test on an SQLite file and on PostgreSQL

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -34,11 +35,7 @@ const passkeyPage = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 func passkeyServer(t *testing.T) (string, *store.Memory) {
 	t.Helper()
 	users := store.NewMemory(store.MemoryConfig{})
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
+	keys, err := secretbox.NewKeyring(bytes.Repeat([]byte{7}, secretbox.KeySize))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,18 +15,6 @@ import (
 	"github.com/authkit-go/authkit/examples/customstore/accounts"
 )
 
-// appSchema is the app's own table as it was before authkit, with a column
-// (plan) that authkit never touches: examples/customstore creates it the
-// same way (its appSchema) when it is missing.
-const appSchema = `CREATE TABLE IF NOT EXISTS accounts (
-	account_id   TEXT PRIMARY KEY,
-	login_email  TEXT NOT NULL UNIQUE,
-	display_name TEXT,
-	pw_hash      TEXT,
-	created      TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
-	plan         TEXT NOT NULL DEFAULT 'free'
-)`
-
 // TestCustomStore runs examples/customstore on a database that already
 // holds the app's table and one of its accounts, with a password hash from
 // the app's old PHP days: that account signs in, its hash is upgraded in
@@ -40,7 +28,7 @@ func TestCustomStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(appSchema); err != nil {
+	if _, err := db.Exec(accounts.Schema); err != nil {
 		t.Fatal(err)
 	}
 	legacy, err := password.ForTesting().Hash(t.Context(), "correct horse battery")

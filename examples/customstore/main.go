@@ -41,43 +41,14 @@ import (
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
-// appSchema stands for the app's own migration: the table it had before
-// authkit, with a column (plan) that authkit never touches.
-const appSchema = `CREATE TABLE IF NOT EXISTS accounts (
-	account_id   TEXT PRIMARY KEY,
-	login_email  TEXT NOT NULL UNIQUE,
-	display_name TEXT,
-	pw_hash      TEXT,
-	created      TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
-	plan         TEXT NOT NULL DEFAULT 'free'
-)`
-
 func main() {
 	os.Exit(run(os.LookupEnv, os.Stdout, os.Stderr))
-}
-
-func get(env func(string) (string, bool), key, def string) string {
-	if v, ok := env(key); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
-	}
-	return def
-}
-
-// splitList splits a comma-separated setting, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // run is the life of the server: open the app's database, add authkit's
 // columns, serve until SIGINT or SIGTERM, shut down. It returns the exit
 // code. Mail goes to stdout, logs to stderr.
-func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
+func run(env app.Env, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "authkit example (customstore): %v\n", err)
@@ -86,7 +57,7 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	secret, key := get(env, "SESSION_SECRET", ""), get(env, "ENCRYPTION_KEY", "")
+	secret, key := env.Get("SESSION_SECRET", ""), env.Get("ENCRYPTION_KEY", "")
 	if secret == "" || key == "" {
 		// No generated fallback: the accounts outlive the process, and TOTP
 		// secrets encrypted with a throw-away key could never be read again.
@@ -98,7 +69,7 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("ENCRYPTION_KEY: %w", err))
 	}
 
-	path := get(env, "ACCOUNTS_DB", filepath.Join(get(env, "AUTHKIT_DATA_DIR", ".authkit"), "accounts.db"))
+	path := env.Get("ACCOUNTS_DB", filepath.Join(env.Get("AUTHKIT_DATA_DIR", ".authkit"), "accounts.db"))
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fail(err)
 	}
@@ -107,17 +78,17 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, appSchema); err != nil {
+	if _, err := db.ExecContext(ctx, accounts.Schema); err != nil {
 		return fail(fmt.Errorf("the app's migration: %w", err))
 	}
 	if err := accounts.Migrate(ctx, db); err != nil {
 		return fail(err)
 	}
 
-	appURL := get(env, "APP_URL", "http://localhost:8080")
+	appURL := env.Get("APP_URL", "http://localhost:8080")
 	svc, err := auth.New(auth.Config{
 		Users:    accounts.New(db, accounts.Config{}),
-		Secrets:  splitList(secret),
+		Secrets:  app.SplitList(secret),
 		Keys:     keys,
 		AppURL:   appURL,
 		AppName:  "customstore example",
@@ -141,7 +112,7 @@ func run(env func(string) (string, bool), stdout, stderr io.Writer) int {
 	mux.Handle("GET /api/hello", nethttpauth.RequireUser(svc)(hello(db)))
 	srv := app.HTTPServer(mux)
 
-	ln, err := net.Listen("tcp", get(env, "ADDR", "localhost:8080"))
+	ln, err := net.Listen("tcp", env.Get("ADDR", "localhost:8080"))
 	if err != nil {
 		return fail(fmt.Errorf("listen: %w", err))
 	}

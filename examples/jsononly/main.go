@@ -40,15 +40,10 @@ import (
 var spaFS embed.FS
 
 func main() {
-	var secret [32]byte
-	if _, err := rand.Read(secret[:]); err != nil {
-		log.Fatal(err)
-	}
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		log.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
+	var secret, key [32]byte
+	rand.Read(secret[:]) // never fails: Go 1.24+ crashes the program instead
+	rand.Read(key[:])
+	keys, err := secretbox.NewKeyring(key[:])
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -2,20 +2,20 @@ package sqlxopen_test
 
 import (
 	"errors"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 )
 
 func TestOpenUnreachable(t *testing.T) {
 	// A port nothing listens on: the listener is closed before Open dials.
 	for _, scheme := range []string{"postgres", "mysql"} {
-		addr := closedPort(t)
+		addr := storetest.ClosedAddr(t)
 		_, err := sqlxopen.Open(t.Context(), scheme+"://u:secret-pw@"+addr+"/db", sqlxstore.Config{})
 		if !errors.Is(err, user.ErrUnavailable) {
 			t.Errorf("Open(%s) on a closed port: %v, want ErrUnavailable", scheme, err)
@@ -82,16 +82,4 @@ func TestDialect(t *testing.T) {
 			t.Errorf("Dialect(%q) = %v, want ErrInvalidConfig without the password", url, err)
 		}
 	}
-}
-
-// closedPort returns a local address that refuses connections.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }

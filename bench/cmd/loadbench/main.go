@@ -33,6 +33,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/authkit-go/authkit/bench/internal/proc"
+	"github.com/authkit-go/authkit/bench/internal/wrk"
 )
 
 type config struct {
@@ -135,8 +138,8 @@ func runFramework(c config, out io.Writer, fw, tmp string, pin func(string, ...s
 		return fmt.Errorf("benchserver said %q: %w", line, err)
 	}
 	base := "http://" + r.Addr
-	wrk := func(d time.Duration, conns int, extra ...string) (result, error) {
-		args := append([]string{"wrk", "-t1", "-c" + strconv.Itoa(conns), "-d" + wrkSeconds(d), "--timeout", "10s"}, extra...)
+	runWrk := func(d time.Duration, conns int, extra ...string) (result, error) {
+		args := append([]string{"wrk", "-t1", "-c" + strconv.Itoa(conns), "-d" + wrk.Seconds(d), "--timeout", "10s"}, extra...)
 		argv := pin(c.loadCPU, args...)
 		b, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 		if err != nil {
@@ -149,7 +152,7 @@ func runFramework(c config, out io.Writer, fw, tmp string, pin func(string, ...s
 		return res, nil
 	}
 	get := func(route string, d time.Duration) (result, error) {
-		return wrk(d, c.conns, "-H", "Cookie: "+r.Cookie, base+"/"+route)
+		return runWrk(d, c.conns, "-H", "Cookie: "+r.Cookie, base+"/"+route)
 	}
 	// Warm up both routes (connections, pools, JIT-free but cache-warm).
 	for _, route := range routes {
@@ -178,7 +181,7 @@ func runFramework(c config, out io.Writer, fw, tmp string, pin func(string, ...s
 	//   - cpu-ms/req, the server's CPU time per request (/proc/PID/stat),
 	//     which other processes on its core do not inflate.
 	script := filepath.Join(tmp, "login.lua")
-	lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %s\nwrk.headers[\"Content-Type\"] = \"application/json\"\n", luaString(r.LoginBody))
+	lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %s\nwrk.headers[\"Content-Type\"] = \"application/json\"\n", wrk.LuaString(r.LoginBody))
 	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
 		return err
 	}
@@ -188,87 +191,27 @@ func runFramework(c config, out io.Writer, fw, tmp string, pin func(string, ...s
 			if path == "hash" {
 				url = base + "/hash"
 			}
-			cpu0, err := cpuTicks(cmd.Process.Pid)
+			cpu0, err := proc.CPUTicks(cmd.Process.Pid)
 			if err != nil {
 				return err
 			}
-			res, err := wrk(c.loginDuration, 1, "-s", script, url)
+			res, err := runWrk(c.loginDuration, 1, "-s", script, url)
 			if err != nil {
 				return err
 			}
-			cpu1, err := cpuTicks(cmd.Process.Pid)
+			cpu1, err := proc.CPUTicks(cmd.Process.Pid)
 			if err != nil {
 				return err
 			}
 			if res.latency <= 0 {
 				return errors.New("login: wrk reported no latency")
 			}
-			cpuMs := float64(cpu1-cpu0) * 1000 / clockTicks / float64(res.requests)
+			cpuMs := float64(cpu1-cpu0) * 1000 / proc.ClockTicks / float64(res.requests)
 			fmt.Fprintf(out, "BenchmarkHTTPLoadLogin/fw=%s/path=%s-%d\t%d\t%.3f req/s\t%.1f cpu-ms/req\n",
 				fw, path, r.GOMAXPROCS, res.requests, 1/res.latency.Seconds(), cpuMs)
 		}
 	}
 	return nil
-}
-
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/PID/stat: 100
-// on every Linux architecture Go supports.
-const clockTicks = 100
-
-// cpuTicks returns the user and system CPU time of process pid, in clock
-// ticks.
-func cpuTicks(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseStat(string(b))
-}
-
-// parseStat returns utime + stime from the text of /proc/PID/stat (fields
-// 14 and 15; the command name, field 2, may hold spaces but ends at the
-// last ')').
-func parseStat(s string) (int64, error) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, errors.New("/proc stat: no command name")
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state): utime and stime are fields 14 and 15.
-	if len(f) < 13 {
-		return 0, errors.New("/proc stat: too few fields")
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc stat: utime %q, stime %q", f[11], f[12])
-	}
-	return utime + stime, nil
-}
-
-// wrkSeconds returns d as wrk's -d argument: whole seconds (wrk takes no
-// smaller unit), at least one.
-func wrkSeconds(d time.Duration) string {
-	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10) + "s"
-}
-
-// luaString quotes s as a Lua string literal.
-func luaString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\%03d", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // routes are the GET routes measured: the handler bare and behind

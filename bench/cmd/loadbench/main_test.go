@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -45,38 +44,5 @@ func TestParseWrkRejects(t *testing.T) {
 	ok := strings.Replace(wrkOK, "Requests/sec", "  Socket errors: connect 0, read 0, write 0, timeout 0\nRequests/sec", 1)
 	if _, err := parseWrk(ok); err != nil {
 		t.Errorf("zero socket errors: %v", err)
-	}
-}
-
-func TestLuaString(t *testing.T) {
-	got := luaString(`{"email":"a@b","password":"x\y` + "\n" + `"}`)
-	want := `"{\"email\":\"a@b\",\"password\":\"x\\y\010\"}"`
-	if got != want {
-		t.Errorf("luaString = %s, want %s", got, want)
-	}
-}
-
-func TestWrkSeconds(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "1s", 500 * time.Millisecond: "1s", 3 * time.Second: "3s", 3100 * time.Millisecond: "4s",
-	} {
-		if got := wrkSeconds(d); got != want {
-			t.Errorf("wrkSeconds(%v) = %s, want %s", d, got, want)
-		}
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	// Fields 14 and 15 (utime, stime) are 1234 and 56; the command name
-	// holds a space and a parenthesis.
-	stat := "4242 (bench server) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 1234 56 0 0 20 0 3 0 100 0 0\n"
-	if got, err := parseStat(stat); err != nil || got != 1290 {
-		t.Errorf("parseStat = %d, %v; want 1290", got, err)
-	}
-	if _, err := parseStat("4242 (x) S 1"); err == nil {
-		t.Error("a short stat line was accepted")
-	}
-	if n, err := cpuTicks(os.Getpid()); err != nil || n < 0 {
-		t.Errorf("cpuTicks(self) = %d, %v", n, err)
 	}
 }

@@ -53,6 +53,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authkit-go/authkit/bench/internal/proc"
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 )
@@ -300,7 +301,7 @@ func (c *config) scenario(ctx context.Context, name string, st setup, kinds []st
 		}
 	}
 	for _, s := range servers {
-		after, err := rss(s.PID)
+		after, err := proc.RSS(s.PID)
 		if err != nil {
 			return err
 		}
@@ -333,7 +334,7 @@ func (c *config) measure(ctx context.Context, s *server, scenario, kind string, 
 	}
 	req, conns, want := c.request(s, kind)
 	load := loadavg()
-	cpu0, err := cpuTicks(s.PID)
+	cpu0, err := proc.CPUTicks(s.PID)
 	if err != nil {
 		return run{}, err
 	}
@@ -351,7 +352,7 @@ func (c *config) measure(ctx context.Context, s *server, scenario, kind string, 
 	if err != nil {
 		return run{}, fmt.Errorf("%s %s: %w", s.name, kind, err)
 	}
-	cpu1, err := cpuTicks(s.PID)
+	cpu1, err := proc.CPUTicks(s.PID)
 	if err != nil {
 		return run{}, err
 	}
@@ -359,7 +360,7 @@ func (c *config) measure(ctx context.Context, s *server, scenario, kind string, 
 		return run{}, fmt.Errorf("%s %s: want %d requests all answered %d, got %v %s", s.name, kind, res.Requests, want, res.Status, res.Errors)
 	}
 	return run{Scenario: scenario, Kind: kind, Server: s.name, Round: round, Load: load, Conns: conns,
-		CPU: float64(cpu1-cpu0) / clockTicks, wrkResult: res}, nil
+		CPU: float64(cpu1-cpu0) / proc.ClockTicks, wrkResult: res}, nil
 }
 
 // request returns what a run of kind sends to s, its connections and the

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/authkit-go/authkit/bench/internal/proc"
 )
 
 // The benchmark user, created by both servers at start-up.
@@ -149,7 +150,7 @@ func (c *config) start(ctx context.Context, sd side, st setup, pgURL, redisPrefi
 		s.stop()
 		return nil, fmt.Errorf("%s: not ready: %w (%s)", sd.name, ctx.Err(), s.stderr.tail())
 	}
-	if s.rssSeeded, err = rss(s.PID); err != nil {
+	if s.rssSeeded, err = proc.RSS(s.PID); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -248,61 +249,6 @@ func (s *server) exhaust(ctx context.Context) error {
 // from X-Forwarded-For (its default header); authkit, trusting no proxy,
 // keys on the connection's address, the loopback, one address as well.
 const attacker = "203.0.113.7"
-
-// cpuTicks returns the user and system CPU time of process pid (all its
-// threads), in clock ticks (USER_HZ: 100 on every Linux architecture Go
-// supports).
-func cpuTicks(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseStat(string(b))
-}
-
-const clockTicks = 100
-
-// parseStat returns utime + stime from the text of /proc/PID/stat (fields
-// 14 and 15; the command name, field 2, may hold spaces but ends at the
-// last ')').
-func parseStat(s string) (int64, error) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, errors.New("/proc stat: no command name")
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 13 {
-		return 0, errors.New("/proc stat: too few fields")
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc stat: utime %q, stime %q", f[11], f[12])
-	}
-	return utime + stime, nil
-}
-
-// rss returns the resident set size of process pid in bytes (VmRSS).
-func rss(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseRSS(string(b))
-}
-
-func parseRSS(status string) (int64, error) {
-	for line := range strings.Lines(status) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("/proc status: VmRSS %q", v)
-			}
-			return kb * 1024, nil
-		}
-	}
-	return 0, errors.New("/proc status: no VmRSS")
-}
 
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authkit-go/authkit/bench/internal/wrk"
 )
 
 // request is what a load run sends, over and over.
@@ -37,12 +38,12 @@ type wrkResult struct {
 // by status (printed by done() as "STATUS 200=n 429=m ...").
 func script(r request) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrk.method = %s\n", luaString(r.method))
+	fmt.Fprintf(&b, "wrk.method = %s\n", wrk.LuaString(r.method))
 	if r.body != "" {
-		fmt.Fprintf(&b, "wrk.body = %s\n", luaString(r.body))
+		fmt.Fprintf(&b, "wrk.body = %s\n", wrk.LuaString(r.body))
 	}
 	for k, v := range r.header {
-		fmt.Fprintf(&b, "wrk.headers[%s] = %s\n", luaString(k), luaString(v))
+		fmt.Fprintf(&b, "wrk.headers[%s] = %s\n", wrk.LuaString(k), wrk.LuaString(v))
 	}
 	b.WriteString(`local threads = {}
 function setup(thread) table.insert(threads, thread) end
@@ -76,7 +77,7 @@ func (c *config) runWrk(ctx context.Context, base string, r request, conns int, 
 	if err := f.Close(); err != nil {
 		return wrkResult{}, err
 	}
-	argv := []string{c.wrk, "-t", "1", "-c", strconv.Itoa(conns), "-d", wrkSeconds(d), "--latency",
+	argv := []string{c.wrk, "-t", "1", "-c", strconv.Itoa(conns), "-d", wrk.Seconds(d), "--latency",
 		"--timeout", "10s", "-s", f.Name(), base + r.path}
 	if c.loadCPU != "" && c.taskset != "" {
 		argv = append([]string{c.taskset, "-c", c.loadCPU}, argv...)
@@ -156,28 +157,4 @@ func duration(v, unit string) (time.Duration, error) {
 		return 0, errors.New("wrk: unit " + unit)
 	}
 	return time.Duration(f * float64(scale)), nil
-}
-
-// wrkSeconds returns d as wrk's -d argument: whole seconds, at least one.
-func wrkSeconds(d time.Duration) string {
-	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10) + "s"
-}
-
-// luaString quotes s as a Lua string literal.
-func luaString(s string) string {
-	var b bytes.Buffer
-	b.WriteByte('"')
-	for _, c := range []byte(s) {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, "\\%03d", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -63,13 +63,10 @@ func NewEnv(ctx context.Context, hasher password.Hasher) (*Env, error) {
 			return nil, err
 		}
 	}
-	secret := make([]byte, 32)
+	secret, key := make([]byte, 32), make([]byte, secretbox.KeySize)
 	_, _ = rand.Read(secret) // never fails (crypto/rand)
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := secretbox.ParseKeyring(key)
+	_, _ = rand.Read(key)
+	keys, err := secretbox.NewKeyring(key)
 	if err != nil {
 		return nil, err
 	}

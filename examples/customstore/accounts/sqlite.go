@@ -12,6 +12,19 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// Schema is the app's own migration, its accounts table as it was before
+// authkit: the app's names, nullable columns, a created column in SQLite's
+// text format, and a column (plan) that authkit never touches. [Migrate]
+// adds authkit's columns to it.
+const Schema = `CREATE TABLE IF NOT EXISTS accounts (
+	account_id   TEXT PRIMARY KEY,
+	login_email  TEXT NOT NULL UNIQUE,
+	display_name TEXT,
+	pw_hash      TEXT,
+	created      TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+	plan         TEXT NOT NULL DEFAULT 'free'
+)`
+
 // dsnOptions make SQLite safe for many writers in one process:
 //
 //   - _txlock=immediate: BEGIN takes the write lock at once, so a

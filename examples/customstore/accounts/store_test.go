@@ -20,18 +20,6 @@ import (
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
-// appSchema is the app's table as it was before authkit: its own names,
-// nullable columns, a created column in SQLite's text format, and a column
-// authkit knows nothing about.
-const appSchema = `CREATE TABLE accounts (
-	account_id   TEXT PRIMARY KEY,
-	login_email  TEXT NOT NULL UNIQUE,
-	display_name TEXT,
-	pw_hash      TEXT,
-	created      TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
-	plan         TEXT NOT NULL DEFAULT 'free'
-)`
-
 // openDB opens a fresh database file holding the app's table, not yet
 // migrated.
 func openDB(t testing.TB) *sql.DB {
@@ -41,7 +29,7 @@ func openDB(t testing.TB) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(appSchema); err != nil {
+	if _, err := db.Exec(accounts.Schema); err != nil {
 		t.Fatal(err)
 	}
 	return db

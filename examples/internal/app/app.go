@@ -81,7 +81,8 @@ func (a *App) Close(ctx context.Context) error {
 	return err
 }
 
-func get(env Env, key, def string) string {
+// Get returns the variable key, trimmed, or def when it is unset or blank.
+func (env Env) Get(key, def string) string {
 	if v, ok := env(key); ok && strings.TrimSpace(v) != "" {
 		return strings.TrimSpace(v)
 	}
@@ -102,8 +103,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Addr: get(env, "ADDR", DefaultAddr), logger: logger}
-	appEnv := get(env, "APP_ENV", "development")
+	a := &App{Addr: env.Get("ADDR", DefaultAddr), logger: logger}
+	appEnv := env.Get("APP_ENV", "development")
 	switch appEnv {
 	case "production":
 		a.Production = true
@@ -114,7 +115,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if a.Production {
 		var missing []string
 		for _, k := range []string{"SESSION_SECRET", "ENCRYPTION_KEY", "SMTP_URL", "APP_URL"} {
-			if get(env, k, "") == "" {
+			if env.Get(k, "") == "" {
 				missing = append(missing, k)
 			}
 		}
@@ -122,7 +123,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 			return nil, fmt.Errorf("APP_ENV=production requires %s", strings.Join(missing, ", "))
 		}
 	}
-	dataDir := get(env, "AUTHKIT_DATA_DIR", ".authkit")
+	dataDir := env.Get("AUTHKIT_DATA_DIR", ".authkit")
 
 	secrets, keys, err := a.secrets(env, dataDir)
 	if err != nil {
@@ -132,7 +133,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ENCRYPTION_KEY: %w", err)
 	}
-	proxies, err := clientip.Parse(get(env, "TRUST_PROXY", ""))
+	proxies, err := clientip.Parse(env.Get("TRUST_PROXY", ""))
 	if err != nil {
 		return nil, fmt.Errorf("TRUST_PROXY: %w", err)
 	}
@@ -145,19 +146,19 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	appURL := get(env, "APP_URL", "http://localhost:8080")
+	appURL := env.Get("APP_URL", "http://localhost:8080")
 	if w := appURLWarning(appURL); w != "" {
 		a.Warnings = append(a.Warnings, w)
 	}
 
-	dbURL := get(env, "DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
+	dbURL := env.Get("DATABASE_URL", "sqlite://"+filepath.Join(dataDir, "authkit.db"))
 	// With Redis, the limits are not kept in the database: no table for them.
 	users, records, usersDesc, err := a.openUsers(dbURL, dataDir, redisSrc != nil)
 	if err != nil {
 		return nil, err
 	}
 	a.Users = users
-	limitStore, limitsDesc, err := a.openLimits(redisSrc, get(env, "REDIS_PREFIX", redisstore.DefaultPrefix))
+	limitStore, limitsDesc, err := a.openLimits(redisSrc, env.Get("REDIS_PREFIX", redisstore.DefaultPrefix))
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -168,12 +169,12 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 			"(or REDIS_CLUSTER_URL, REDIS_SENTINEL_URL: one shared limit store without that capacity)")
 	}
 
-	mailer, mailDesc, err := a.mailer(get(env, "SMTP_URL", ""), get(env, "MAIL_FROM", ""), stdout)
+	mailer, mailDesc, err := a.mailer(env.Get("SMTP_URL", ""), env.Get("MAIL_FROM", ""), stdout)
 	if err != nil {
 		return nil, err
 	}
 
-	obs, err := a.metrics(get(env, "METRICS_ADDR", ""))
+	obs, err := a.metrics(env.Get("METRICS_ADDR", ""))
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -183,25 +184,25 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		mailer, observer = obs.Mailer(mailer), obs
 	}
 
-	checker, checkerDesc, err := pwnedChecker(get(env, "PWNED_PASSWORDS", ""))
+	checker, checkerDesc, err := pwnedChecker(env.Get("PWNED_PASSWORDS", ""))
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
 	}
 
-	emailCode, err := emailCodeSetting(get(env, "EMAIL_CODE", ""))
+	emailCode, err := emailCodeSetting(env.Get("EMAIL_CODE", ""))
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
 	}
 	var capacity int
 	var idle time.Duration
-	limits, err := parseLimits(get(env, "RATE_LIMITS", ""))
+	limits, err := parseLimits(env.Get("RATE_LIMITS", ""))
 	if err == nil {
-		capacity, err = parseCapacity(get(env, "RATE_LIMIT_CAPACITY", ""))
+		capacity, err = parseCapacity(env.Get("RATE_LIMIT_CAPACITY", ""))
 	}
 	if err == nil {
-		idle, err = parseIdle(get(env, "SESSION_IDLE_TIMEOUT", ""))
+		idle, err = parseIdle(env.Get("SESSION_IDLE_TIMEOUT", ""))
 	}
 	if err != nil {
 		a.Close(context.Background())
@@ -210,10 +211,10 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 
 	svc, err := auth.New(auth.Config{
 		Users:      users,
-		Secrets:    splitList(secrets),
+		Secrets:    SplitList(secrets),
 		Keys:       keyring,
 		AppURL:     appURL,
-		AppName:    get(env, "APP_NAME", "authkit"),
+		AppName:    env.Get("APP_NAME", "authkit"),
 		Mailer:     mailer,
 		Proxies:    proxies,
 		LimitStore: limitStore,
@@ -224,7 +225,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		SessionIdleTimeout: idle,
 		// Secure cookies everywhere but development over plain HTTP.
 		Insecure:        !a.Production,
-		TrustedOrigins:  splitList(get(env, "TRUSTED_ORIGINS", "")),
+		TrustedOrigins:  SplitList(env.Get("TRUSTED_ORIGINS", "")),
 		PasswordChecker: checker,
 		// Sessions a person can see and end, and browsers trusted at the
 		// second step, kept with the users.
@@ -241,16 +242,16 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	challenges, challengesDesc := a.challengeStore(records, get(env, "REDIS_PREFIX", ""))
+	challenges, challengesDesc := a.challengeStore(records, env.Get("REDIS_PREFIX", ""))
 	passkeysDesc, err := a.passkeys(passkeySettings{
-		setting: get(env, "PASSKEYS", ""), appURL: appURL, appName: get(env, "APP_NAME", "authkit"),
-		challenges: challenges, challengesDesc: challengesDesc, capacity: get(env, "PASSKEY_CHALLENGE_CAPACITY", ""),
+		setting: env.Get("PASSKEYS", ""), appURL: appURL, appName: env.Get("APP_NAME", "authkit"),
+		challenges: challenges, challengesDesc: challengesDesc, capacity: env.Get("PASSKEY_CHALLENGE_CAPACITY", ""),
 	}, logger)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
 	}
-	pagesCfg := pages.Config{Theme: pages.Theme{AppName: get(env, "APP_NAME", "authkit")},
+	pagesCfg := pages.Config{Theme: pages.Theme{AppName: env.Get("APP_NAME", "authkit")},
 		WarnPlainHTTP: a.Production, Logger: logger}
 	if a.Passkeys != nil {
 		pagesCfg.Passkeys = &pages.Passkeys{}
@@ -409,7 +410,8 @@ func isLoopback(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-func splitList(s string) []string {
+// SplitList splits a comma-separated setting, dropping blanks.
+func SplitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -481,7 +483,7 @@ func (a *App) mailer(smtpURL, from string, stdout io.Writer) (mail.Mailer, strin
 // unset, they are generated once and kept in a git-ignored file in the
 // data folder, with a warning, so sessions survive restarts.
 func (a *App) secrets(env Env, dataDir string) (secret, key string, err error) {
-	secret, key = get(env, "SESSION_SECRET", ""), get(env, "ENCRYPTION_KEY", "")
+	secret, key = env.Get("SESSION_SECRET", ""), env.Get("ENCRYPTION_KEY", "")
 	if secret != "" && key != "" {
 		return secret, key, nil
 	}

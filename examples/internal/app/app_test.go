@@ -266,15 +266,9 @@ func TestPasskeys(t *testing.T) {
 		{vars: map[string]string{"DATABASE_URL": "memory", "PASSKEYS": "yes"}, wantErr: `PASSKEYS must be true or false, not "yes"`},
 	} {
 		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
-		a, err := Load(env(tt.vars), io.Discard, quiet)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
-			}
+		a := loadOrRefuse(t, tt.vars, tt.wantErr)
+		if a == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.vars, err)
 		}
 		if (a.Passkeys != nil) != tt.on || !strings.Contains(a.Description, tt.desc) {
 			t.Errorf("%v: passkeys mounted %v, description %q; want %v and %q", tt.vars, a.Passkeys != nil, a.Description, tt.on, tt.desc)
@@ -323,15 +317,9 @@ func TestEmailCode(t *testing.T) {
 		{vars: map[string]string{"EMAIL_CODE": "yes"}, wantErr: `EMAIL_CODE must be true or false, not "yes"`},
 	} {
 		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
-		a, err := Load(env(tt.vars), io.Discard, quiet)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
-			}
+		a := loadOrRefuse(t, tt.vars, tt.wantErr)
+		if a == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.vars, err)
 		}
 		desc := "email codes: " + onOff(tt.on) + ","
 		if a.Service.HasEmailCodes() != tt.on || !strings.Contains(a.Description, desc) {
@@ -339,4 +327,22 @@ func TestEmailCode(t *testing.T) {
 		}
 		a.Close(t.Context())
 	}
+}
+
+// loadOrRefuse loads the App of vars. With wantErr it checks that Load
+// refuses with an error that says wantErr and returns nil; without, Load
+// must succeed.
+func loadOrRefuse(t *testing.T, vars map[string]string, wantErr string) *App {
+	t.Helper()
+	a, err := Load(env(vars), io.Discard, quiet)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%v: error %v, want %q", vars, err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("%v: %v", vars, err)
+	}
+	return a
 }

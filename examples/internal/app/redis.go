@@ -44,7 +44,7 @@ const (
 func parseRedis(env Env) (*redisSource, error) {
 	var set []string
 	for _, k := range []string{redisURLVar, redisClusterURLVar, redisSentinelURLVar} {
-		if get(env, k, "") != "" {
+		if env.Get(k, "") != "" {
 			set = append(set, k)
 		}
 	}
@@ -56,7 +56,7 @@ func parseRedis(env Env) (*redisSource, error) {
 		return nil, fmt.Errorf("%s are set together: set one of them (REDIS_URL: one node, REDIS_CLUSTER_URL: a Cluster, REDIS_SENTINEL_URL: its sentinels)", strings.Join(set, " and "))
 	}
 	k := set[0]
-	raw := get(env, k, "")
+	raw := env.Get(k, "")
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: invalid URL", k) // url's error repeats the URL, password and all
