@@ -21,9 +21,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
-	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/fiberauth"
 )
 
@@ -66,19 +64,11 @@ func serve(t *testing.T, app *fiber.App) string {
 }
 
 func TestFlows(t *testing.T) {
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			app := newApp(svc, fiber.Config{})
-			fiberauth.Register(app, svc)
-			return serve(t, app)
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-		NewSessions: func(t *testing.T, now func() time.Time) session.Store {
-			return store.NewMemorySessions(store.MemoryConfig{Now: now})
-		},
-	})
+	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
+		app := newApp(svc, fiber.Config{})
+		fiberauth.Register(app, svc)
+		return serve(t, app)
+	}))
 }
 
 // newService returns a Service on a fresh memory store for the unit tests
@@ -280,13 +270,10 @@ func rawRequest(t *testing.T, base, req string) authtest.Reply {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	r, err := authtest.ReadReply(resp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := authtest.Reply{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
-	_ = json.Unmarshal(b, &r.JSON)
 	return r
 }
 

@@ -7,13 +7,11 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/ginauth"
@@ -26,17 +24,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestFlows(t *testing.T) {
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			return authtest.Serve(t, ginauth.New(svc))
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-		NewSessions: func(t *testing.T, now func() time.Time) session.Store {
-			return store.NewMemorySessions(store.MemoryConfig{Now: now})
-		},
-	})
+	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
+		return authtest.Serve(t, ginauth.New(svc))
+	}))
 }
 
 // newService returns a Service on a fresh memory store for the unit tests

@@ -7,29 +7,18 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
-	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
 func TestFlows(t *testing.T) {
-	authtest.Run(t, authtest.Harness{
-		Start: func(t *testing.T, svc *auth.Service) string {
-			return authtest.Serve(t, nethttpauth.Handler(svc))
-		},
-		NewUsers: func(t *testing.T) user.Store {
-			return store.NewMemory(store.MemoryConfig{})
-		},
-		NewSessions: func(t *testing.T, now func() time.Time) session.Store {
-			return store.NewMemorySessions(store.MemoryConfig{Now: now})
-		},
-	})
+	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
+		return authtest.Serve(t, nethttpauth.Handler(svc))
+	}))
 }
 
 // newService returns a Service on a fresh memory store for the unit tests

@@ -13,8 +13,7 @@ import (
 
 func TestRegister(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	if b.cookie("authkit_session") == "" {
 		t.Fatal("registration did not sign in")
 	}
@@ -26,9 +25,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("verification links mailed: %q, want 1", links)
 	}
 	p := b.get("/dashboard?done=registered")
-	if got := p.text(t, "notice"); got != "Welcome! We sent you a link to verify your email address." {
-		t.Errorf("notice %q", got)
-	}
+	p.wantText(t, "notice", "Welcome! We sent you a link to verify your email address.")
 	if !strings.Contains(p.Body, `id="unverified-notice"`) {
 		t.Error("the dashboard does not say the address is unverified")
 	}
@@ -66,8 +63,7 @@ func TestRegisterErrorsBesideTheirFields(t *testing.T) {
 
 func TestVerifyEmail(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	link := e.mailed("verify-email")[0]
 	// Signed out (another device): on to the login page with the news.
 	other := e.browser()
@@ -86,9 +82,7 @@ func TestVerifyEmailBadLink(t *testing.T) {
 	e := setup(t, nil)
 	p := e.browser().get("/verify-email/not-a-token")
 	p.wantPage(t, http.StatusBadRequest, "verify")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Invalid or expired verification link" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "Invalid or expired verification link")
 	if !strings.Contains(p.Body, `id="verify-resend-link" href="/resend-verification"`) {
 		t.Error("the bad link's page offers no new link")
 	}
@@ -96,8 +90,7 @@ func TestVerifyEmailBadLink(t *testing.T) {
 
 func TestResendVerification(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.get("/resend-verification")
 	if !strings.Contains(p.Body, "We will send a new verification link to ada@example.com.") {
 		t.Errorf("the page does not name the address:\n%s", p.Body)
@@ -110,9 +103,7 @@ func TestResendVerification(t *testing.T) {
 	b.post("/resend-verification", nil)
 	p = b.post("/resend-verification", nil) // the fourth in the window: limited
 	p.wantPage(t, http.StatusTooManyRequests, "resend")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Too many verification emails requested. Try again later." {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "Too many verification emails requested. Try again later.")
 	// Signed out: to the login page, nothing mailed.
 	e.browser().post("/resend-verification", nil).wantRedirect(t, "/login?done=session-ended")
 }
@@ -123,9 +114,7 @@ func TestForgotAndResetPassword(t *testing.T) {
 	b := e.browser()
 	p := b.post("/forgot-password", form("email", "not-an-address"))
 	p.wantPage(t, http.StatusBadRequest, "forgot")
-	if got := p.fieldError(t, "email"); got != "Invalid email address" {
-		t.Errorf("beside the email: %q", got)
-	}
+	p.wantFieldError(t, "email", "Invalid email address")
 	b.post("/forgot-password", form("email", adaEmail)).wantRedirect(t, "/forgot-password?done=forgot-sent")
 	b.post("/forgot-password", form("email", "nobody@example.com")).wantRedirect(t, "/forgot-password?done=forgot-sent")
 	links := e.mailed("reset-password")
@@ -137,9 +126,7 @@ func TestForgotAndResetPassword(t *testing.T) {
 
 	p = b.post(link, form("password", "new password 1", "confirmPassword", "new password 2"))
 	p.wantPage(t, http.StatusBadRequest, "reset")
-	if got := p.fieldError(t, "confirmPassword"); got != "Passwords do not match" {
-		t.Errorf("beside the confirmation: %q", got)
-	}
+	p.wantFieldError(t, "confirmPassword", "Passwords do not match")
 	e.clock.Advance(time.Second)
 	b.post(link, form("password", "new password 1", "confirmPassword", "new password 1")).wantRedirect(t, "/login?done=password-reset")
 	if ok, _ := password.ForTesting().Verify(t.Context(), "new password 1", e.user(adaEmail).PasswordHash); !ok {
@@ -163,9 +150,7 @@ func TestForgotAndResetPassword(t *testing.T) {
 	// The link posted again (a form opened before the reset):
 	p = b.post(link, form("password", "new password 3", "confirmPassword", "new password 3"))
 	p.wantPage(t, http.StatusBadRequest, "reset")
-	if got := p.summary(t); len(got) != 1 || got[0] != "This reset link has already been used" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "This reset link has already been used")
 	if !strings.Contains(p.Body, `id="reset-forgot-link" href="/forgot-password"`) || strings.Contains(p.Body, `id="reset-form"`) {
 		t.Errorf("a used link's page: want the new-link offer and no form\n%s", p.Body)
 	}
@@ -178,20 +163,15 @@ func TestForgotAndResetPassword(t *testing.T) {
 
 func TestChangeEmail(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.post("/settings/email", form("newEmail", "ada2@example.com", "password", "wrong password"))
 	p.wantPage(t, http.StatusUnauthorized, "security")
-	if got := p.fieldError(t, "email-password"); got != "Invalid password" {
-		t.Errorf("beside the password: %q", got)
-	}
+	p.wantFieldError(t, "email-password", "Invalid password")
 	if !strings.Contains(p.Body, `value="ada2@example.com"`) {
 		t.Error("the new address typed is not kept")
 	}
 	p = b.post("/settings/email", form("newEmail", adaEmail, "password", adaPass))
-	if got := p.fieldError(t, "newEmail"); got != "Email already in use" {
-		t.Errorf("beside the new email: %q", got)
-	}
+	p.wantFieldError(t, "newEmail", "Email already in use")
 	b.post("/settings/email", form("newEmail", "ada2@example.com", "password", adaPass)).wantRedirect(t, "/settings/security?done=email-changed")
 	if _, err := e.users.ByEmail(t.Context(), "ada2@example.com"); err != nil {
 		t.Errorf("the store has not the new address: %v", err)
@@ -201,17 +181,12 @@ func TestChangeEmail(t *testing.T) {
 
 func TestChangePassword(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.post("/settings/password", form("currentPassword", "wrong password", "newPassword", "new password 1"))
 	p.wantPage(t, http.StatusUnauthorized, "security")
-	if got := p.fieldError(t, "currentPassword"); got != "Invalid password" {
-		t.Errorf("beside the current password: %q", got)
-	}
+	p.wantFieldError(t, "currentPassword", "Invalid password")
 	p = b.post("/settings/password", form("currentPassword", adaPass, "newPassword", "short"))
-	if got := p.fieldError(t, "newPassword"); got != "Password must be at least 8 characters" {
-		t.Errorf("beside the new password: %q", got)
-	}
+	p.wantFieldError(t, "newPassword", "Password must be at least 8 characters")
 	e.clock.Advance(time.Second)
 	b.post("/settings/password", form("currentPassword", adaPass, "newPassword", "new password 1")).wantRedirect(t, "/settings/security?done=password-changed")
 	if got := b.get("/settings/security?done=password-changed").text(t, "notice"); got != "Password changed." {
@@ -225,7 +200,5 @@ func TestFormBodyBounded(t *testing.T) {
 	e := setup(t, nil)
 	p := e.browser().post("/login", form("email", adaEmail, "password", strings.Repeat("x", 17<<10)))
 	p.wantPage(t, http.StatusRequestEntityTooLarge, "problem")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Request body too large" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "Request body too large")
 }

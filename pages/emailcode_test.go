@@ -25,8 +25,7 @@ func emailCodeTrust(c *auth.Config, p *Config) {
 // browser is at the 2FA page with a pending login.
 func atSecondStep(t *testing.T, e *env, verified bool) *browser {
 	t.Helper()
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	if verified {
 		links := e.mailed("verify-email")
 		if len(links) == 0 {
@@ -94,9 +93,7 @@ func TestEmailCodeSignIn(t *testing.T) {
 	before := len(e.mail.To(adaEmail))
 
 	p = b.sendCode()
-	if got := p.text(t, "email-code-sent"); got != "We mailed a 6-digit code to ada@example.com. Enter it here." {
-		t.Errorf("after sending: %q", got)
-	}
+	p.wantText(t, "email-code-sent", "We mailed a 6-digit code to ada@example.com. Enter it here.")
 	if !regexp.MustCompile(`<input id="email-code" name="code" type="text" inputmode="numeric"[^>]*autocomplete="one-time-code"[^>]* autofocus>`).MatchString(p.Body) {
 		t.Errorf("no focused one-time-code field for the mailed code\n%s", p.Body)
 	}
@@ -118,13 +115,10 @@ func TestEmailCodeSignIn(t *testing.T) {
 		t.Error("trust this browser was not applied")
 	}
 	// The code works once.
-	b2 := e.browser()
-	b2.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b2 := e.loggedIn("/2fa")
 	p = b2.post("/2fa/email-code/verify", form("code", code))
 	p.wantPage(t, http.StatusBadRequest, "twofactor")
-	if got := p.fieldError(t, "email-code"); got != "Invalid 2FA code" {
-		t.Errorf("a spent code: %q", got)
-	}
+	p.wantFieldError(t, "email-code", "Invalid 2FA code")
 }
 
 // TestEmailCodeRemember: the password step's "keep me signed in" holds
@@ -160,9 +154,7 @@ func TestEmailCodeWrong(t *testing.T) {
 	code := e.mailedCode(adaEmail)
 	p := b.post("/2fa/email-code/verify", form("code", otherCode(code)))
 	p.wantPage(t, http.StatusBadRequest, "twofactor")
-	if got := p.fieldError(t, "email-code"); got != "Invalid 2FA code" {
-		t.Errorf("beside the code: %q", got)
-	}
+	p.wantFieldError(t, "email-code", "Invalid 2FA code")
 	if regexp.MustCompile(`<input id="email-code"[^>]*value=`).MatchString(p.Body) {
 		t.Error("the wrong code is shown again")
 	}
@@ -185,9 +177,7 @@ func TestEmailCodeExpired(t *testing.T) {
 	e.clock.Advance(2 * time.Minute)
 	p := b.post("/2fa/email-code/verify", form("code", code))
 	p.wantPage(t, http.StatusBadRequest, "twofactor")
-	if got := p.fieldError(t, "email-code"); got != "Code expired. Request a new one." {
-		t.Errorf("beside the code: %q", got)
-	}
+	p.wantFieldError(t, "email-code", "Code expired. Request a new one.")
 	if !strings.Contains(p.Body, `name="again" value="on"`) || p.text(t, "email-code-send") != "Send a new code" {
 		t.Error("no way to send a new code beside the expired one")
 	}
@@ -206,9 +196,7 @@ func TestEmailCodeTooMany(t *testing.T) {
 	}
 	p := b.post("/2fa/email-code", form("again", "on"))
 	p.wantPage(t, http.StatusTooManyRequests, "twofactor")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Too many codes requested. Try again later." {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "Too many codes requested. Try again later.")
 	if !strings.Contains(p.Body, `id="email-send-form-summary"`) || !strings.Contains(p.Body, `id="email-code"`) {
 		t.Errorf("the refusal is not on the send form, or the code field is gone\n%s", p.Body)
 	}
@@ -260,9 +248,7 @@ func TestEmailCodeNotOffered(t *testing.T) {
 		before := len(e.mail.To(adaEmail))
 		p := b.post("/2fa/email-code", nil)
 		p.wantPage(t, http.StatusForbidden, "twofactor")
-		if got := p.summary(t); len(got) != 1 || got[0] != "A code can only be sent to a verified email address. Use another method." {
-			t.Errorf("summary %q", got)
-		}
+		p.wantSummary(t, "A code can only be sent to a verified email address. Use another method.")
 		if err := e.svc.FlushMail(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -306,13 +292,9 @@ func TestEmailCodeGerman(t *testing.T) {
 		t.Errorf("offer %q", got)
 	}
 	p := b.sendCode()
-	if got := p.text(t, "email-code-sent"); got != "Wir haben einen sechsstelligen Code an ada@example.com gesendet. Geben Sie ihn hier ein." {
-		t.Errorf("sent %q", got)
-	}
+	p.wantText(t, "email-code-sent", "Wir haben einen sechsstelligen Code an ada@example.com gesendet. Geben Sie ihn hier ein.")
 	p = b.post("/2fa/email-code/verify", form("code", otherCode(e.mailedCode(adaEmail))))
-	if got := p.fieldError(t, "email-code"); got != "Ungültiger Zwei-Faktor-Code" {
-		t.Errorf("beside the code: %q", got)
-	}
+	p.wantFieldError(t, "email-code", "Ungültiger Zwei-Faktor-Code")
 }
 
 // TestEmailCodeCrossOriginPost: both email-code forms refuse a cross-site
@@ -328,9 +310,7 @@ func TestEmailCodeCrossOriginPost(t *testing.T) {
 	for _, path := range []string{"/2fa/email-code", "/2fa/email-code/verify"} {
 		p := b.post(path, form("code", "123456"))
 		p.wantPage(t, http.StatusForbidden, "problem")
-		if got := p.summary(t); len(got) != 1 || got[0] != "Cross-origin request blocked" {
-			t.Errorf("%s: %q", path, got)
-		}
+		p.wantSummary(t, "Cross-origin request blocked")
 	}
 	if err := e.svc.FlushMail(t.Context()); err != nil {
 		t.Fatal(err)

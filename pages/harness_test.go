@@ -14,11 +14,10 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
@@ -39,27 +38,16 @@ type env struct {
 // setup makes an env; change adjusts the Service's and the pages' Config.
 func setup(t *testing.T, change func(*auth.Config, *Config)) *env {
 	t.Helper()
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, mail: &mail.Capture{}, clock: clock.New(time.Date(2031, 3, 14, 15, 9, 0, 0, time.UTC))}
+	e := &env{t: t, clock: clock.New(time.Date(2031, 3, 14, 15, 9, 0, 0, time.UTC))}
 	e.users = store.NewMemory(store.MemoryConfig{Now: e.clock.Now})
-	acfg := auth.Config{Users: e.users, Keys: keys, Secrets: []string{strings.Repeat("s", 32)},
-		AppURL: "http://app.test", Mailer: e.mail, Hasher: password.ForTesting(), Insecure: true,
-		Now: e.clock.Now, Logger: slog.New(slog.DiscardHandler)}
 	pcfg := Config{Logger: slog.New(slog.DiscardHandler)}
-	if change != nil {
-		change(&acfg, &pcfg)
-	}
-	if e.svc, err = auth.New(acfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.svc.Close(context.Background()) })
+	e.svc, e.mail = authtest.NewService(t, e.users, func(c *auth.Config) {
+		c.Now = e.clock.Now
+		if change != nil {
+			change(c, &pcfg)
+		}
+	})
+	var err error
 	if e.pages, err = New(e.svc, pcfg); err != nil {
 		t.Fatal(err)
 	}
@@ -261,18 +249,8 @@ func (e *env) mailed(kind string) []string {
 func (b *browser) enableTwoFactor() (secret string, codes []string) {
 	t := b.e.t
 	t.Helper()
-	p := b.post("/settings/2fa/setup", url.Values{})
-	p.wantPage(t, http.StatusOK, "security")
-	m := regexp.MustCompile(`name="uri" value="([^"]+)"`).FindStringSubmatch(p.Body)
-	if m == nil {
-		t.Fatalf("setup: no otpauth URI in the confirm form\n%s", p.Body)
-	}
-	u, err := url.Parse(unescape(m[1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret = u.Query().Get("secret")
-	p = b.post("/settings/2fa/confirm", form("code", b.e.code(secret), "uri", u.String()))
+	_, uri, secret := b.startTwoFactor()
+	p := b.post("/settings/2fa/confirm", form("code", b.e.code(secret), "uri", uri))
 	p.wantPage(t, http.StatusOK, "security")
 	for _, li := range regexp.MustCompile(`<li>([0-9a-z]{8}-[0-9a-z]{8})</li>`).FindAllStringSubmatch(p.Body, -1) {
 		codes = append(codes, li[1])

@@ -15,12 +15,8 @@ func TestLoginWrongPassword(t *testing.T) {
 	b := e.browser()
 	p := b.post("/login", form("email", adaEmail, "password", "wrong password", "remember", "on"))
 	p.wantPage(t, http.StatusUnauthorized, "login")
-	if got := p.fieldError(t, "password"); got != "Invalid credentials" {
-		t.Errorf("beside the password: %q, want Invalid credentials", got)
-	}
-	if got := p.summary(t); len(got) != 1 || got[0] != "Invalid credentials" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantFieldError(t, "password", "Invalid credentials")
+	p.wantSummary(t, "Invalid credentials")
 	// The email and the checkbox are kept, the password never; the field
 	// takes the focus; no cookie is set.
 	for _, want := range []string{`id="email" name="email" type="email" autocomplete="username" value="ada@example.com"`,
@@ -44,16 +40,13 @@ func TestLoginEmptyEmail(t *testing.T) {
 	e := setup(t, nil)
 	p := e.browser().post("/login", form("email", "", "password", "x"))
 	p.wantPage(t, http.StatusBadRequest, "login")
-	if got := p.fieldError(t, "email"); got != "Email and password are required" {
-		t.Errorf("beside the email: %q", got)
-	}
+	p.wantFieldError(t, "email", "Email and password are required")
 }
 
 func TestLoginSucceeds(t *testing.T) {
 	e := setup(t, nil)
 	e.browser().register()
-	b := e.browser()
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	b := e.loggedIn("/dashboard")
 	if b.cookie("authkit_session") == "" {
 		t.Fatal("no session cookie after the login")
 	}
@@ -94,9 +87,7 @@ func TestLoginRateLimited(t *testing.T) {
 	}
 	p := b.post("/login", form("email", adaEmail, "password", adaPass))
 	p.wantPage(t, http.StatusTooManyRequests, "login")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Too many login attempts. Try again later." {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "Too many login attempts. Try again later.")
 	if p.Header.Get("Retry-After") == "" || p.Header.Get("X-RateLimit-Remaining") != "0" {
 		t.Errorf("429 headers: %v", p.Header)
 	}
@@ -120,25 +111,21 @@ func TestCrossOriginPost(t *testing.T) {
 		"/settings/recovery-codes", "/settings/email", "/settings/password"} {
 		p := b.post(path, form("email", adaEmail, "password", adaPass, "name", "Eve"))
 		p.wantPage(t, http.StatusForbidden, "problem")
-		if got := p.summary(t); len(got) != 1 || got[0] != "Cross-origin request blocked" {
-			t.Errorf("%s: %q", path, got)
-		}
+		p.wantSummary(t, "Cross-origin request blocked")
 	}
 	if b.cookie("authkit_session") != "" {
 		t.Error("a cross-site login post signed in")
 	}
 	b.header.Set("Sec-Fetch-Site", "same-origin")
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	b.logIn("/dashboard")
 }
 
 func TestTwoFactorLogin(t *testing.T) {
 	e := setup(t, nil)
-	owner := e.browser()
-	owner.register()
+	owner := e.registered()
 	secret, codes := owner.enableTwoFactor()
 
-	b := e.browser()
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b := e.loggedIn("/2fa")
 	if b.cookie("2fa_pending") == "" || b.cookie("authkit_session") != "" {
 		t.Fatal("after the password: want the 2fa_pending cookie and no session")
 	}
@@ -148,9 +135,7 @@ func TestTwoFactorLogin(t *testing.T) {
 		t.Skip("the current code is 000000")
 	}
 	p.wantPage(t, http.StatusBadRequest, "twofactor")
-	if got := p.fieldError(t, "code"); got != "Invalid 2FA code" {
-		t.Errorf("beside the code: %q", got)
-	}
+	p.wantFieldError(t, "code", "Invalid 2FA code")
 	if b.cookie("2fa_pending") == "" {
 		t.Fatal("a wrong code dropped the pending login")
 	}
@@ -162,13 +147,10 @@ func TestTwoFactorLogin(t *testing.T) {
 	}
 
 	// The same code again, on another login: replay refused.
-	b2 := e.browser()
-	b2.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b2 := e.loggedIn("/2fa")
 	p = b2.post("/2fa", form("code", c))
 	p.wantPage(t, http.StatusBadRequest, "twofactor")
-	if got := p.fieldError(t, "code"); got != "Code already used" {
-		t.Errorf("replayed code: %q", got)
-	}
+	p.wantFieldError(t, "code", "Code already used")
 
 	// A recovery code: the details open with the error, then it works once.
 	p = b2.post("/2fa/recover", form("code", "aaaaaaaa-bbbbbbbb"))
@@ -178,9 +160,7 @@ func TestTwoFactorLogin(t *testing.T) {
 	}
 	b2.post("/2fa/recover", form("code", codes[0])).wantRedirect(t, "/dashboard?done=recovery-used")
 	p = b2.get("/dashboard?done=recovery-used")
-	if got := p.text(t, "notice"); got != "You signed in with a recovery code. Recovery codes left: 7." {
-		t.Errorf("dashboard notice %q", got)
-	}
+	p.wantText(t, "notice", "You signed in with a recovery code. Recovery codes left: 7.")
 	if n := len(e.user(adaEmail).RecoveryCodeHashes); n != 7 {
 		t.Errorf("recovery codes in the store: %d, want 7", n)
 	}
@@ -190,9 +170,7 @@ func TestTwoFactorWithoutPendingLogin(t *testing.T) {
 	e := setup(t, nil)
 	p := e.browser().post("/2fa", form("code", "123456"))
 	p.wantPage(t, http.StatusUnauthorized, "twofactor")
-	if got := p.summary(t); len(got) != 1 || got[0] != "No pending 2FA session" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "No pending 2FA session")
 	if !strings.Contains(p.Body, `id="restart-link" href="/login"`) {
 		t.Error("no way back to the login page")
 	}
@@ -200,23 +178,18 @@ func TestTwoFactorWithoutPendingLogin(t *testing.T) {
 
 func TestTwoFactorPendingExpires(t *testing.T) {
 	e := setup(t, nil)
-	owner := e.browser()
-	owner.register()
+	owner := e.registered()
 	secret, _ := owner.enableTwoFactor()
-	b := e.browser()
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b := e.loggedIn("/2fa")
 	e.clock.Advance(auth.PendingLifetime + time.Second)
 	p := b.post("/2fa", form("code", e.code(secret)))
 	p.wantPage(t, http.StatusUnauthorized, "twofactor")
-	if got := p.summary(t); len(got) != 1 || got[0] != "2FA session expired" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "2FA session expired")
 }
 
 func TestLogout(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.post("/logout", nil)
 	p.wantRedirect(t, "/login?done=logged-out")
 	if b.cookie("authkit_session") != "" {
@@ -233,10 +206,8 @@ func TestLogout(t *testing.T) {
 
 func TestLogoutEverywhere(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
-	other := e.browser()
-	other.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	b := e.registered()
+	other := e.loggedIn("/dashboard")
 	before := e.user(adaEmail).SessionVersion
 	b.post("/logout-all", nil).wantRedirect(t, "/login?done=logged-out-everywhere")
 	if e.user(adaEmail).SessionVersion != before+1 {

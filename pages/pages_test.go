@@ -85,8 +85,7 @@ func TestEveryPageSignedOut(t *testing.T) {
 
 func TestEveryPageSignedIn(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	for path, name := range accountPages {
 		p := b.get(path)
 		p.wantPage(t, http.StatusOK, name)
@@ -298,9 +297,7 @@ func TestGerman(t *testing.T) {
 	}
 	p = b.post("/login", form("email", adaEmail, "password", "wrong password"))
 	p.wantPage(t, http.StatusUnauthorized, "login")
-	if got := p.fieldError(t, "password"); got != "E-Mail-Adresse oder Passwort ist falsch" {
-		t.Errorf("the error beside the password: %q", got)
-	}
+	p.wantFieldError(t, "password", "E-Mail-Adresse oder Passwort ist falsch")
 	if got := p.summary(t); len(got) != 1 || got[0] != "E-Mail-Adresse oder Passwort ist falsch" || !strings.Contains(p.Body, "Es gibt ein Problem") {
 		t.Errorf("the error summary: %q", got)
 	}
@@ -375,9 +372,7 @@ func TestLanguageWithoutPageTexts(t *testing.T) {
 	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Log in · authkit</title>") {
 		t.Errorf("French without page texts: want the English page\n%s", p.Body)
 	}
-	if got := p.fieldError(t, "password"); got != "Identifiants invalides" {
-		t.Errorf("the Service's French error: %q", got)
-	}
+	p.wantFieldError(t, "password", "Identifiants invalides")
 }
 
 // TestAppTexts: an app's catalog adds a language to the pages.

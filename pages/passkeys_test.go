@@ -86,11 +86,10 @@ func TestPasskeyLoginPage(t *testing.T) {
 // until the script shows it) only to a pending login whose user has one.
 func TestPasskeyTwoFactorPage(t *testing.T) {
 	e := setup(t, withPasskeys)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	b.enableTwoFactor()
 	b.post("/logout", nil)
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b.logIn("/2fa")
 	if p := b.get("/2fa"); strings.Contains(p.Body, "passkey-2fa") {
 		t.Errorf("the 2FA page offers a passkey to a user who has none\n%s", p.Body)
 	}
@@ -117,12 +116,9 @@ func TestPasskeyTwoFactorPage(t *testing.T) {
 // the script inserts, so without it there is no form that cannot work.
 func TestPasskeyList(t *testing.T) {
 	e := setup(t, withPasskeys)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.get("/settings/security")
-	if got := p.text(t, "no-passkeys"); got != "You have no passkeys yet." {
-		t.Errorf("no passkeys: %q", got)
-	}
+	p.wantText(t, "no-passkeys", "You have no passkeys yet.")
 	e.addPasskey(adaEmail, "Laptop", false)
 	e.clock.Advance(time.Hour)
 	e.addPasskey(adaEmail, "Phone", true)
@@ -169,8 +165,7 @@ func TestPasskeyList(t *testing.T) {
 // unknown passkey is not found.
 func TestPasskeyRename(t *testing.T) {
 	e := setup(t, withPasskeys)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	e.addPasskey(adaEmail, "Laptop", false)
 	id := e.addPasskey(adaEmail, "Phone", false)
 
@@ -183,22 +178,16 @@ func TestPasskeyRename(t *testing.T) {
 
 	p = b.post("/settings/passkeys/rename", form("passkey", id, "name", strings.Repeat("x", 65)))
 	p.wantPage(t, http.StatusBadRequest, "security")
-	if got := p.fieldError(t, "passkey-name-1"); got != "Name is too long" {
-		t.Errorf("a long name: %q", got)
-	}
+	p.wantFieldError(t, "passkey-name-1", "Name is too long")
 	p = b.post("/settings/passkeys/rename", form("passkey", id, "name", " "))
-	if got := p.fieldError(t, "passkey-name-1"); got != "Name is required" {
-		t.Errorf("an empty name: %q", got)
-	}
+	p.wantFieldError(t, "passkey-name-1", "Name is required")
 
 	other := e.browser()
 	other.post("/register", form("name", "Bob", "email", "bob@example.com", "password", adaPass)).wantRedirect(t, "/dashboard?done=registered")
 	bobs := e.addPasskey("bob@example.com", "Bob's key", false)
 	p = b.post("/settings/passkeys/rename", form("passkey", bobs, "name", "Mine now"))
 	p.wantPage(t, http.StatusNotFound, "security")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Passkey not found" {
-		t.Errorf("another user's passkey: %q", got)
-	}
+	p.wantSummary(t, "Passkey not found")
 	e.browser().post("/settings/passkeys/rename", form("passkey", id, "name", "x")).wantRedirect(t, "/login?done=session-ended")
 }
 
@@ -207,8 +196,7 @@ func TestPasskeyRename(t *testing.T) {
 // to the list; the deletion mails a notice.
 func TestPasskeyDelete(t *testing.T) {
 	e := setup(t, withPasskeys)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	id := e.addPasskey(adaEmail, "Laptop", false)
 
 	e.clock.Advance(16 * time.Minute)
@@ -238,7 +226,5 @@ func TestPasskeyDelete(t *testing.T) {
 	}
 	p = b.post("/settings/passkeys/delete", form("passkey", id))
 	p.wantPage(t, http.StatusNotFound, "security")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Passkey not found" {
-		t.Errorf("deleting it again: %q", got)
-	}
+	p.wantSummary(t, "Passkey not found")
 }

@@ -33,12 +33,9 @@ func sessionIDs(t *testing.T, p *page) (ids []string, current string) {
 
 func TestSessionList(t *testing.T) {
 	e := setup(t, withRecords)
-	mine := e.browser()
-	mine.register()
-	other := e.browser()
-	other.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
-	third := e.browser()
-	third.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	mine := e.registered()
+	other := e.loggedIn("/dashboard")
+	third := e.loggedIn("/dashboard")
 
 	p := mine.get("/settings/security")
 	p.wantPage(t, http.StatusOK, "security")
@@ -66,9 +63,7 @@ func TestSessionList(t *testing.T) {
 	// An id that is not one of hers: the page says so, nothing ends.
 	p = mine.post("/settings/sessions/end", form("session", "not-a-session"))
 	p.wantPage(t, http.StatusNotFound, "security")
-	if got := p.summary(t); len(got) != 1 || got[0] != "Session not found" {
-		t.Errorf("ending an unknown session: summary %q", got)
-	}
+	p.wantSummary(t, "Session not found")
 
 	// Her own: a sign-out.
 	mine.post("/settings/sessions/end", form("session", current)).wantRedirect(t, "/login?done=logged-out")
@@ -77,12 +72,11 @@ func TestSessionList(t *testing.T) {
 
 func TestTrustedBrowser(t *testing.T) {
 	e := setup(t, withRecords)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	secret, _ := b.enableTwoFactor()
 	b.post("/logout", nil)
 
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b.logIn("/2fa")
 	p := b.get("/2fa")
 	if !strings.Contains(p.Body, `<input id="trust" name="trustDevice" type="checkbox">`) ||
 		!strings.Contains(p.Body, `<input id="recovery-trust" name="trustDevice" type="checkbox">`) {
@@ -96,7 +90,7 @@ func TestTrustedBrowser(t *testing.T) {
 
 	// The next sign-in from it skips the second step.
 	b.post("/logout", nil)
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/dashboard")
+	b.logIn("/dashboard")
 
 	// Forgotten: the step is back.
 	p = b.get("/settings/security")
@@ -110,15 +104,14 @@ func TestTrustedBrowser(t *testing.T) {
 	}
 	b.post("/logout", nil)
 	e.clock.Advance(30 * time.Second)
-	b.post("/login", form("email", adaEmail, "password", adaPass)).wantRedirect(t, "/2fa")
+	b.logIn("/2fa")
 }
 
 // TestNoRecordsNoLists: without records the security page lists nothing,
 // the 2FA page offers no trust, and the list routes are not there.
 func TestNoRecordsNoLists(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.get("/settings/security")
 	if strings.Contains(p.Body, `id="sessions-form"`) || strings.Contains(p.Body, `id="devices-form"`) {
 		t.Error("the security page lists sessions or devices without records")

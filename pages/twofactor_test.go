@@ -11,8 +11,7 @@ import (
 
 func TestTwoFactorSetupShowsQRAndKey(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.post("/settings/2fa/setup", nil)
 	p.wantPage(t, http.StatusOK, "security")
 	if !regexp.MustCompile(`<img id="qr-image" src="data:image/png;base64,[^"]+" alt="QR code for your authenticator app"`).MatchString(p.Body) {
@@ -32,21 +31,16 @@ func TestTwoFactorSetupShowsQRAndKey(t *testing.T) {
 
 func TestTwoFactorConfirmWrongCodeKeepsTheQR(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
-	p := b.post("/settings/2fa/setup", nil)
-	uri := unescape(regexp.MustCompile(`name="uri" value="([^"]+)"`).FindStringSubmatch(p.Body)[1])
+	b := e.registered()
+	p, uri, secret := b.startTwoFactor()
 	key := p.text(t, "totp-secret")
-	u, _ := url.Parse(uri)
 	wrong := "000000"
-	if e.code(u.Query().Get("secret")) == wrong {
+	if e.code(secret) == wrong {
 		wrong = "111111"
 	}
 	p = b.post("/settings/2fa/confirm", form("code", wrong, "uri", uri))
 	p.wantPage(t, http.StatusBadRequest, "security")
-	if got := p.fieldError(t, "confirm-code"); got != "Invalid code" {
-		t.Errorf("beside the code: %q", got)
-	}
+	p.wantFieldError(t, "confirm-code", "Invalid code")
 	if p.text(t, "totp-secret") != key || !strings.Contains(p.Body, `id="qr-image"`) {
 		t.Error("the QR code and key are not shown again for another try")
 	}
@@ -57,16 +51,11 @@ func TestTwoFactorConfirmWrongCodeKeepsTheQR(t *testing.T) {
 
 func TestTwoFactorConfirmShowsCodes(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
-	p := b.post("/settings/2fa/setup", nil)
-	uri := unescape(regexp.MustCompile(`name="uri" value="([^"]+)"`).FindStringSubmatch(p.Body)[1])
-	pu, _ := url.Parse(uri)
-	p = b.post("/settings/2fa/confirm", form("code", e.code(pu.Query().Get("secret")), "uri", uri))
+	b := e.registered()
+	_, uri, secret := b.startTwoFactor()
+	p := b.post("/settings/2fa/confirm", form("code", e.code(secret), "uri", uri))
 	p.wantPage(t, http.StatusOK, "security")
-	if got := p.text(t, "twofa-state"); got != "Two-factor authentication is on. Recovery codes left: 8." {
-		t.Errorf("the answer to the confirmation says %q", got)
-	}
+	p.wantText(t, "twofa-state", "Two-factor authentication is on. Recovery codes left: 8.")
 	if strings.Contains(p.Body, `id="setup-form"`) || !strings.Contains(p.Body, `id="disable-form"`) {
 		t.Error("the answer to the confirmation offers setup instead of the 2FA-on settings")
 	}
@@ -84,19 +73,14 @@ func TestTwoFactorConfirmShowsCodes(t *testing.T) {
 	if len(codes) != 8 || strings.Contains(p.Body, codes[0]) {
 		t.Error("the recovery codes show again on the settings page")
 	}
-	if got := p.text(t, "twofa-state"); got != "Two-factor authentication is on. Recovery codes left: 8." {
-		t.Errorf("state %q", got)
-	}
+	p.wantText(t, "twofa-state", "Two-factor authentication is on. Recovery codes left: 8.")
 }
 
 func TestRecoveryCodesDownload(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
-	p := b.post("/settings/2fa/setup", nil)
-	uri := unescape(regexp.MustCompile(`name="uri" value="([^"]+)"`).FindStringSubmatch(p.Body)[1])
-	u, _ := url.Parse(uri)
-	p = b.post("/settings/2fa/confirm", form("code", e.code(u.Query().Get("secret")), "uri", uri))
+	b := e.registered()
+	_, uri, secret := b.startTwoFactor()
+	p := b.post("/settings/2fa/confirm", form("code", e.code(secret), "uri", uri))
 	m := regexp.MustCompile(`<a class="button secondary" id="codes-download" download="recovery-codes.txt" href="data:text/plain;charset=utf-8,([^"]+)">`).FindStringSubmatch(p.Body)
 	if m == nil {
 		t.Fatalf("no download link\n%s", p.Body)
@@ -122,8 +106,7 @@ func TestRecoveryCodesDownload(t *testing.T) {
 // replaces the codes.
 func TestRegenerateNeedsConfirmation(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	_, old := b.enableTwoFactor()
 	before := e.user(adaEmail).RecoveryCodeHashes
 	p := b.get("/settings/recovery-codes")
@@ -154,29 +137,21 @@ func TestRegenerateNeedsConfirmation(t *testing.T) {
 
 func TestRegenerateWithoutTwoFactor(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	p := b.get("/settings/recovery-codes")
-	if got := p.text(t, "codes-left"); got != "Two-factor authentication is off: there are no recovery codes to replace." {
-		t.Errorf("%q", got)
-	}
+	p.wantText(t, "codes-left", "Two-factor authentication is off: there are no recovery codes to replace.")
 	p = b.post("/settings/recovery-codes", nil)
 	p.wantPage(t, http.StatusBadRequest, "codes")
-	if got := p.summary(t); len(got) != 1 || got[0] != "2FA is not enabled" {
-		t.Errorf("summary %q", got)
-	}
+	p.wantSummary(t, "2FA is not enabled")
 }
 
 func TestDisableTwoFactor(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	b.enableTwoFactor()
 	p := b.post("/settings/2fa/disable", form("password", "wrong password"))
 	p.wantPage(t, http.StatusUnauthorized, "security")
-	if got := p.fieldError(t, "disable-password"); got != "Invalid password" {
-		t.Errorf("beside the password: %q", got)
-	}
+	p.wantFieldError(t, "disable-password", "Invalid password")
 	if !e.user(adaEmail).TwoFactorEnabled {
 		t.Fatal("a wrong password turned 2FA off")
 	}
@@ -213,8 +188,7 @@ func TestSignedOutSettingsPost(t *testing.T) {
 // security page, where setup then works.
 func TestTwoFactorSetupAfterAnOldSignIn(t *testing.T) {
 	e := setup(t, nil)
-	b := e.browser()
-	b.register()
+	b := e.registered()
 	e.clock.Advance(16 * time.Minute)
 
 	p := b.post("/settings/2fa/setup", nil)
@@ -230,9 +204,7 @@ func TestTwoFactorSetupAfterAnOldSignIn(t *testing.T) {
 
 	p = b.post("/settings/confirm-password", form("password", "not the password", "next", "security"))
 	p.wantPage(t, http.StatusUnauthorized, "confirm")
-	if got := p.fieldError(t, "confirm-password"); got != "Invalid password" {
-		t.Errorf("beside the password: %q", got)
-	}
+	p.wantFieldError(t, "confirm-password", "Invalid password")
 	p = b.post("/settings/confirm-password", form("password", adaPass, "next", "https://evil.example/"))
 	p.wantRedirect(t, "/settings/security?done=password-confirmed")
 

@@ -7,15 +7,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
@@ -30,48 +28,34 @@ const (
 // env is a Service over a memory store with the passkeys handler, as an
 // app mounts them, with a settable clock, captured mail and audit events.
 type env struct {
-	t      testing.TB
-	cfg    auth.Config // svc's, for another instance of the app
-	svc    *auth.Service
-	h      *passkeys.Handler
-	mux    *http.ServeMux
-	users  *store.Memory
-	mail   *mail.Capture
-	mu     sync.Mutex
-	now    time.Time
-	events []auth.Event
+	t     testing.TB
+	cfg   auth.Config // svc's, for another instance of the app
+	svc   *auth.Service
+	h     *passkeys.Handler
+	mux   *http.ServeMux
+	users *store.Memory
+	mail  *mail.Capture
+	audit authtest.AuditLog
+	mu    sync.Mutex // guards now
+	now   time.Time
 }
 
 func newEnv(t testing.TB, change func(*passkeys.Config), changeCore func(*auth.Config)) *env {
 	t.Helper()
-	e := &env{t: t, now: time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC), mail: &mail.Capture{}}
+	e := &env{t: t, now: time.Date(2031, 3, 14, 15, 9, 26, 0, time.UTC)}
 	e.users = store.NewMemory(store.MemoryConfig{Now: e.clock})
-	key, err := secretbox.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := secretbox.ParseKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := auth.Config{
-		Users: e.users, Secrets: []string{strings.Repeat("s", 32)}, Keys: keys, AppURL: origin,
-		Insecure: true, Now: e.clock, Mailer: e.mail, Hasher: password.ForTesting(),
-		Audit: func(_ context.Context, ev auth.Event) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() },
-	}
-	if changeCore != nil {
-		changeCore(&cfg)
-	}
-	e.cfg = cfg
-	e.svc, err = auth.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.svc.Close(context.Background()) })
+	e.svc, e.mail = authtest.NewService(t, e.users, func(c *auth.Config) {
+		c.AppURL, c.Now, c.Audit = origin, e.clock, e.audit.Record
+		if changeCore != nil {
+			changeCore(c)
+		}
+		e.cfg = *c
+	})
 	pc := passkeys.Config{RPID: "localhost", RPDisplayName: "Test", Origins: []string{origin}, Now: e.clock}
 	if change != nil {
 		change(&pc)
 	}
+	var err error
 	e.h, err = passkeys.New(e.svc, pc)
 	if err != nil {
 		t.Fatal(err)
@@ -108,18 +92,6 @@ func serve(svc *auth.Service) *http.ServeMux {
 func (e *env) clock() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }
 
 func (e *env) advance(d time.Duration) { e.mu.Lock(); e.now = e.now.Add(d); e.mu.Unlock() }
-
-// event returns the last event of typ.
-func (e *env) event(typ auth.EventType) (auth.Event, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i := len(e.events) - 1; i >= 0; i-- {
-		if e.events[i].Type == typ {
-			return e.events[i], true
-		}
-	}
-	return auth.Event{}, false
-}
 
 // mails returns the mails of kind sent so far.
 func (e *env) mails(kind mail.Kind) []mail.Message {
@@ -190,13 +162,7 @@ func (c *client) doT(t testing.TB, method, path string, body any) reply {
 	if method != http.MethodGet {
 		req.Header.Set("Origin", origin)
 	}
-	c.mu.Lock()
-	for k, v := range c.cookies {
-		req.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	c.mu.Unlock()
-	rec := httptest.NewRecorder()
-	c.e.mux.ServeHTTP(rec, req)
+	rec := c.serve(req)
 	res := rec.Result()
 	r := reply{status: res.StatusCode, body: rec.Body.Bytes(), cookies: res.Cookies()}
 	c.mu.Lock()
@@ -300,14 +266,26 @@ func (c *client) doFrom(from, method, path string) reply {
 	req := httptest.NewRequest(method, origin+path, bytes.NewReader([]byte("{}")))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", from)
+	rec := c.serve(req)
+	return reply{status: rec.Code, body: rec.Body.Bytes()}
+}
+
+// serve sends req with the client's cookies to the app and returns the
+// recorded answer.
+func (c *client) serve(req *http.Request) *httptest.ResponseRecorder {
+	c.addCookies(req)
+	rec := httptest.NewRecorder()
+	c.e.mux.ServeHTTP(rec, req)
+	return rec
+}
+
+// addCookies adds the cookies the client holds to req, as a browser does.
+func (c *client) addCookies(req *http.Request) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	for k, v := range c.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
-	c.mu.Unlock()
-	rec := httptest.NewRecorder()
-	c.e.mux.ServeHTTP(rec, req)
-	return reply{status: rec.Code, body: rec.Body.Bytes()}
 }
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

@@ -81,7 +81,7 @@ func TestRegister(t *testing.T) {
 		p.SignCount != 0 || strings.Join(p.Transports, ",") != "internal,hybrid" || len(p.PublicKey) == 0 {
 		t.Errorf("stored %+v", p)
 	}
-	if ev, ok := e.event(auth.EventPasskeyAdded); !ok || ev.UserID != u.ID || ev.Detail != "Laptop" {
+	if ev, ok := e.audit.Last(auth.EventPasskeyAdded); !ok || ev.UserID != u.ID || ev.Detail != "Laptop" {
 		t.Errorf("audit %+v, want passkey_added Laptop", ev)
 	}
 	if ms := e.mails(mail.KindPasskeyAdded); len(ms) != 1 || ms[0].To != "ada@example.com" || !strings.Contains(ms[0].Text, `"Laptop"`) {
@@ -156,7 +156,7 @@ func TestPasswordless(t *testing.T) {
 	if c.cookie(passkeys.ChallengeCookie) != "" {
 		t.Error("the challenge cookie survived the finish")
 	}
-	if ev, ok := e.event(auth.EventLoginSucceeded); !ok || ev.UserID != u.ID || ev.Detail != "passkey" {
+	if ev, ok := e.audit.Last(auth.EventLoginSucceeded); !ok || ev.UserID != u.ID || ev.Detail != "passkey" {
 		t.Errorf("audit %+v, want login_succeeded passkey", ev)
 	}
 	ps, _ := e.users.ListPasskeys(context.Background(), u.ID)
@@ -261,7 +261,7 @@ func TestOriginAndRPID(t *testing.T) {
 	if c.signedInAs() != "" {
 		t.Fatal("signed in from another origin")
 	}
-	if ev, ok := e.event(auth.EventLoginFailed); !ok || ev.Detail != "passkey: passkey_invalid" {
+	if ev, ok := e.audit.Last(auth.EventLoginFailed); !ok || ev.Detail != "passkey: passkey_invalid" {
 		t.Errorf("audit %+v, want login_failed passkey: passkey_invalid", ev)
 	}
 	phished := k.Copy()
@@ -301,7 +301,7 @@ func TestCounterRegression(t *testing.T) {
 			k.Counter = 2 // a clone that lags behind
 			c := e.client()
 			r := e.passwordless(c, a, k, origin)
-			ev, ok := e.event(auth.EventPasskeyCountRegressed)
+			ev, ok := e.audit.Last(auth.EventPasskeyCountRegressed)
 			wantDetail := "stored 7, received 3, refused " + map[bool]string{false: "false", true: "true"}[refuse]
 			if !ok || ev.UserID != u.ID || ev.Detail != wantDetail {
 				t.Errorf("audit %+v, want %s %q", ev, auth.EventPasskeyCountRegressed, wantDetail)
@@ -368,7 +368,7 @@ func TestTwoFactorStep(t *testing.T) {
 	if c.cookie(auth.PendingCookie) != pending || c.signedInAs() != "" {
 		t.Fatal("a failed passkey step dropped the pending login or signed in")
 	}
-	if ev, ok := e.event(auth.EventTwoFactorFailed); !ok || ev.UserID != u.ID || ev.Detail != "passkey: passkey_invalid" {
+	if ev, ok := e.audit.Last(auth.EventTwoFactorFailed); !ok || ev.UserID != u.ID || ev.Detail != "passkey: passkey_invalid" {
 		t.Errorf("audit %+v, want 2fa_failed passkey: passkey_invalid", ev)
 	}
 
@@ -385,7 +385,7 @@ func TestTwoFactorStep(t *testing.T) {
 	if c.signedInAs() != u.ID || c.cookie(auth.PendingCookie) != "" {
 		t.Fatal("the passkey step did not finish the login")
 	}
-	if ev, ok := e.event(auth.EventLoginSucceeded); !ok || ev.Detail != "passkey" {
+	if ev, ok := e.audit.Last(auth.EventLoginSucceeded); !ok || ev.Detail != "passkey" {
 		t.Errorf("audit %+v, want login_succeeded passkey", ev)
 	}
 }
@@ -422,7 +422,7 @@ func TestTwoFactorTrustDevice(t *testing.T) {
 	if body := again(trusted); strings.Contains(body, "requiresTwoFactor") || trusted.signedInAs() != u.ID {
 		t.Errorf("login from the trusted browser: %s, want a session without the second step", body)
 	}
-	if ev, ok := e.event(auth.EventLoginSucceeded); !ok || ev.Detail != "trusted device" {
+	if ev, ok := e.audit.Last(auth.EventLoginSucceeded); !ok || ev.Detail != "trusted device" {
 		t.Errorf("audit %+v, want login_succeeded by a trusted device", ev)
 	}
 	untrusted := passkeyStep(false)
@@ -493,7 +493,7 @@ func TestRenameAndDelete(t *testing.T) {
 	if ps, _ := e.users.ListPasskeys(context.Background(), u.ID); len(ps) != 0 {
 		t.Fatalf("%d passkeys after delete", len(ps))
 	}
-	if ev, ok := e.event(auth.EventPasskeyDeleted); !ok || ev.UserID != u.ID || ev.Detail != "Old laptop" {
+	if ev, ok := e.audit.Last(auth.EventPasskeyDeleted); !ok || ev.UserID != u.ID || ev.Detail != "Old laptop" {
 		t.Errorf("audit %+v, want passkey_deleted Old laptop", ev)
 	}
 	if ms := e.mails(mail.KindPasskeyDeleted); len(ms) != 1 || ms[0].To != "ada@example.com" {

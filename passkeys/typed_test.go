@@ -14,6 +14,7 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
 	"github.com/authkit-go/authkit/passkeys/passkeystest"
+	"github.com/go-webauthn/webauthn/protocol"
 )
 
 // visit is the auth.Visit of one request of c, as an app's own handler
@@ -21,11 +22,7 @@ import (
 func (c *client) visit() *auth.Visit {
 	req := httptest.NewRequest(http.MethodPost, origin+"/app/passkeys", nil)
 	req.RemoteAddr = "192.0.2.7:4711"
-	c.mu.Lock()
-	for k, v := range c.cookies {
-		req.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	c.mu.Unlock()
+	c.addCookies(req)
 	return c.e.svc.Visit(auth.HTTPRequest(req, nil))
 }
 
@@ -42,6 +39,26 @@ func (c *client) keep(v *auth.Visit) {
 	}
 }
 
+// typedEnv is the env of an app's own handlers (the challenge cookie on
+// "/"), with Ada signed up in the browser home, and an authenticator.
+func typedEnv(t *testing.T) (e *env, a *passkeystest.Authenticator, home *client, u *user.User) {
+	t.Helper()
+	e = newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
+	home, u = e.signUp("ada@example.com")
+	return e, passkeystest.NewAuthenticator(t), home, u
+}
+
+// beginRegistration begins registering a passkey on v and returns the
+// creation options.
+func (e *env) beginRegistration(t *testing.T, v *auth.Visit) *protocol.CredentialCreation {
+	t.Helper()
+	opts, err := e.h.BeginRegistration(context.Background(), v)
+	if err != nil {
+		t.Fatalf("BeginRegistration: %v", err)
+	}
+	return opts
+}
+
 func marshal(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -56,16 +73,11 @@ func marshal(t *testing.T, v any) []byte {
 // through the visit (with Config.CookiePath), the results are Go values,
 // and the errors the routes would answer with.
 func TestTypedCeremonies(t *testing.T) {
-	e := newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
-	a := passkeystest.NewAuthenticator(t)
+	e, a, home, u := typedEnv(t)
 	ctx := context.Background()
-	home, u := e.signUp("ada@example.com")
 
 	v := home.visit()
-	opts, err := e.h.BeginRegistration(ctx, v)
-	if err != nil {
-		t.Fatalf("BeginRegistration: %v", err)
-	}
+	opts := e.beginRegistration(t, v)
 	if len(v.Cookies()) != 1 || v.Cookies()[0].Name != passkeys.ChallengeCookie || v.Cookies()[0].Path != "/" || !v.Cookies()[0].HttpOnly {
 		t.Fatalf("BeginRegistration cookies %v, want the challenge cookie on /", v.Cookies())
 	}
@@ -177,19 +189,14 @@ func TestCeremonyPanic(t *testing.T) {
 // nothing.
 func TestRegistrationNameFormatCharacters(t *testing.T) {
 	for _, name := range []string{"Laptop\u202Eexe.txt", "Work\u2066Phone\u2069", "Key\u200B"} {
-		e := newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
-		a := passkeystest.NewAuthenticator(t)
+		e, a, home, u := typedEnv(t)
 		ctx := context.Background()
-		home, u := e.signUp("ada@example.com")
 		v := home.visit()
-		opts, err := e.h.BeginRegistration(ctx, v)
-		if err != nil {
-			t.Fatalf("BeginRegistration: %v", err)
-		}
+		opts := e.beginRegistration(t, v)
 		home.keep(v)
 		cred, _ := a.Create(marshal(t, opts), origin)
 		v = home.visit()
-		_, err = e.h.FinishRegistration(ctx, v, passkeys.RegistrationInput{Credential: marshal(t, cred), Name: name})
+		_, err := e.h.FinishRegistration(ctx, v, passkeys.RegistrationInput{Credential: marshal(t, cred), Name: name})
 		if !errors.Is(err, auth.ErrInvalidCharacters) {
 			t.Errorf("FinishRegistration named %q: %v, want ErrInvalidCharacters", name, err)
 		}

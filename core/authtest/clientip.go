@@ -24,7 +24,7 @@ func loopback(c *auth.Config) { c.Proxies = clientip.New(netip.MustParsePrefix("
 // lastIP returns the client address of the last failed login.
 func lastIP(t *testing.T, e *env) string {
 	t.Helper()
-	ev, ok := e.audit.last(auth.EventLoginFailed)
+	ev, ok := e.audit.Last(auth.EventLoginFailed)
 	if !ok {
 		t.Fatalf("no login_failed event")
 	}

@@ -5,18 +5,16 @@
 //
 // A framework module (nethttpauth, ginauth, fiberauth) or an example server
 // hands Run a Harness that serves a *auth.Service on 127.0.0.1:0 and makes
-// fresh user stores:
+// fresh stores. A framework module's run is on the memory stores, which
+// OnMemory fills in:
 //
 //	func TestFlows(t *testing.T) {
-//		authtest.Run(t, authtest.Harness{
-//			Start: func(t *testing.T, svc *auth.Service) string {
-//				return authtest.Serve(t, nethttpauth.Handler(svc))
-//			},
-//			NewUsers: func(t *testing.T) user.Store {
-//				return store.NewMemory(store.MemoryConfig{})
-//			},
-//		})
+//		authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
+//			return authtest.Serve(t, nethttpauth.Handler(svc))
+//		}))
 //	}
+//
+// A store's run names its own (Harness.NewUsers, NewSessions, NewLimitStore).
 //
 // Every subtest builds its own Service (auth.New) on fresh stores, a
 // capturing mailer, the minimum-cost test hasher and a settable Clock that
@@ -50,8 +48,10 @@
 // http.Handler on 127.0.0.1:0 for the test; NewService builds a Service
 // on a given user store with a fixed clock and a capturing mailer; Send
 // (and Fetch, for other goroutines) makes one request and returns the
-// reply read whole as a Reply; Browser is a client with a cookie jar;
-// WantError checks an error reply as core writes it, and WantJSONHeaders
+// reply read whole as a Reply (ReadReply, for a response got another way);
+// Browser is a client with a cookie jar; AuditLog records a Service's
+// audit events (the flow suites of authtest and passkeystest check theirs
+// with it); WantError checks an error reply as core writes it, and WantJSONHeaders
 // the headers core sets on every JSON reply. CheckRequireUser,
 // CheckRequireVerifiedEmail, CheckRateLimit and CheckMountedAt run the same
 // checks on every module's RequireUser, RequireVerifiedEmail and RateLimit

@@ -134,9 +134,7 @@ func (c *client) verifyCode(code string) *reply {
 // mustNoSecretInAudit checks that no audit event carries code.
 func (e *env) mustNoSecretInAudit(t *testing.T, code string) {
 	t.Helper()
-	e.audit.mu.Lock()
-	defer e.audit.mu.Unlock()
-	for _, ev := range e.audit.events {
+	for _, ev := range e.audit.Events() {
 		if strings.Contains(fmt.Sprint(ev), code) {
 			t.Errorf("audit event %+v carries the code %s", ev, code)
 		}
@@ -185,7 +183,7 @@ func (s suite) emailCodeSendAndVerify(t *testing.T) {
 	case !stored.ExpiresAt.Equal(sentAt.Add(10 * time.Minute).Truncate(time.Millisecond)):
 		t.Errorf("store: ExpiresAt %v, want %v (10 minutes)", stored.ExpiresAt, sentAt.Add(10*time.Minute))
 	}
-	if _, ok := e.audit.last(auth.EventEmailCodeSent); !ok {
+	if _, ok := e.audit.Last(auth.EventEmailCodeSent); !ok {
 		t.Errorf("no %s event", auth.EventEmailCodeSent)
 	}
 	mustBeSignedOut(t, b)
@@ -193,7 +191,7 @@ func (s suite) emailCodeSendAndVerify(t *testing.T) {
 	mustBody(t, r, obj{"success": true})
 	mustDeletePending(t, b, r)
 	mustBeSignedIn(t, b, "ada@example.com")
-	if ev, ok := e.audit.last(auth.EventLoginSucceeded); !ok || ev.UserID != u.ID || ev.Detail != string(auth.LoginEmailCode) {
+	if ev, ok := e.audit.Last(auth.EventLoginSucceeded); !ok || ev.UserID != u.ID || ev.Detail != string(auth.LoginEmailCode) {
 		t.Errorf("login_succeeded event %+v, want user %s detail %q", ev, u.ID, auth.LoginEmailCode)
 	}
 	if _, ok := e.storedCode(t, u.ID); ok {
@@ -223,7 +221,7 @@ func (s suite) emailCodeWrongCodeSharesLimit(t *testing.T) {
 	if _, ok := e.storedCode(t, u.ID); !ok {
 		t.Error("store: a refused attempt spent the code")
 	}
-	if n := e.audit.count(auth.EventTwoFactorFailed, u.ID); n != 5 {
+	if n := e.audit.Count(auth.EventTwoFactorFailed, u.ID); n != 5 {
 		t.Errorf("%d 2fa_failed events, want 5", n)
 	}
 }
@@ -316,13 +314,13 @@ func (s suite) emailCodeSendLimited(t *testing.T) {
 	if n := len(e.mails(t, "ada@example.com", mail.KindTwoFactorEmailCode)); n != 3 {
 		t.Errorf("%d email-code mails, want 3", n)
 	}
-	if ev, ok := e.audit.last(auth.EventRateLimited); !ok || ev.Detail != "email-code" {
+	if ev, ok := e.audit.Last(auth.EventRateLimited); !ok || ev.Detail != "email-code" {
 		t.Errorf("rate_limited event %+v, want detail email-code", ev)
 	}
 	// Sending verifies nothing: it never counted against the 2FA limit.
 	e.nextStep()
 	mustBody(t, b.verify(e.now(t, secret)), obj{"success": true})
-	if n := e.audit.count(auth.EventEmailCodeSent, u.ID); n != 3 {
+	if n := e.audit.Count(auth.EventEmailCodeSent, u.ID); n != 3 {
 		t.Errorf("%d %s events, want 3", n, auth.EventEmailCodeSent)
 	}
 }
@@ -402,7 +400,7 @@ func (s suite) raceEmailCode(t *testing.T) {
 		t.Fatal("no request won")
 	}
 	mustOneSession(t, bs, winner, "ada@example.com")
-	if n := e.audit.count(auth.EventLoginSucceeded, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventLoginSucceeded, u.ID); n != 1 {
 		t.Errorf("%d login_succeeded events, want 1", n)
 	}
 	if _, ok := e.storedCode(t, u.ID); ok {
@@ -421,7 +419,7 @@ func (s suite) emailCodeTrustsDevice(t *testing.T) {
 	r := b.post(emailCodeVerifyPath, obj{"code": code, "trustDevice": true})
 	mustBody(t, r, obj{"success": true})
 	mustTrustedCookie(t, r)
-	if n := e.audit.count(auth.EventDeviceTrusted, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventDeviceTrusted, u.ID); n != 1 {
 		t.Errorf("%d device_trusted events, want 1", n)
 	}
 	mustMessage(t, b.post("/api/auth/logout", nil), msgLoggedOut)

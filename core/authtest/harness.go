@@ -20,8 +20,7 @@ type Harness struct {
 	Start func(t *testing.T, svc *auth.Service) string
 
 	// NewUsers returns a fresh, empty user store for one test. Required
-	// (core cannot import the store module; framework modules pass
-	// store.NewMemory).
+	// (OnMemory passes store.NewMemory).
 	NewUsers func(t *testing.T) user.Store
 
 	// NewLimitStore returns the store of one rate limit for one test (name

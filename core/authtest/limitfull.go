@@ -19,19 +19,6 @@ func smallStores(c *auth.Config) {
 	c.LimitCapacity = 3
 }
 
-// details returns the Detail of every event of type typ, in order.
-func (a *auditLog) details(typ auth.EventType) []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var out []string
-	for _, ev := range a.events {
-		if ev.Type == typ {
-			out = append(out, ev.Detail)
-		}
-	}
-	return out
-}
-
 func (s suite) fullLoginEmailStore(t *testing.T) {
 	e := s.env(t, trustAll, smallStores)
 	e.seed(t, "ada@example.com")
@@ -39,7 +26,7 @@ func (s suite) fullLoginEmailStore(t *testing.T) {
 	for i := range 3 { // fills login:email
 		mustStatus(t, c.login(fmt.Sprintf("junk%d@example.com", i), wrongPassword), http.StatusUnauthorized, errInvalidCredentials)
 	}
-	if got := e.audit.details(auth.EventLimitStoreFull); len(got) != 0 {
+	if got := e.audit.Details(auth.EventLimitStoreFull); len(got) != 0 {
 		t.Fatalf("limit_store_full events %q before the store is full", got)
 	}
 	victim := e.clientFrom("198.51.100.7")
@@ -48,7 +35,7 @@ func (s suite) fullLoginEmailStore(t *testing.T) {
 	mustBeSignedIn(t, victim, "ada@example.com")
 	// Headers come from the address key, the only one counted.
 	e.mustRemaining(t, r, 10, e.clock.Now().Add(15*time.Minute))
-	if got := e.audit.details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email"}) {
+	if got := e.audit.Details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email"}) {
 		t.Errorf("limit_store_full events %q, want [login:email]", got)
 	}
 	// Guesses on an address the full store does not hold go uncounted
@@ -59,12 +46,12 @@ func (s suite) fullLoginEmailStore(t *testing.T) {
 	}
 	e.mustLimited(t, guesser.login("ada@example.com", wrongPassword), msgTooManyLogins, e.clock.Now().Add(15*time.Minute))
 	// Reported once a minute at most, however many keys it refuses.
-	if got := e.audit.details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email"}) {
+	if got := e.audit.Details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email"}) {
 		t.Errorf("limit_store_full events %q within a minute, want one", got)
 	}
 	e.clock.Advance(time.Minute)
 	mustLogin(t, e.clientFrom("198.51.100.7"), "ada@example.com", goodPassword)
-	if got := e.audit.details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email", "login:email"}) {
+	if got := e.audit.Details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:email", "login:email"}) {
 		t.Errorf("limit_store_full events %q a minute later, want two", got)
 	}
 }
@@ -82,10 +69,10 @@ func (s suite) fullResetEmailStore(t *testing.T) {
 	if n := e.mailCount(t); n != 1 {
 		t.Errorf("%d mails, want only ada's reset link", n)
 	}
-	if got := e.audit.details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"reset:email"}) {
+	if got := e.audit.Details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"reset:email"}) {
 		t.Errorf("limit_store_full events %q, want [reset:email]", got)
 	}
-	if ev, ok := e.audit.last(auth.EventPasswordResetRequested); !ok || ev.UserID == "" {
+	if ev, ok := e.audit.Last(auth.EventPasswordResetRequested); !ok || ev.UserID == "" {
 		t.Errorf("no password_reset_requested event for ada")
 	}
 }
@@ -103,7 +90,7 @@ func (s suite) fullAddressStore(t *testing.T) {
 	}
 	r := e.clientFrom("198.51.100.7").login("ada@example.com", goodPassword)
 	e.mustLimited(t, r, msgTooManyLogins, begin.Add(15*time.Minute)) // when the oldest entry expires
-	if got := e.audit.details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:ip"}) {
+	if got := e.audit.Details(auth.EventLimitStoreFull); !slices.Equal(got, []string{"login:ip"}) {
 		t.Errorf("limit_store_full events %q, want [login:ip]", got)
 	}
 	mustLogin(t, e.clientFrom("203.0.113.1"), "ada@example.com", goodPassword)

@@ -106,7 +106,7 @@ func lockByDefault(t *testing.T, e *env, id string) *reply {
 		t.Fatalf("store: after %d failures at once failedLogins %d, lockedUntil %v; want %d, none",
 			defaultMax-1, got.FailedLogins, got.LockedUntil, defaultMax-1)
 	}
-	if n := e.audit.count(auth.EventAccountLocked, id); n != 0 {
+	if n := e.audit.Count(auth.EventAccountLocked, id); n != 0 {
 		t.Fatalf("%d account_locked events after %d failures, want none", n, defaultMax-1)
 	}
 	r := e.client().login("ada@example.com", wrongPassword)
@@ -121,7 +121,7 @@ func (s suite) defaultLockout(t *testing.T) {
 	if got, want := e.byID(t, u.ID).LockedUntil, e.clock.Now().Add(time.Hour); !got.Equal(want.Truncate(time.Millisecond)) && !got.Equal(want) {
 		t.Errorf("store: lockedUntil %s, want %s", got, want)
 	}
-	ev, ok := e.audit.last(auth.EventAccountLocked)
+	ev, ok := e.audit.Last(auth.EventAccountLocked)
 	if !ok || ev.UserID != u.ID {
 		t.Fatalf("no account_locked event for the user: %+v", ev)
 	}
@@ -136,7 +136,7 @@ func (s suite) defaultLockout(t *testing.T) {
 		}
 	}
 	mustBeSignedOut(t, c)
-	if n := e.audit.count(auth.EventAccountLocked, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventAccountLocked, u.ID); n != 1 {
 		t.Errorf("%d account_locked events, want 1", n)
 	}
 	e.mustLockedForAnHour(t, c, u.ID, time.Millisecond)

@@ -50,7 +50,7 @@ func (s suite) noticeTwoFactorEnabled(t *testing.T) {
 	e.mustNotice(t, "ada@example.com", mail.KindTwoFactorEnabled, "Two-factor authentication was turned on",
 		"Two-factor authentication was turned on for your account at authkit on")
 	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorEnabled, 1)
-	if ev, ok := e.audit.last(auth.EventTwoFactorEnabled); !ok || ev.UserID != u.ID {
+	if ev, ok := e.audit.Last(auth.EventTwoFactorEnabled); !ok || ev.UserID != u.ID {
 		t.Errorf("audit: no %s event for %s", auth.EventTwoFactorEnabled, u.ID)
 	}
 }
@@ -64,7 +64,7 @@ func (s suite) noticeCodesRegenerated(t *testing.T) {
 	}
 	e.mustNotice(t, "ada@example.com", mail.KindRecoveryCodesRegenerated, "Your recovery codes were replaced",
 		"New recovery codes were made for your account", "The earlier codes no longer work")
-	if ev, ok := e.audit.last(auth.EventRecoveryCodesRegenerated); !ok || ev.UserID != u.ID {
+	if ev, ok := e.audit.Last(auth.EventRecoveryCodesRegenerated); !ok || ev.UserID != u.ID {
 		t.Errorf("audit: no %s event for %s", auth.EventRecoveryCodesRegenerated, u.ID)
 	}
 	// A refused regeneration (stale session) mails nothing.
@@ -82,7 +82,7 @@ func (s suite) noticeRecoveryCodeUsed(t *testing.T) {
 	mustBody(t, p.recover(codes[0]), obj{"success": true, "remainingCodes": 7})
 	e.mustNotice(t, "ada@example.com", mail.KindRecoveryCodeUsed, "A recovery code was used to sign in",
 		"A recovery code was used to sign in to your account", "You have 7 recovery codes left")
-	if ev, ok := e.audit.last(auth.EventRecoveryCodeUsed); !ok || ev.UserID != u.ID || ev.Detail != "remaining 7" {
+	if ev, ok := e.audit.Last(auth.EventRecoveryCodeUsed); !ok || ev.UserID != u.ID || ev.Detail != "remaining 7" {
 		t.Errorf("audit: %+v, want %s for %s, remaining 7", ev, auth.EventRecoveryCodeUsed, u.ID)
 	}
 	for i := 1; i < 7; i++ {
@@ -122,7 +122,7 @@ func (s suite) noticeNewDevice(t *testing.T) {
 	}
 	e.mustNotice(t, "ada@example.com", mail.KindNewSignIn, "New sign-in to your account",
 		"from a device or browser that had not signed in to it before", "Address: 127.0.0.1", "Browser: "+testUserAgent)
-	if ev, ok := e.audit.last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != testUserAgent {
+	if ev, ok := e.audit.Last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != testUserAgent {
 		t.Errorf("audit: %+v, want %s for %s with the User-Agent", ev, auth.EventNewDeviceSignIn, u.ID)
 	}
 	// Both browsers are known now.
@@ -244,7 +244,7 @@ func (s suite) noticeCodeReused(t *testing.T) {
 	e.mustNotice(t, "ada@example.com", mail.KindTwoFactorCodeReused, "Your two-factor code was entered twice",
 		"that had already signed in was entered again", "It was refused.", "Address: 127.0.0.1", "Browser: "+testUserAgent)
 	e.mustMailCount(t, "ada@example.com", mail.KindTwoFactorCodeReused, 1)
-	if ev, ok := e.audit.last(auth.EventTwoFactorFailed); !ok || ev.UserID != u.ID || ev.Detail != "code already used" {
+	if ev, ok := e.audit.Last(auth.EventTwoFactorFailed); !ok || ev.UserID != u.ID || ev.Detail != "code already used" {
 		t.Errorf("audit: %+v, want %s for %s, code already used", ev, auth.EventTwoFactorFailed, u.ID)
 	}
 	mustBeSignedOut(t, thief)

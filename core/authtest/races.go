@@ -362,19 +362,6 @@ func mustOneSession(t *testing.T, bs []*client, winner int, email string) {
 	}
 }
 
-// count returns how many events of type typ were recorded for user id.
-func (a *auditLog) count(typ auth.EventType, id string) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := 0
-	for _, ev := range a.events {
-		if ev.Type == typ && ev.UserID == id {
-			n++
-		}
-	}
-	return n
-}
-
 // wrapHasher replaces the Service's password hasher by wrap(hasher).
 func wrapHasher(wrap func(password.Hasher) password.Hasher) option {
 	return func(c *auth.Config) { c.Hasher = wrap(c.Hasher) }
@@ -436,7 +423,7 @@ func (s suite) raceVerifyOneCode(t *testing.T) {
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send("/api/2fa/verify", obj{"code": code}) })
 	w := mustSoleWinner(t, rs, obj{"success": true}, http.StatusBadRequest, errCodeUsed)
 	mustOneSession(t, bs, w, "ada@example.com")
-	if n := e.audit.count(auth.EventLoginSucceeded, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventLoginSucceeded, u.ID); n != 1 {
 		t.Errorf("%d login_succeeded events, want 1", n)
 	}
 	if got, want := e.byID(t, u.ID).LastTOTPStep, e.totp.Step(e.clock.Now()); got != want {
@@ -455,7 +442,7 @@ func (s suite) raceSpendRecoveryCode(t *testing.T) {
 	if len(hashes) != 7 || len(slices.Compact(slices.Sorted(slices.Values(hashes)))) != 7 {
 		t.Errorf("store: recovery code hashes %q, want 7 distinct", hashes)
 	}
-	if n := e.audit.count(auth.EventRecoveryCodeUsed, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventRecoveryCodeUsed, u.ID); n != 1 {
 		t.Errorf("%d recovery_code_used events, want 1", n)
 	}
 	b := e.pending(t)
@@ -474,7 +461,7 @@ func (s suite) raceResetLink(t *testing.T) {
 	}
 	rs := storm(t, resetStorm, func(i int) (*reply, error) { return bs[i].send(resetPath(tok), resetBody(pw(i))) })
 	w := mustSoleWinner(t, rs, obj{"message": msgPasswordReset}, http.StatusBadRequest, errResetUsed)
-	if n := e.audit.count(auth.EventPasswordReset, u.ID); n != 1 {
+	if n := e.audit.Count(auth.EventPasswordReset, u.ID); n != 1 {
 		t.Errorf("%d password_reset events, want 1", n)
 	}
 	if n := len(e.mails(t, "ada@example.com", mail.KindPasswordResetDone)); n != 1 {

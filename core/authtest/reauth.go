@@ -128,7 +128,7 @@ func (s suite) reauthConfirmPasswordRenews(t *testing.T) {
 	e.stale()
 	mustNeedReauth(t, c.post("/api/2fa/setup", nil))
 	mustConfirmPassword(t, c)
-	if ev, ok := e.audit.last(auth.EventPasswordConfirmed); !ok || ev.UserID != u.ID {
+	if ev, ok := e.audit.Last(auth.EventPasswordConfirmed); !ok || ev.UserID != u.ID {
 		t.Errorf("audit: no %s event for %s (got %+v)", auth.EventPasswordConfirmed, u.ID, ev)
 	}
 	e.clock.Advance(reauthWindow - time.Millisecond)
@@ -153,10 +153,10 @@ func (s suite) reauthConfirmPasswordWrong(t *testing.T) {
 			t.Errorf("%s: sets cookies %v, want none", r, r.cookies)
 		}
 	}
-	if ev, ok := e.audit.last(auth.EventPasswordCheckFailed); !ok || ev.UserID != u.ID {
+	if ev, ok := e.audit.Last(auth.EventPasswordCheckFailed); !ok || ev.UserID != u.ID {
 		t.Errorf("audit: no %s event for %s", auth.EventPasswordCheckFailed, u.ID)
 	}
-	if _, ok := e.audit.last(auth.EventPasswordConfirmed); ok {
+	if _, ok := e.audit.Last(auth.EventPasswordConfirmed); ok {
 		t.Errorf("audit: a wrong password was reported as %s", auth.EventPasswordConfirmed)
 	}
 	mustNeedReauth(t, c.post("/api/2fa/setup", nil))

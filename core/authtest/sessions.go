@@ -219,13 +219,21 @@ func (s suite) sessionsLastSeen(t *testing.T) {
 	}
 }
 
+// copiedSession logs Ada (seeded) in twice: c, whose session cookie
+// copied also holds, and other, a session of its own.
+func (e *env) copiedSession(t *testing.T) (c, copied, other *client) {
+	t.Helper()
+	e.seed(t, "ada@example.com")
+	c = e.loggedIn(t, "ada@example.com")
+	other = e.loggedIn(t, "ada@example.com")
+	copied = e.client()
+	copied.setCookie(sessionCookie, c.cookie(sessionCookie).Value)
+	return c, copied, other
+}
+
 func (s suite) sessionsEndCurrent(t *testing.T) {
 	e := s.recordEnv(t)
-	e.seed(t, "ada@example.com")
-	c := e.loggedIn(t, "ada@example.com")
-	other := e.loggedIn(t, "ada@example.com")
-	copied := e.client()
-	copied.setCookie(sessionCookie, c.cookie(sessionCookie).Value)
+	c, copied, other := e.copiedSession(t)
 	id := current(t, sessions(t, c)).ID
 	e.stale() // ending one's own session needs no recent authentication
 	r := c.del("/api/auth/sessions/" + id)
@@ -239,11 +247,7 @@ func (s suite) sessionsEndCurrent(t *testing.T) {
 
 func (s suite) sessionsLogoutEndsCopies(t *testing.T) {
 	e := s.recordEnv(t)
-	e.seed(t, "ada@example.com")
-	c := e.loggedIn(t, "ada@example.com")
-	other := e.loggedIn(t, "ada@example.com")
-	copied := e.client()
-	copied.setCookie(sessionCookie, c.cookie(sessionCookie).Value)
+	c, copied, other := e.copiedSession(t)
 	mustBeSignedIn(t, copied, "ada@example.com")
 	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
 	mustBeSignedOut(t, copied)

@@ -3,7 +3,6 @@ package authtest
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -396,7 +395,7 @@ type env struct {
 	clock *Clock
 	users user.Store
 	mail  *mail.Capture
-	audit *auditLog
+	audit *AuditLog
 	svc   *auth.Service
 	base  string
 	totp  *totp.TOTP
@@ -407,10 +406,10 @@ type env struct {
 // opts.
 func (s suite) env(t *testing.T, opts ...option) *env {
 	t.Helper()
-	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &auditLog{}}
+	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &AuditLog{}}
 	e.users = s.h.NewUsers(t)
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
-	cfg.Audit = e.audit.record
+	cfg.Audit = e.audit.Record
 	if s.h.NewLimitStore != nil {
 		cfg.LimitStore = func(name string) ratelimit.Store { return s.h.NewLimitStore(t, e.clock.Now, name) }
 	}
@@ -448,28 +447,4 @@ func (e *env) skipRealTime() {
 	if e.h.RealTimeLimits {
 		e.t.Skip("authtest: the rate-limit store keeps its own time (Harness.RealTimeLimits)")
 	}
-}
-
-// auditLog records the Service's security events.
-type auditLog struct {
-	mu     sync.Mutex
-	events []auth.Event
-}
-
-func (a *auditLog) record(_ context.Context, e auth.Event) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.events = append(a.events, e)
-}
-
-// last returns the most recent event of type typ.
-func (a *auditLog) last(typ auth.EventType) (auth.Event, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for i := len(a.events) - 1; i >= 0; i-- {
-		if a.events[i].Type == typ {
-			return a.events[i], true
-		}
-	}
-	return auth.Event{}, false
 }

@@ -169,10 +169,16 @@ func roundTrip(c *http.Client, req *http.Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	return ReadReply(resp)
+}
+
+// ReadReply reads resp whole into a Reply and closes its body: for a
+// response a test got another way than Send (a raw connection, say).
+func ReadReply(resp *http.Response) (Reply, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return Reply{}, err
+		return Reply{}, fmt.Errorf("authtest: reading the reply: %w", err)
 	}
 	r := Reply{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
 	var m map[string]any

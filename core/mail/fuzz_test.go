@@ -3,9 +3,7 @@ package mail
 import (
 	"bytes"
 	"errors"
-	"io"
 	"mime"
-	"mime/multipart"
 	"net/mail"
 	"slices"
 	"strings"
@@ -81,20 +79,8 @@ func FuzzBuildMessage(f *testing.F) {
 				t.Fatal(err)
 			}
 			var gotParts []string
-			mr := multipart.NewReader(body, params["boundary"])
-			for {
-				p, err := mr.NextPart()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatalf("NextPart: %v", err)
-				}
-				b, err := io.ReadAll(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gotParts = append(gotParts, lf(string(b)))
+			for _, p := range readParts(t, body, params["boundary"]) {
+				gotParts = append(gotParts, p.body)
 			}
 			if !slices.Equal(gotParts, wantParts) {
 				t.Fatalf("parts %q, want %q", gotParts, wantParts)

@@ -131,11 +131,20 @@ func parseReceived(t *testing.T, data []byte) received {
 		r.parts = []part{{msg.Header.Get("Content-Type"), lf(string(dec))}}
 		return r
 	}
-	mr := multipart.NewReader(msg.Body, params["boundary"])
+	r.parts = readParts(t, msg.Body, params["boundary"])
+	return r
+}
+
+// readParts reads a multipart body whose parts are quoted-printable, as
+// the SMTP sender writes them, and returns them decoded, line breaks as LF.
+func readParts(t *testing.T, body io.Reader, boundary string) []part {
+	t.Helper()
+	var parts []part
+	mr := multipart.NewReader(body, boundary)
 	for {
 		p, err := mr.NextPart()
 		if err == io.EOF {
-			break
+			return parts
 		}
 		if err != nil {
 			t.Fatalf("NextPart: %v", err)
@@ -148,9 +157,8 @@ func parseReceived(t *testing.T, data []byte) received {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.parts = append(r.parts, part{p.Header.Get("Content-Type"), lf(string(dec))})
+		parts = append(parts, part{p.Header.Get("Content-Type"), lf(string(dec))})
 	}
-	return r
 }
 
 func lf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }

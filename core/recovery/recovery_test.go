@@ -147,12 +147,20 @@ func TestGenerateErrors(t *testing.T) {
 	}
 }
 
-func TestNewHasher(t *testing.T) {
-	h := NewHasher()
-	codes, hashes, err := Generate(context.Background(), h, 0)
+// generate returns n codes (0: the default count) and their hashes by h,
+// failing the test if Generate fails.
+func generate(t *testing.T, h password.Hasher, n int) (codes, hashes []string) {
+	t.Helper()
+	codes, hashes, err := Generate(context.Background(), h, n)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return codes, hashes
+}
+
+func TestNewHasher(t *testing.T) {
+	h := NewHasher()
+	codes, hashes := generate(t, h, 0)
 	for i, hash := range hashes {
 		if cost, err := bcrypt.Cost([]byte(hash)); err != nil || cost != bcrypt.MinCost || !strings.HasPrefix(hash, "$2a$04$") {
 			t.Errorf("hash %q: cost %d, %v; want a $2a$04$ bcrypt hash", hash, cost, err)
@@ -166,10 +174,7 @@ func TestNewHasher(t *testing.T) {
 func TestVerifyEachPosition(t *testing.T) {
 	ctx := context.Background()
 	h := NewHasher()
-	codes, hashes, err := Generate(ctx, h, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	codes, hashes := generate(t, h, 0)
 	orig := slices.Clone(hashes)
 	for i, code := range codes {
 		valid, remaining, err := Verify(ctx, code, hashes, h)
@@ -195,12 +200,10 @@ func TestVerifyEachPosition(t *testing.T) {
 func TestVerifyUseAll(t *testing.T) {
 	ctx := context.Background()
 	h := NewHasher()
-	codes, hashes, err := Generate(ctx, h, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	codes, hashes := generate(t, h, 3)
 	for _, code := range []string{codes[1], codes[0], codes[2]} {
 		var valid bool
+		var err error
 		valid, hashes, err = Verify(ctx, code, hashes, h)
 		if !valid || err != nil {
 			t.Fatalf("Verify(%q) = %v, %v", code, valid, err)
@@ -217,10 +220,7 @@ func TestVerifyUseAll(t *testing.T) {
 func TestVerifyWrongCode(t *testing.T) {
 	ctx := context.Background()
 	h := NewHasher()
-	_, hashes, err := Generate(ctx, h, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, hashes := generate(t, h, 0)
 	valid, remaining, err := Verify(ctx, "00000000-00000000", hashes, h)
 	if valid || err != nil || !slices.Equal(remaining, hashes) {
 		t.Errorf("wrong code: Verify = %v, %q, %v; want false, the hashes, nil", valid, remaining, err)
@@ -344,10 +344,7 @@ func TestVerifyContext(t *testing.T) {
 func TestVerifyConcurrent(t *testing.T) {
 	ctx := context.Background()
 	h := NewHasher()
-	codes, hashes, err := Generate(ctx, h, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	codes, hashes := generate(t, h, 4)
 	orig := slices.Clone(hashes)
 	var wg sync.WaitGroup
 	for i := range 8 {

@@ -207,6 +207,18 @@ func checkAlive(t *testing.T, u *user.User, b *bridge, err error, want *user.Use
 	}
 }
 
+// checkAlice reads cookie and checks that it signs Alice in (alive) or is
+// refused for reason and deleted.
+func (f *fixture) checkAlice(t *testing.T, cookie string, alive bool, reason error) {
+	t.Helper()
+	u, b, err := f.user(cookie)
+	if alive {
+		checkAlive(t, u, b, err, f.alice)
+	} else {
+		checkDead(t, u, b, err, reason)
+	}
+}
+
 func TestCookieAttributes(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -419,12 +431,7 @@ func TestLifetimes(t *testing.T) {
 			f := newFixture(t)
 			cookie := f.login(t, f.alice, tt.remember)
 			f.clk.t = t0.Add(tt.age)
-			u, b, err := f.user(cookie)
-			if tt.alive {
-				checkAlive(t, u, b, err, f.alice)
-			} else {
-				checkDead(t, u, b, err, token.ErrExpired)
-			}
+			f.checkAlice(t, cookie, tt.alive, token.ErrExpired)
 		})
 	}
 }
@@ -478,12 +485,7 @@ func TestPasswordChangedAt(t *testing.T) {
 			cookie := f.login(t, f.alice, false)
 			f.clk.t = time.UnixMilli(1002_000)
 			f.alice.PasswordChangedAt = reset
-			u, b, err := f.user(cookie)
-			if tt.alive {
-				checkAlive(t, u, b, err, f.alice)
-			} else {
-				checkDead(t, u, b, err, errPasswordChanged)
-			}
+			f.checkAlice(t, cookie, tt.alive, errPasswordChanged)
 		})
 	}
 }
@@ -524,12 +526,7 @@ func TestSessionVersion(t *testing.T) {
 			f.alice.SessionVersion = tt.issued
 			cookie := f.login(t, f.alice, true)
 			f.alice.SessionVersion = tt.later
-			u, b, err := f.user(cookie)
-			if tt.alive {
-				checkAlive(t, u, b, err, f.alice)
-			} else {
-				checkDead(t, u, b, err, errVersion)
-			}
+			f.checkAlice(t, cookie, tt.alive, errVersion)
 		})
 	}
 }

@@ -15,20 +15,19 @@ func TestMemoryConformance(t *testing.T) {
 	})
 }
 
+// newMemoryLimitStore is the limit suites' factory of the in-memory store.
+func newMemoryLimitStore(t *testing.T, clock *storetest.Clock) ratelimit.Store {
+	s := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func TestMemoryLimitStoreConformance(t *testing.T) {
-	storetest.RunLimitStore(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		s := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}, storetest.LimitOptions{})
+	storetest.RunLimitStore(t, newMemoryLimitStore, storetest.LimitOptions{})
 }
 
 func TestMemoryLimitRefunderConformance(t *testing.T) {
-	storetest.RunLimitRefunder(t, func(t *testing.T, clock *storetest.Clock) ratelimit.Store {
-		s := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: clock.Now})
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}, storetest.LimitOptions{})
+	storetest.RunLimitRefunder(t, newMemoryLimitStore, storetest.LimitOptions{})
 }
 
 func TestMemorySessionsConformance(t *testing.T) {

@@ -87,7 +87,7 @@ func testRace(t *testing.T, h Harness) {
 	if won != 1 {
 		t.Fatalf("%d racing finishes of one challenge signed in, want exactly 1", won)
 	}
-	if n := e.audit.count(auth.EventLoginSucceeded); n != 1 {
+	if n := len(e.audit.Of(auth.EventLoginSucceeded)); n != 1 {
 		t.Errorf("%d login_succeeded events, want 1", n)
 	}
 	if p := e.stored(t, u.ID)[0]; p.SignCount != 1 {

@@ -118,7 +118,7 @@ func testRegisterOtherOrigin(t *testing.T, h Harness) {
 	if n := len(e.stored(t, u.ID)); n != 0 {
 		t.Fatalf("%d passkeys stored", n)
 	}
-	if n := e.audit.count(auth.EventPasskeyAdded); n != 0 {
+	if n := len(e.audit.Of(auth.EventPasskeyAdded)); n != 0 {
 		t.Errorf("%d passkey_added events", n)
 	}
 	if n := len(e.mails(t, mail.KindPasskeyAdded)); n != 0 {

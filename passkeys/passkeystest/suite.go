@@ -9,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -127,7 +126,7 @@ type env struct {
 	svc   *auth.Service
 	pk    *passkeys.Handler
 	mail  *mail.Capture
-	audit *auditLog
+	audit *authtest.AuditLog
 	base  string
 	totp  *totp.TOTP
 	tr    *http.Transport
@@ -137,7 +136,7 @@ type env struct {
 // defaults, changed by pc and ac when not nil.
 func newEnv(t *testing.T, h Harness, pc func(*passkeys.Config), ac func(*auth.Config)) *env {
 	t.Helper()
-	e := &env{t: t, clock: clock.New(start), audit: &auditLog{}}
+	e := &env{t: t, clock: clock.New(start), audit: &authtest.AuditLog{}}
 	e.users = h.NewUsers(t)
 	var ok bool
 	if e.keys, ok = e.users.(user.Passkeys); !ok {
@@ -145,7 +144,7 @@ func newEnv(t *testing.T, h Harness, pc func(*passkeys.Config), ac func(*auth.Co
 	}
 	e.svc, e.mail = authtest.NewService(t, e.users, func(c *auth.Config) {
 		c.Now = e.clock.Now
-		c.Audit = e.audit.record
+		c.Audit = e.audit.Record
 		if ac != nil {
 			ac(c)
 		}
@@ -169,47 +168,10 @@ func newEnv(t *testing.T, h Harness, pc func(*passkeys.Config), ac func(*auth.Co
 	return e
 }
 
-// auditLog records the Service's security events.
-type auditLog struct {
-	mu     sync.Mutex
-	events []auth.Event
-}
-
-func (a *auditLog) record(_ context.Context, e auth.Event) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.events = append(a.events, e)
-}
-
-// count returns how many events of typ were recorded.
-func (a *auditLog) count(typ auth.EventType) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := 0
-	for _, e := range a.events {
-		if e.Type == typ {
-			n++
-		}
-	}
-	return n
-}
-
-// last returns the most recent event of typ.
-func (a *auditLog) last(typ auth.EventType) (auth.Event, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for i := len(a.events) - 1; i >= 0; i-- {
-		if a.events[i].Type == typ {
-			return a.events[i], true
-		}
-	}
-	return auth.Event{}, false
-}
-
 // mustEvent checks the last event of typ.
 func (e *env) mustEvent(t *testing.T, typ auth.EventType, userID, detail string) {
 	t.Helper()
-	ev, ok := e.audit.last(typ)
+	ev, ok := e.audit.Last(typ)
 	if !ok || ev.UserID != userID || ev.Detail != detail {
 		t.Errorf("audit: last %s is %+v (found %v), want user %s, detail %q", typ, ev, ok, userID, detail)
 	}

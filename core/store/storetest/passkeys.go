@@ -2,11 +2,8 @@ package storetest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,17 +85,11 @@ func testHandleGetOrCreate(t *testing.T, s *parts) {
 func testHandleRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "ada@example.com")
 	got := make([][]byte, racers)
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Go(func() {
-			h, err := s.PasskeyUserHandle(ctx(t), u.ID, fmt.Appendf(nil, "candidate-%d", i))
-			if err != nil {
-				t.Errorf("PasskeyUserHandle: %v", err)
-			}
-			got[i] = h
-		})
-	}
-	wg.Wait()
+	race(t, func(i int) error {
+		h, err := s.PasskeyUserHandle(ctx(t), u.ID, fmt.Appendf(nil, "candidate-%d", i))
+		got[i] = h
+		return err
+	})
 	for i := range got {
 		if !bytes.Equal(got[i], got[0]) {
 			t.Fatalf("racing calls returned different handles: %q and %q", got[0], got[i])
@@ -222,24 +213,11 @@ func testUsePasskeyRace(t *testing.T, s *parts) {
 	u, h := withHandle(t, s, "ada@example.com")
 	p := newPasskey(u, h, "cred-1", base)
 	wantOK(t, "AddPasskey", s.AddPasskey(ctx(t), p))
-	var won, lost atomic.Int32
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Go(func() {
-			err := s.UsePasskey(ctx(t), u.ID, p.ID, user.PasskeyUse{OldSignCount: 7, SignCount: uint32(100 + i), At: base})
-			switch {
-			case err == nil:
-				won.Add(1)
-			case isConflict(err):
-				lost.Add(1)
-			default:
-				t.Errorf("UsePasskey: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	if won.Load() != 1 || lost.Load() != racers-1 {
-		t.Fatalf("%d won, %d lost; want exactly 1 winner and %d ErrConflict", won.Load(), lost.Load(), racers-1)
+	n := countWinners(t, func(i int) error {
+		return s.UsePasskey(ctx(t), u.ID, p.ID, user.PasskeyUse{OldSignCount: 7, SignCount: uint32(100 + i), At: base})
+	}, user.ErrConflict)
+	if n != 1 {
+		t.Fatalf("racing UsePasskey: %d won, want 1 (and ErrConflict for the others)", n)
 	}
 	got, _ := s.PasskeyByID(ctx(t), p.ID)
 	if got.SignCount < 100 || got.SignCount >= 100+racers {
@@ -249,26 +227,13 @@ func testUsePasskeyRace(t *testing.T, s *parts) {
 
 func testAddPasskeyRace(t *testing.T, s *parts) {
 	ada, ha := withHandle(t, s, "ada@example.com")
-	var won, lost atomic.Int32
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Go(func() {
-			p := newPasskey(ada, ha, "cred-1", base)
-			p.Name = fmt.Sprint("racer ", i)
-			err := s.AddPasskey(ctx(t), p)
-			switch {
-			case err == nil:
-				won.Add(1)
-			case isConflict(err):
-				lost.Add(1)
-			default:
-				t.Errorf("AddPasskey: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	if won.Load() != 1 || lost.Load() != racers-1 {
-		t.Fatalf("%d won, %d lost; want exactly 1 winner and %d ErrConflict", won.Load(), lost.Load(), racers-1)
+	n := countWinners(t, func(i int) error {
+		p := newPasskey(ada, ha, "cred-1", base)
+		p.Name = fmt.Sprint("racer ", i)
+		return s.AddPasskey(ctx(t), p)
+	}, user.ErrConflict)
+	if n != 1 {
+		t.Fatalf("racing AddPasskey: %d won, want 1 (and ErrConflict for the others)", n)
 	}
 	list, _ := s.ListPasskeys(ctx(t), ada.ID)
 	if len(list) != 1 {
@@ -300,5 +265,3 @@ func testPasskeyCopies(t *testing.T, s *parts) {
 		t.Fatalf("the store shares memory with its callers: %+v", again)
 	}
 }
-
-func isConflict(err error) bool { return errors.Is(err, user.ErrConflict) }
