@@ -210,11 +210,12 @@ release-check: ## go.mod rules for release, and the quick-start test
 # Every module with GOWORK=off, each go.mod on its own: every module its
 # packages and tests use must resolve to the version go.work gives it,
 # where make test and make test-e2e ran them (else it names the go get that
-# fixes it); then go vet, and every test binary built, none run (same code,
-# same versions: their run was make test's). cmd/authkit, which carries no
+# fixes it); then go vet, which type-checks every package with its tests
+# on the module's own go.mod: nothing linked, no test run (same code, same
+# versions: their run was make test's). cmd/authkit, which carries no
 # replace directive, gets its siblings from a module proxy made from the
 # repository.
-test-standalone: ## every module with GOWORK=off: go.work's versions, go vet, tests built
+test-standalone: ## every module with GOWORK=off: go.work's versions, go vet (packages and tests type-checked)
 	cd .ci/release && GOWORK=off go run . standalone
 
 # make proxy PROXY_OUT=dir: a file:// module proxy of every module at the
