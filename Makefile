@@ -20,6 +20,16 @@ export PATH := $(BIN):$(PATH)
 # make test: every module but e2e, the end-to-end module (make test-e2e).
 E2E_MODULE := e2e
 TEST_MODULES := $(filter-out $(E2E_MODULE),$(MODULES))
+# The e2e packages that drive example servers as processes (built without
+# the race detector: the code under test runs there, its unit tests and
+# flow suites ran under -race in make test), so make test-e2e runs them
+# without -race; every other e2e package, one added later included, runs
+# its code in the test process and keeps -race. Evaluated when used.
+E2E_PROCESS := attack browsertest scaleout servers
+empty :=
+space := $(empty) $(empty)
+E2E_PROCESS_PKGS := $(foreach p,$(E2E_PROCESS),./$(p)/...)
+E2E_RACE_PKGS = $(shell cd $(E2E_MODULE) && go list ./... | grep -Ev '/$(E2E_MODULE)/($(subst $(space),|,$(E2E_PROCESS)))(/|$$)')
 
 # -timeout: the store matrix (make test-e2e) runs the whole flow suite on
 # every store; on a loaded machine it can pass go test's default 10 minutes.
@@ -47,9 +57,16 @@ list: ## print the modules every target walks
 # Tests find PostgreSQL, MariaDB and Redis through AUTHKIT_TEST_POSTGRES,
 # AUTHKIT_TEST_MYSQL and AUTHKIT_TEST_REDIS, or at their usual local
 # addresses when those are unset (storetest.ServiceURL).
+# gotest DIR PACKAGES [PACKAGES2]: PACKAGES2, if given, run at the same
+# time in a second go test, without -race.
 define gotest
 	@skipped=$$(mktemp); trap 'rm -f "$$skipped"' EXIT; \
-	status=0; (cd $(1) && AUTHKIT_SKIPPED="$$skipped" go test $(GOTEST_FLAGS) $(2)) || status=$$?; \
+	status=0; other=; \
+	if [ -n "$(strip $(3))" ]; then \
+		(cd $(1) && AUTHKIT_SKIPPED="$$skipped" go test $(filter-out -race,$(GOTEST_FLAGS)) $(3)) & other=$$!; \
+	fi; \
+	(cd $(1) && AUTHKIT_SKIPPED="$$skipped" go test $(GOTEST_FLAGS) $(2)) || status=$$?; \
+	if [ -n "$$other" ]; then wait $$other || status=$$?; fi; \
 	if [ -s "$$skipped" ]; then \
 		echo "!! skipped for a missing service: $$(cut -f1 "$$skipped" | sort | uniq -c | awk '{printf "%s%s (%d test%s)", sep, $$2, $$1, ($$1 == 1 ? "" : "s"); sep=", "}'); set the AUTHKIT_TEST_* variables or start the services (README, Tests)"; \
 	else \
@@ -69,9 +86,10 @@ test: ## go test -race in every module but e2e; names what it skipped
 # make test-e2e: the e2e module (e2e/README.md): the example servers as
 # processes, the pages in headless Chromium, the flow suite over every store
 # (matrix), the OpenAPI drift test, scale-out, backend faults, passkeys on
-# every framework, the pages mounted under a prefix.
+# every framework, the pages mounted under a prefix. Two go test runs side
+# by side: the packages of E2E_PROCESS without -race, the rest with it.
 test-e2e: ## the end-to-end tests (browsers, the store matrix, OpenAPI drift)
-	$(call gotest,$(E2E_MODULE),./...)
+	$(call gotest,$(E2E_MODULE),$(E2E_RACE_PKGS),$(E2E_PROCESS_PKGS))
 
 vet:
 	@for m in $(MODULES); do (cd $$m && go vet ./...); done
@@ -210,11 +228,12 @@ release-check: ## go.mod rules for release, and the quick-start test
 # Every module with GOWORK=off, each go.mod on its own: every module its
 # packages and tests use must resolve to the version go.work gives it,
 # where make test and make test-e2e ran them (else it names the go get that
-# fixes it); then go vet, and every test binary built, none run (same code,
-# same versions: their run was make test's). cmd/authkit, which carries no
+# fixes it); then go vet, which type-checks every package with its tests
+# on the module's own go.mod: nothing linked, no test run (same code, same
+# versions: their run was make test's). cmd/authkit, which carries no
 # replace directive, gets its siblings from a module proxy made from the
 # repository.
-test-standalone: ## every module with GOWORK=off: go.work's versions, go vet, tests built
+test-standalone: ## every module with GOWORK=off: go.work's versions, go vet (packages and tests type-checked)
 	cd .ci/release && GOWORK=off go run . standalone
 
 # make proxy PROXY_OUT=dir: a file:// module proxy of every module at the

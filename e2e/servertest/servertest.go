@@ -6,6 +6,9 @@ package servertest
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -33,18 +36,12 @@ type Server struct {
 var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
 // Start builds the example server examples/<name> ("nethttp", "gin",
-// "fiber", "customstore") and runs it on 127.0.0.1:0 with env added to a
+// "fiber", "customstore"), once per test process (Build), and runs it on 127.0.0.1:0 with env added to a
 // minimal environment. It waits for the first log line and stops the
 // server at the end of the test.
 func Start(t *testing.T, name string, env ...string) *Server {
 	t.Helper()
-	dir := ExampleDir(t, name)
-	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", dir, err, out)
-	}
+	bin := Build(t, name)
 	s := &Server{done: make(chan error, 1)}
 	s.cmd = exec.Command(bin)
 	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
@@ -101,6 +98,52 @@ func Start(t *testing.T, name string, env ...string) *Server {
 	}
 	s.URL = m[1]
 	return s
+}
+
+// builds holds each example's build of this test process, by folder: one
+// go build per example and process, however many servers a test starts.
+var builds sync.Map // dir -> *build
+
+type build struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// Build builds the example server examples/<name> once per test process
+// and returns its executable. The executable is kept at a path of its own
+// per example folder in the temporary folder (authkit-servertest/), so
+// that go build, finding it up to date, links it again only when its code
+// changed: a link of an example costs seconds of CPU, and the e2e tests
+// start dozens of servers from several test processes. The temporary
+// folder is where go build links, so it moves the new executable into
+// place with one rename: a process starting the old one never meets half
+// a file. Where that folder cannot be made, a folder of this process's own.
+func Build(t testing.TB, name string) string {
+	t.Helper()
+	dir := ExampleDir(t, name)
+	v, _ := builds.LoadOrStore(dir, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		sum := sha256.Sum256([]byte(dir))
+		out := filepath.Join(os.TempDir(), "authkit-servertest", name+"-"+hex.EncodeToString(sum[:6]))
+		if err := os.MkdirAll(out, 0o700); err != nil {
+			if out, err = os.MkdirTemp("", "authkit-servertest-"); err != nil {
+				b.err = err
+				return
+			}
+		}
+		b.bin = filepath.Join(out, "server")
+		cmd := exec.Command("go", "build", "-o", b.bin, ".")
+		cmd.Dir = dir
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %w\n%s", dir, err, msg)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
 }
 
 // ExampleDir returns the folder of the example server examples/<name>: it

@@ -195,6 +195,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
+	hasher, err := bcryptHasher(get(env, "BCRYPT_COST", ""), a.Production)
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
 	var capacity int
 	var idle time.Duration
 	limits, err := parseLimits(env.Get("RATE_LIMITS", ""))
@@ -227,6 +232,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		Insecure:        !a.Production,
 		TrustedOrigins:  SplitList(env.Get("TRUSTED_ORIGINS", "")),
 		PasswordChecker: checker,
+		Hasher:          hasher, // nil: bcrypt at cost 12
 		// Sessions a person can see and end, and browsers trusted at the
 		// second step, kept with the users.
 		Sessions:       records.sessions,
@@ -341,6 +347,33 @@ func (a *App) passkeys(ps passkeySettings, logger *slog.Logger) (string, error) 
 	a.Passkeys = pk
 	a.closers = append(a.closers, func(context.Context) error { return pk.Close() })
 	return "on for " + origin + " (challenges: " + ps.challengesDesc + ")", nil
+}
+
+// bcryptHasher is the password hasher of BCRYPT_COST: unset, nil (the
+// Service's default, bcrypt at password.DefaultBcryptCost, 12); else
+// bcrypt at that cost, from password.MinProductionBcryptCost (10) to
+// password.MaxBcryptCost in production. In development, whose secrets are
+// generated on disk and whose mail goes to the console, it may go down to
+// bcrypt's least, 4, so that local runs and the tests of the example
+// servers, which sign up and in many times, are quick; a hash of another
+// cost is redone at its next login (password.Standard.NeedsRehash).
+func bcryptHasher(setting string, production bool) (password.Hasher, error) {
+	if setting == "" {
+		return nil, nil
+	}
+	least := password.MinProductionBcryptCost
+	if !production {
+		least = 4 // bcrypt.MinCost
+	}
+	cost, err := strconv.Atoi(setting)
+	if err != nil || cost < least || cost > password.MaxBcryptCost {
+		return nil, fmt.Errorf("BCRYPT_COST must be a whole number from %d to %d, not %q", least, password.MaxBcryptCost, setting)
+	}
+	h, err := password.New(password.Config{BcryptCost: cost, AllowLowCost: !production})
+	if err != nil {
+		return nil, fmt.Errorf("BCRYPT_COST: %w", err)
+	}
+	return h, nil
 }
 
 // emailCodeSetting reads EMAIL_CODE: unset or "false", off (the default:

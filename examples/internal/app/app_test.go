@@ -18,8 +18,21 @@ import (
 	"github.com/authkit-go/authkit/passkeys"
 )
 
+// env is the environment of m. Unless m sets BCRYPT_COST (empty for the
+// default, 12), passwords are hashed at the least cost Load accepts, 4 in
+// development and 10 in production: every Load makes a hash (auth.New's
+// dummy hash), seconds at cost 12 under the race detector.
 func env(m map[string]string) Env {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		if !ok && k == "BCRYPT_COST" {
+			if m["APP_ENV"] == "production" {
+				return "10", true
+			}
+			return "4", true
+		}
+		return v, ok
+	}
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

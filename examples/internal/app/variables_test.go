@@ -131,3 +131,50 @@ func TestRedisLimitsNoTable(t *testing.T) {
 		}
 	}
 }
+
+// TestBcryptCost: BCRYPT_COST unset leaves the Service's default (cost
+// 12); set, it hashes at that cost, from 10 in production and from 4 in
+// development, and anything else is refused, naming the range.
+func TestBcryptCost(t *testing.T) {
+	for _, tt := range []struct {
+		setting    string
+		production bool
+		want       string // the hash's prefix; "" for the default (nil)
+		err        string
+	}{
+		{"", true, "", ""},
+		{"", false, "", ""},
+		{"10", true, "$2a$10$", ""},
+		{"4", false, "$2a$04$", ""},
+		{"9", true, "", "BCRYPT_COST must be a whole number from 10 to 18, not \"9\""},
+		{"4", true, "", "BCRYPT_COST must be a whole number from 10 to 18, not \"4\""},
+		{"3", false, "", "BCRYPT_COST must be a whole number from 4 to 18, not \"3\""},
+		{"19", false, "", "BCRYPT_COST must be a whole number from 4 to 18, not \"19\""},
+		{"twelve", false, "", "BCRYPT_COST must be a whole number from 4 to 18, not \"twelve\""},
+	} {
+		h, err := bcryptHasher(tt.setting, tt.production)
+		switch {
+		case tt.err != "":
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("bcryptHasher(%q, production %v): %v, want %q", tt.setting, tt.production, err, tt.err)
+			}
+		case tt.want == "":
+			if err != nil || h != nil {
+				t.Errorf("bcryptHasher(%q, production %v) = %v, %v; want nil: the Service's default", tt.setting, tt.production, h, err)
+			}
+		default:
+			if err != nil {
+				t.Fatalf("bcryptHasher(%q, production %v): %v", tt.setting, tt.production, err)
+			}
+			got, err := h.Hash(t.Context(), "correct horse battery")
+			if err != nil || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("bcryptHasher(%q, production %v) hashes to %q (%v), want the prefix %s", tt.setting, tt.production, got, err, tt.want)
+			}
+		}
+	}
+	// Load passes the setting on: a wrong one stops the start.
+	if _, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory", "BCRYPT_COST": "2"}), io.Discard, quiet); err == nil ||
+		!strings.Contains(err.Error(), "BCRYPT_COST must be") {
+		t.Errorf("Load with BCRYPT_COST=2: %v, want it refused", err)
+	}
+}
