@@ -195,7 +195,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
-	hasher, err := bcryptHasher(get(env, "BCRYPT_COST", ""), a.Production)
+	hasher, err := bcryptHasher(env.Get("BCRYPT_COST", ""), a.Production)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
