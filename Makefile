@@ -5,9 +5,9 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' -exec dirname {} \; | sed 's|^\./||' | sort)
+MODULES := $(shell find . -name go.mod -not -path './bench/*' -not -path './.*' -not -path '*/testdata/*' -exec dirname {} \; | sed 's|^\./||' | sort)
 # Modules of tools, never published, outside go.work: linted with GOWORK=off.
-TOOL_MODULES := bench .ci/release .ci/doccheck
+TOOL_MODULES := bench .ci/release .ci/doccheck social/testdata/oidcprovider
 
 # Pinned tool versions; `make tools` installs them into .bin (git-ignored).
 STATICCHECK_VERSION := v0.8.2

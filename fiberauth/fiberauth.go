@@ -21,11 +21,14 @@ import (
 // body handed out here is a copy.
 type request struct{ c *fiber.Ctx }
 
-var _ auth.Request = request{}
+var _ auth.QueryRequest = request{}
 
 func (q request) Context() context.Context { return q.c.UserContext() }
 func (q request) Method() string           { return strings.Clone(q.c.Method()) }
 func (q request) Host() string             { return string(q.c.Request().Host()) }
+
+// RawQuery implements auth.QueryRequest (a copy).
+func (q request) RawQuery() string { return string(q.c.Request().URI().QueryString()) }
 
 // RemoteAddr is the socket peer, never c.IP(): core applies its own
 // trusted-proxy rule to it and X-Forwarded-For.

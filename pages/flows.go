@@ -134,6 +134,23 @@ func (h *Handler) notice(v *View, r *http.Request) {
 	}
 }
 
+// socialError shows the error a failed social sign-in came back with
+// (?error=code): only when Config.Social is set and the code is one of
+// authkit's, as its text in the visit's language, so that a query never
+// puts text of its own on a page.
+func (h *Handler) socialError(v *View, r *http.Request, visit *auth.Visit) {
+	code := r.URL.Query().Get("error")
+	if len(h.cfg.Social) == 0 || code == "" {
+		return
+	}
+	for _, e := range auth.Codes() {
+		if string(e.Code) == code {
+			v.Form, v.Errors = "login-form", map[string]string{"": h.svc.Modules().Text(visit, &e)}
+			return
+		}
+	}
+}
+
 // simple serves a page that needs nothing but the visitor.
 func (h *Handler) simple(page string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -141,6 +158,9 @@ func (h *Handler) simple(page string) http.HandlerFunc {
 		u, _ := h.viewer(r, visit)
 		v := &View{Page: page, User: u}
 		h.notice(v, r)
+		if page == "login" {
+			h.socialError(v, r, visit)
+		}
 		h.render(w, r, http.StatusOK, v, visit)
 	}
 }

@@ -84,6 +84,15 @@ type Config struct {
 	// the module's. Default: nil, no passkey steps.
 	Passkeys *Passkeys
 
+	// Social lists the providers of the social module
+	// (github.com/authkit-go/authkit/social) mounted on the same origin:
+	// the login and registration pages offer each as a link to its start
+	// route (SocialPath + "/{name}/start", returning to the page after
+	// login), and the login page shows the error a failed sign-in comes
+	// back with (?error=social_..., only codes of authkit's, in the visit's
+	// language). Links, no script. Default: none.
+	Social []SocialProvider
+
 	// Logger logs what a person cannot be told (a template that fails).
 	// Default: slog.Default().
 	Logger *slog.Logger
@@ -92,6 +101,15 @@ type Config struct {
 // PasskeysPath is where the pages expect the passkeys module's routes and
 // script: the module's passkeys.Prefix.
 const PasskeysPath = "/api/passkeys"
+
+// SocialPath is where the social module serves its sign-in routes.
+const SocialPath = "/api/auth/oauth"
+
+// SocialProvider is one provider the pages offer (Config.Social).
+type SocialProvider struct {
+	Name  string // the provider's name in the social module's configuration ("google")
+	Label string // what the button names: "Google"
+}
 
 // Passkeys configures the pages' passkey steps (Config.Passkeys).
 type Passkeys struct {

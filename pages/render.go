@@ -433,6 +433,21 @@ func (v *View) PasskeySignIn() bool {
 	return v.h.cfg.Passkeys != nil && !v.h.cfg.Passkeys.SecondFactorOnly
 }
 
+// SocialLink is one provider's button: its start route, returning to the
+// page after login.
+type SocialLink struct {
+	Href, Label string
+}
+
+// Social returns the buttons of Config.Social.
+func (v *View) Social() []SocialLink {
+	out := make([]SocialLink, 0, len(v.h.cfg.Social))
+	for _, p := range v.h.cfg.Social {
+		out = append(out, SocialLink{Href: SocialPath + "/" + url.PathEscape(p.Name) + "/start?returnTo=" + url.QueryEscape(v.h.afterLogin), Label: p.Label})
+	}
+	return out
+}
+
 // PasskeyScript is the path of the passkeys module's script.
 func (v *View) PasskeyScript() string { return PasskeysPath + "/passkeys.js" }
 

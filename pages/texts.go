@@ -155,6 +155,7 @@ var english = map[string]string{
 	"done.recovery-used":         "You signed in with a recovery code. Recovery codes left: {n}.",
 
 	"passkey.or":             "or",
+	"social.signin":          "Continue with {provider}",
 	"passkey.signin":         "Sign in with a passkey",
 	"passkey.use":            "Use a passkey",
 	"passkey.cancelled":      "No passkey was used. Try again, or sign in another way.",

@@ -62,8 +62,8 @@ func TestMigrateConcurrently(t *testing.T) {
 					all = append(all, m.Name)
 				}
 			}
-			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings"}) {
-				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings] once each", all)
+			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings", "0007_identities"}) {
+				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings 0007_identities] once each", all)
 			}
 			if err := dbs[1].Migrate(ctx); err != nil {
 				t.Fatalf("Migrate again: %v", err)
@@ -74,8 +74,8 @@ func TestMigrateConcurrently(t *testing.T) {
 			if err := dbs[0].SQLX().SelectContext(ctx, &versions, q); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(versions, []int64{1, 2, 3, 4, 5, 6}) {
-				t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6]", versions)
+			if !slices.Equal(versions, []int64{1, 2, 3, 4, 5, 6, 7}) {
+				t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6 7]", versions)
 			}
 
 			// Every process sees the same, working tables.

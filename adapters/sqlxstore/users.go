@@ -46,6 +46,7 @@ type UserStore struct {
 	s     *schema
 	q     userQueries
 	pq    passkeyQueries
+	iq    identityQueries  // identities.go
 	codes emailCodeQueries // emailcodes.go
 }
 
@@ -78,7 +79,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), codes: newEmailCodeQueries(db)}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery
@@ -527,6 +528,9 @@ func (s *UserStore) Create(ctx context.Context, u *user.User) (*user.User, error
 		if err := s.deletePasskeysOf(ctx, q, c.ID); err != nil {
 			return err
 		}
+		if err := s.deleteIdentitiesOf(ctx, q, c.ID); err != nil {
+			return err
+		}
 		if !s.s.side {
 			return nil
 		}
@@ -606,7 +610,7 @@ func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*us
 
 // Delete implements [user.Registration]: one transaction that deletes the
 // user's row, then their passkeys and passkey handle (migration 0003, no
-// foreign key) and, with the side table, their state row (the foreign
+// foreign key), their identities (migration 0007) and, with the side table, their state row (the foreign
 // key's ON DELETE CASCADE removes it too, where foreign keys are
 // enforced).
 func (s *UserStore) Delete(ctx context.Context, id string) error {
@@ -620,6 +624,9 @@ func (s *UserStore) Delete(ctx context.Context, id string) error {
 			return err
 		}
 		if err := s.deletePasskeysOf(ctx, q, id); err != nil {
+			return err
+		}
+		if err := s.deleteIdentitiesOf(ctx, q, id); err != nil {
 			return err
 		}
 		if !s.s.side {

@@ -16,6 +16,8 @@ func HTTPRequest(r *http.Request, param func(name string) string) Request {
 	return httpRequest{r, param}
 }
 
+var _ QueryRequest = httpRequest{}
+
 type httpRequest struct {
 	r     *http.Request
 	param func(string) string
@@ -25,6 +27,9 @@ func (q httpRequest) Context() context.Context { return q.r.Context() }
 func (q httpRequest) Method() string           { return q.r.Method }
 func (q httpRequest) Host() string             { return q.r.Host }
 func (q httpRequest) RemoteAddr() string       { return q.r.RemoteAddr }
+
+// RawQuery implements [QueryRequest].
+func (q httpRequest) RawQuery() string { return q.r.URL.RawQuery }
 
 func (q httpRequest) PathValue(name string) string {
 	if q.param == nil {

@@ -32,6 +32,10 @@ type Operation struct {
 	Body *OperationBody
 	// OK is the JSON Schema of the 200 answer's body.
 	OK map[string]any
+	// Redirect, when set, is the status of the route's success instead of
+	// 200 (302 or 303, with Location and no body: a RouteFunc answering a
+	// [Redirect]); OK is then not used.
+	Redirect int
 	// Cookies describes the cookies a 200 sets or expires (its Set-Cookie
 	// header).
 	Cookies string
@@ -166,6 +170,10 @@ func (op *Operation) operation(rt Route, shared obj, cookieName string) obj {
 		"headers":     headers,
 		"content":     obj{"application/json": obj{"schema": op.OK}},
 	}}
+	if op.Redirect != 0 {
+		headers["Location"] = obj{"description": "Where the browser goes next.", "schema": obj{"type": "string"}}
+		responses = obj{strconv.Itoa(op.Redirect): obj{"description": "Redirect.", "headers": headers}}
+	}
 	byStatus := map[int][]*Error{}
 	for _, e := range op.conditions(rt) {
 		byStatus[e.Status] = append(byStatus[e.Status], e)

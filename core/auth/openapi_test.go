@@ -175,17 +175,27 @@ func TestOpenAPIHasAModulesRoutes(t *testing.T) {
 // the paths and methods it does not have, of the app's own middleware, of
 // the typed methods only, and of the passkeys module's document.
 var notCoreOperations = map[Code]string{
-	ErrMethodNotAllowed.Code:         "a known path with another method (405 with Allow)",
-	ErrFeatureDisabled.Code:          "a typed method of a switched-off feature; its route is not registered",
-	ErrTooManyRequests.Code:          "Service.NewRateLimit, the app's own limits and the passkeys begin limit",
-	ErrEmailNotVerified.Code:         "the RequireVerifiedEmail middleware",
-	ErrRequestRejected.Code:          "a request a framework refuses before any route runs, with the status it chose (the 431 of a long token is listed)",
-	ErrPasskeyChallengeInvalid.Code:  "the passkeys module's routes",
-	ErrPasskeyInvalid.Code:           "the passkeys module's routes",
-	ErrPasskeyAlreadyRegistered.Code: "the passkeys module's routes",
-	ErrPasskeyCountRegressed.Code:    "the passkeys module's routes",
-	ErrPasskeyNotFound.Code:          "the passkeys module's routes",
-	ErrPasswordInvalid.Code:          "no route: every flow of a new password refuses its invalid characters first (checkText: invalid_characters)",
+	ErrMethodNotAllowed.Code:          "a known path with another method (405 with Allow)",
+	ErrFeatureDisabled.Code:           "a typed method of a switched-off feature; its route is not registered",
+	ErrTooManyRequests.Code:           "Service.NewRateLimit, the app's own limits and the passkeys begin limit",
+	ErrEmailNotVerified.Code:          "the RequireVerifiedEmail middleware",
+	ErrRequestRejected.Code:           "a request a framework refuses before any route runs, with the status it chose (the 431 of a long token is listed)",
+	ErrPasskeyChallengeInvalid.Code:   "the passkeys module's routes",
+	ErrPasskeyInvalid.Code:            "the passkeys module's routes",
+	ErrPasskeyAlreadyRegistered.Code:  "the passkeys module's routes",
+	ErrPasskeyCountRegressed.Code:     "the passkeys module's routes",
+	ErrPasskeyNotFound.Code:           "the passkeys module's routes",
+	ErrPasswordInvalid.Code:           "no route: every flow of a new password refuses its invalid characters first (checkText: invalid_characters)",
+	ErrSocialProviderUnknown.Code:     "the social module's routes",
+	ErrSocialStateInvalid.Code:        "the social module's routes",
+	ErrSocialFailed.Code:              "the social module's routes",
+	ErrSocialProviderUnavailable.Code: "the social module's routes",
+	ErrSocialEmailUnverified.Code:     "the social module's routes",
+	ErrSocialLinkRequired.Code:        "the social module's routes",
+	ErrSocialSignUpClosed.Code:        "the social module's routes",
+	ErrSocialIdentityTaken.Code:       "the social module's routes",
+	ErrIdentityNotFound.Code:          "the social module's routes",
+	ErrLastSignInMethod.Code:          "the social module's routes",
 }
 
 // operationCodes returns "STATUS code" of every code the operations of

@@ -415,11 +415,15 @@ type RouteFunc func(ctx context.Context, v *Visit, r Request) (any, error)
 // NewRoute returns a module's JSON route for Modules.AddRoutes: method and
 // pattern (ServeMux form, as Route.Pattern), fn, and what the OpenAPI
 // document says of it. A method other than GET, HEAD and OPTIONS is
-// state-changing: Handle refuses it cross-origin before fn runs.
+// state-changing: Handle refuses it cross-origin before fn runs. fn may
+// answer a [Redirect] instead of a JSON body.
 func NewRoute(method, pattern string, fn RouteFunc, op Operation) Route {
 	name := method + " " + pattern
 	return Route{Method: method, Pattern: pattern, doc: &op, handle: func(ctx context.Context, s *Service, v *Visit) Response {
 		body, err := fn(ctx, v, v.req)
+		if rd, ok := body.(Redirect); ok && err == nil {
+			return s.redirect(v, rd)
+		}
 		return s.answer(ctx, v, name, body, err)
 	}}
 }

@@ -27,6 +27,7 @@ type Memory struct {
 	byID    map[string]*user.User
 	byEmail map[string]string // email -> id
 	passkeys
+	identities
 	codes emailCodes // user id -> mailed code (emailcodes.go)
 }
 
@@ -38,7 +39,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), codes: emailCodes{}}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}}
 }
 
 // Create implements [user.Registration].
@@ -101,6 +102,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		delete(m.byEmail, u.Email)
 		delete(m.byID, id)
 		m.dropPasskeys(id)
+		m.dropIdentities(id)
 		delete(m.codes, id)
 		return nil
 	})

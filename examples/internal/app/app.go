@@ -39,6 +39,7 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/pages"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/authkit-go/authkit/social"
 )
 
 // Env reads a variable; tests pass a map's lookup.
@@ -54,7 +55,10 @@ type App struct {
 	// Passkeys is the passkeys module, whose routes (under
 	// passkeys.Prefix, /api/passkeys) are among the Service's; nil when
 	// PASSKEYS turns it off or the user store cannot hold passkeys.
-	Passkeys    *passkeys.Handler
+	Passkeys *passkeys.Handler
+	// Social is the social module of OAUTH_PROVIDERS, whose routes are
+	// among the Service's; nil without providers.
+	Social      *social.Handler
 	Description string // stores and mailer, for the first log line
 	Warnings    []string
 
@@ -257,18 +261,28 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
+	socialDesc, err := a.socialSignIn(env, appURL, challenges, logger)
+	if err != nil {
+		a.Close(context.Background())
+		return nil, err
+	}
 	pagesCfg := pages.Config{Theme: pages.Theme{AppName: env.Get("APP_NAME", "authkit")},
 		WarnPlainHTTP: a.Production, Logger: logger}
 	if a.Passkeys != nil {
 		pagesCfg.Passkeys = &pages.Passkeys{}
+	}
+	if a.Social != nil {
+		for _, name := range a.Social.Providers() {
+			pagesCfg.Social = append(pagesCfg.Social, pages.SocialProvider{Name: name, Label: socialLabel(env, name)})
+		}
 	}
 	a.Pages, err = pages.New(svc, pagesCfg)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, social sign-in: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), socialDesc, appEnv)
 	return a, nil
 }
 

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/social"
+)
+
+// socialSignIn makes the social module of OAUTH_PROVIDERS (names, comma
+// separated; unset: off). Per provider NAME (upper case, '-' as '_'):
+// OAUTH_NAME_CLIENT_ID and OAUTH_NAME_CLIENT_SECRET; OAUTH_NAME_ISSUER for
+// any OpenID Connect provider (google and gitlab have theirs; microsoft
+// takes OAUTH_MICROSOFT_TENANT); OAUTH_NAME_AUTHORITATIVE, the email
+// domains ("*": all) whose verified claims the app trusts (the presets
+// say theirs). Sign-ins wait in states, shared like the passkeys'
+// ceremonies. It returns the description for the start-up log.
+func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger *slog.Logger) (string, error) {
+	names := SplitList(env.Get("OAUTH_PROVIDERS", ""))
+	if len(names) == 0 {
+		return "off", nil
+	}
+	if _, ok := a.Service.Modules().Users().(user.Identities); !ok {
+		return "", fmt.Errorf("OAUTH_PROVIDERS: the user store (DATABASE_URL) cannot hold linked identities")
+	}
+	var ps []social.ProviderConfig
+	for _, name := range names {
+		key := "OAUTH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_"
+		id, secret := env.Get(key+"CLIENT_ID", ""), env.Get(key+"CLIENT_SECRET", "")
+		if id == "" {
+			return "", fmt.Errorf("OAUTH_PROVIDERS: %sCLIENT_ID is required", key)
+		}
+		var p social.ProviderConfig
+		var err error
+		switch issuer := env.Get(key+"ISSUER", ""); {
+		case issuer != "":
+			var o *social.OIDC
+			if o, err = social.NewOIDC(social.OIDCConfig{Issuer: issuer, ClientID: id, ClientSecret: secret}); err == nil {
+				p = social.ProviderConfig{Name: name, Provider: o}
+			}
+		case name == "google":
+			p, err = social.Google(id, secret)
+		case name == "gitlab":
+			p, err = social.GitLab(id, secret)
+		case name == "microsoft":
+			p, err = social.Microsoft(env.Get(key+"TENANT", ""), id, secret)
+		default:
+			return "", fmt.Errorf("OAUTH_PROVIDERS: %sISSUER is required for %q", key, name)
+		}
+		if err != nil {
+			return "", fmt.Errorf("OAUTH_PROVIDERS: %s: %w", name, err)
+		}
+		if v, ok := env(key + "AUTHORITATIVE"); ok {
+			p.Authoritative = SplitList(v)
+		}
+		ps = append(ps, p)
+	}
+	h, err := social.New(a.Service, social.Config{AppURL: appURL, Providers: ps, States: states, Logger: logger})
+	if err != nil {
+		return "", fmt.Errorf("OAUTH_PROVIDERS: %w", err)
+	}
+	a.Social = h
+	a.closers = append(a.closers, func(context.Context) error { return h.Close() })
+	return strings.Join(h.Providers(), ","), nil
+}
+
+// socialLabel is what the pages' button names: OAUTH_NAME_LABEL, or the
+// name with its first letter in upper case.
+func socialLabel(env Env, name string) string {
+	key := "OAUTH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_LABEL"
+	return env.Get(key, strings.ToUpper(name[:1])+name[1:])
+}

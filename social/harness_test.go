@@ -1,0 +1,323 @@
+package social_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/secretbox"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
+	"github.com/authkit-go/authkit/nethttpauth"
+	"github.com/authkit-go/authkit/social"
+)
+
+// The tests sign in at a real OpenID provider: zitadel/oidc's op package
+// (testdata/oidcprovider), built once and run as a process per test, with
+// the users below. Its login page is a form the browser posts.
+
+// providerBin is the built provider; TestMain builds it.
+var providerBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "oidcprovider")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	providerBin = filepath.Join(dir, "oidcprovider")
+	build := exec.Command("go", "build", "-o", providerBin, ".")
+	build.Dir = filepath.Join("testdata", "oidcprovider")
+	build.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the OpenID provider: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// An account at the provider.
+type account struct {
+	ID            string
+	Username      string
+	Password      string
+	FirstName     string
+	LastName      string
+	Email         string
+	EmailVerified bool
+}
+
+// The provider's accounts: subjects are their IDs.
+var (
+	alice   = account{ID: "sub-alice", Username: "alice", Password: "alice-pw", FirstName: "Alice", LastName: "Liddell", Email: "alice@example.com", EmailVerified: true}
+	bob     = account{ID: "sub-bob", Username: "bob", Password: "bob-pw", FirstName: "Bob", LastName: "B", Email: "bob@example.com", EmailVerified: true}
+	mallory = account{ID: "sub-mallory", Username: "mallory", Password: "mallory-pw", FirstName: "Mal", LastName: "Lory", Email: "victim@example.com", EmailVerified: false}
+	// eve's provider vouches for victim@example.com (verified), but the
+	// test provider is not authoritative for it unless a test says so.
+	eve = account{ID: "sub-eve", Username: "eve", Password: "eve-pw", FirstName: "Eve", LastName: "E", Email: "victim@example.com", EmailVerified: true}
+)
+
+// startProvider runs the provider for a client whose redirect URI is
+// redirect and returns its issuer and a function that stops it.
+func startProvider(t *testing.T, redirect string) (issuer string, stop func()) {
+	t.Helper()
+	users := map[string]account{}
+	for _, a := range []account{alice, bob, mallory, eve} {
+		users[a.ID] = a
+	}
+	file := filepath.Join(t.TempDir(), "users.json")
+	b, _ := json.Marshal(users)
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(providerBin, "-users", file, "-client", "web:secret", "-redirect", redirect)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the provider printed no issuer: %v", err)
+	}
+	return strings.TrimSpace(line), stop
+}
+
+// env is an app on net/http (nethttpauth) with the social module and one
+// provider, "test", at the real OpenID provider.
+type env struct {
+	t        *testing.T
+	app      *httptest.Server
+	issuer   string
+	stop     func() // stops the provider
+	svc      *auth.Service
+	h        *social.Handler
+	users    *store.Memory
+	mail     *mail.Capture
+	mu       sync.Mutex
+	events   []auth.Event
+	callback string // the redirect URI
+}
+
+type options struct {
+	authoritative []string
+	core          func(*auth.Config)
+}
+
+func newEnv(t *testing.T, o options) *env {
+	t.Helper()
+	e := &env{t: t, mail: &mail.Capture{}}
+	var handler http.Handler
+	e.app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.app.Close)
+	e.callback = e.app.URL + social.Prefix + "/test/callback"
+	e.issuer, e.stop = startProvider(t, e.callback)
+	e.users = store.NewMemory(store.MemoryConfig{})
+	key, err := secretbox.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := secretbox.ParseKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := auth.Config{
+		Users: e.users, Secrets: []string{strings.Repeat("s", 32)}, Keys: keys, AppURL: e.app.URL,
+		Insecure: true, Mailer: e.mail, Hasher: password.ForTesting(),
+		Audit: func(_ context.Context, ev auth.Event) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() },
+	}
+	if o.core != nil {
+		o.core(&cfg)
+	}
+	if e.svc, err = auth.New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.svc.Close(context.Background()) })
+	prov, err := social.NewOIDC(social.OIDCConfig{Issuer: e.issuer, ClientID: "web", ClientSecret: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
+		Providers: []social.ProviderConfig{{Name: "test", Provider: prov, Authoritative: o.authoritative}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.h.Close() })
+	handler = nethttpauth.Handler(e.svc)
+	return e
+}
+
+// events of typ, in order.
+func (e *env) eventsOf(typ auth.EventType) []auth.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []auth.Event
+	for _, ev := range e.events {
+		if ev.Type == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// local creates an account with a password, verified or not.
+func (e *env) local(email string, verified bool) *user.User {
+	e.t.Helper()
+	hash, err := password.ForTesting().Hash(context.Background(), "local password 1")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	u, err := e.users.Create(context.Background(), &user.User{Email: email, Name: "Local", PasswordHash: hash})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if verified {
+		if err := e.users.VerifyEmail(context.Background(), u.ID, email, u.CreatedAt); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return u
+}
+
+func (e *env) identities(userID string) []*user.Identity {
+	e.t.Helper()
+	ids, err := e.users.ListIdentities(context.Background(), userID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ids
+}
+
+func (e *env) userCount() int {
+	e.t.Helper()
+	n := 0
+	for _, em := range []string{alice.Email, bob.Email, mallory.Email} {
+		if _, err := e.users.ByEmail(context.Background(), em); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// browser is a cookie jar that follows the provider's redirects and stops
+// at every redirect to the app, so each answer of the app is seen.
+type browser struct {
+	t   *testing.T
+	e   *env
+	c   *http.Client
+	app *url.URL
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	app, _ := url.Parse(e.app.URL)
+	b := &browser{t: e.t, e: e, app: app}
+	b.c = &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host == app.Host {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	return b
+}
+
+func (b *browser) do(method, target string, form url.Values) *http.Response {
+	b.t.Helper()
+	if strings.HasPrefix(target, "/") {
+		target = b.e.app.URL + target
+	}
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, target, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, target, err)
+	}
+	b.t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+func (b *browser) get(target string) *http.Response { return b.do(http.MethodGet, target, nil) }
+
+// signInAt starts a sign-in at the app (start path and query), signs in
+// at the provider as a, and returns the callback URL the provider sends
+// the browser to, not yet visited.
+func (b *browser) signInAt(start string, a account) string {
+	b.t.Helper()
+	page := b.get(start)
+	if page.StatusCode != http.StatusOK || page.Request.URL.Host == b.app.Host {
+		b.t.Fatalf("GET %s ended at %s with %d, want the provider's login page", start, page.Request.URL, page.StatusCode)
+	}
+	id := page.Request.URL.Query().Get("authRequestID")
+	if id == "" {
+		b.t.Fatalf("the provider's login page %s has no authRequestID", page.Request.URL)
+	}
+	login := *page.Request.URL
+	login.RawQuery = ""
+	resp := b.do(http.MethodPost, login.String(), url.Values{"username": {a.Username}, "password": {a.Password}, "id": {id}})
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, b.e.callback+"?") {
+		body, _ := io.ReadAll(resp.Body)
+		b.t.Fatalf("the provider's login answered %d to %q, want 302 to the callback (%s)", resp.StatusCode, loc, body)
+	}
+	return loc
+}
+
+// signIn is signInAt the default start, then the callback; it returns the
+// callback's answer.
+func (b *browser) signIn(a account) *http.Response {
+	b.t.Helper()
+	return b.get(b.signInAt(social.Prefix+"/test/start", a))
+}
+
+// wantRedirect checks a 303 (or status) to location.
+func wantRedirect(t *testing.T, resp *http.Response, status int, location string) {
+	t.Helper()
+	if resp.StatusCode != status || resp.Header.Get("Location") != location {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %d to %q, want %d to %q (%s)", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, resp.Header.Get("Location"), status, location, body)
+	}
+}
+
+// me is GET /api/auth/me's status and, on 200, the user's id.
+func (b *browser) me() (int, string) {
+	b.t.Helper()
+	resp := b.get("/api/auth/me")
+	var body struct {
+		ID string `json:"id"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body.ID
+}
