@@ -194,6 +194,22 @@
 //     process under attack, or more than one process, wants a shared
 //     store (Config.LimitStore: redisstore, or sqlxstore's Limits), which
 //     has no such capacity.
+//   - A change that is saved is always reported: password change, email
+//     change and 2FA disable mail their notice, write their audit event and
+//     call their hook right after the store write, before the session is
+//     renewed. When that session was ended meanwhile (a sign-out in another
+//     tab or on another device, logout-everywhere, the support CLI), the
+//     change still answers its 200 message, the session stays ended and its
+//     cookie is expired: the client signs in again. Only a backend failure
+//     renewing the session answers 503, the change saved.
+//   - Renewing or re-authenticating a session (confirm-password, the
+//     password routes) keeps its start: a session ends its lifetime after
+//     its login however often it is confirmed, and a remembered cookie's
+//     Max-Age is what is left of it.
+//   - Passkeys (SECURITY.md deviation 15): adding one needs a verified
+//     address while the email-verification feature is on; a password reset
+//     and logout-everywhere delete every passkey, each audited and mailed;
+//     logout-everywhere needs a recent authentication.
 //   - Email change to the address the account already has answers 400
 //     "Email already in use"; the new address is checked only after the
 //     password, so a stolen session cannot probe addresses.
