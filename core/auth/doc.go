@@ -124,11 +124,14 @@
 //     (Limits.TwoFactor); the password re-entry of disable, change-email,
 //     change-password and confirm-password has its own (Limits.Password).
 //   - Re-authentication (SECURITY.md deviation 12): 2FA setup, confirm and
-//     regenerate-codes need an authentication within Config.ReauthWindow;
-//     a correct current password (disable, change-email, change-password,
-//     confirm-password) is one and leaves the session recent. The check
-//     comes right after the session's: a stale session gets the 403 before
-//     any other 400 of the route.
+//     regenerate-codes, 2FA disable on a 2FA account, logout-everywhere and
+//     adding or deleting a passkey need an authentication within
+//     Config.ReauthWindow. Without 2FA a correct current password
+//     (change-email, change-password, confirm-password) is one and leaves
+//     the session recent; with 2FA only confirm-password with the second
+//     factor (a TOTP or recovery code) or a login with both factors is.
+//     The check comes right after the session's: a stale session gets the
+//     403 before any other 400 of the route.
 //   - Notices: 2FA turned on, recovery codes regenerated or used, and a
 //     sign-in from a browser without the account's device cookie
 //     (DeviceCookie, FeatureNewDeviceNotice) are mailed and audited.
