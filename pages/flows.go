@@ -611,10 +611,12 @@ func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request) {
 // returns to the page the person came from.
 func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
 	next := nextKey(r.PostFormValue("next"))
-	_, err := h.svc.ConfirmPassword(r.Context(), visit, auth.ConfirmPasswordInput{Password: r.PostFormValue("password")})
+	_, err := h.svc.ConfirmPassword(r.Context(), visit, auth.ConfirmPasswordInput{Password: r.PostFormValue("password"), Code: r.PostFormValue("code")})
 	if err != nil {
-		h.fail(w, r, visit, &View{Page: "confirm", Form: "confirm-password-form", Next: next}, err,
-			fields{"invalid_password": "confirm-password"})
+		u, _ := h.viewer(r, visit) // the code field is shown to a 2FA account
+		h.fail(w, r, visit, &View{Page: "confirm", Form: "confirm-password-form", Next: next, User: u}, err,
+			fields{"invalid_password": "confirm-password", "two_factor_code_required": "confirm-code",
+				"invalid_two_factor_code": "confirm-code", "code_already_used": "confirm-code"})
 		return
 	}
 	target := h.prefix + confirmNext[next] + "?done=password-confirmed"

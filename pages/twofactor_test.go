@@ -214,3 +214,35 @@ func TestTwoFactorSetupAfterAnOldSignIn(t *testing.T) {
 		t.Error("setup after the confirmation shows no QR code or stored no pending secret")
 	}
 }
+
+// TestConfirmAsksTwoFactorCode: a 2FA account's stale sign-in confirms
+// with the password and a second factor: the page shows the code field,
+// the password alone is refused beside it, a recovery code confirms, and
+// 2FA disable then works.
+func TestConfirmAsksTwoFactorCode(t *testing.T) {
+	e := setup(t, nil)
+	b := e.browser()
+	b.register()
+	_, codes := b.enableTwoFactor()
+	e.clock.Advance(16 * time.Minute)
+	b.post("/settings/2fa/disable", form("password", adaPass)).wantRedirect(t, "/settings/confirm-password?next=security")
+	if !e.user(adaEmail).TwoFactorEnabled {
+		t.Fatal("a stale sign-in turned 2FA off")
+	}
+	p := b.get("/settings/confirm-password?next=security")
+	p.wantPage(t, http.StatusOK, "confirm")
+	if !strings.Contains(p.Body, `name="code"`) || !strings.Contains(p.Body, `autocomplete="one-time-code"`) {
+		t.Errorf("the confirmation form of a 2FA account has no code field\n%s", p.Body)
+	}
+	p = b.post("/settings/confirm-password", form("password", adaPass, "next", "security"))
+	p.wantPage(t, http.StatusForbidden, "confirm")
+	if got := p.fieldError(t, "confirm-code"); got != "Enter your 2FA code to confirm" {
+		t.Errorf("beside the code: %q", got)
+	}
+	b.post("/settings/confirm-password", form("password", adaPass, "code", codes[0], "next", "security")).
+		wantRedirect(t, "/settings/security?done=password-confirmed")
+	b.post("/settings/2fa/disable", form("password", adaPass)).wantRedirect(t, "/settings/security?done=2fa-disabled")
+	if e.user(adaEmail).TwoFactorEnabled {
+		t.Fatal("2FA still on")
+	}
+}

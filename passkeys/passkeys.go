@@ -431,7 +431,8 @@ func (h *Handler) limitBegin(ctx context.Context, v *auth.Visit) error {
 // BeginRegistration starts adding a passkey for the visit's signed-in
 // user, who must have authenticated recently
 // (auth.ErrReauthenticationRequired; auth.ErrNotAuthenticated without a
-// session). It counts against Config.BeginLimit, keeps the ceremony in
+// session) and, while the Service verifies addresses, have a verified one
+// (auth.ErrEmailNotVerified). It counts against Config.BeginLimit, keeps the ceremony in
 // Config.Challenges, sets the challenge cookie on v and returns the
 // options of navigator.credentials.create: their JSON ({"publicKey": ...})
 // is what the browser's PublicKeyCredential.parseCreationOptionsFromJSON
@@ -445,7 +446,7 @@ func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *p
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
 	}
-	u, err := h.svc.RecentUser(ctx, v)
+	u, err := h.registrant(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +483,9 @@ func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *p
 // expired, another purpose or user), auth.ErrPasskeyInvalid for a
 // credential that does not verify (origin, RP ID, challenge, a credential
 // id that is not the attested one), auth.ErrPasskeyAlreadyRegistered for
-// a credential id stored already. A success is audited
+// a credential id stored already; auth.ErrNotAuthenticated when a password
+// reset or logout-everywhere ended the session while the passkey was being
+// stored (it is deleted again). A success is audited
 // (auth.EventPasskeyAdded), mails the owner the notice, and returns the
 // passkey as auth.Service.ListPasskeys shows it.
 func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in RegistrationInput) (info auth.PasskeyInfo, err error) {
@@ -493,7 +496,7 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 	if err != nil {
 		return auth.PasskeyInfo{}, err
 	}
-	u, err := h.svc.RecentUser(ctx, v)
+	u, err := h.registrant(ctx, v)
 	if err != nil {
 		return auth.PasskeyInfo{}, err
 	}
@@ -540,6 +543,9 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 			return auth.PasskeyInfo{}, auth.ErrPasskeyAlreadyRegistered
 		}
 		return auth.PasskeyInfo{}, fmt.Errorf("passkeys: add: %w", err)
+	}
+	if err := h.stillValid(ctx, u, p); err != nil {
+		return auth.PasskeyInfo{}, err
 	}
 	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventPasskeyAdded, UserID: u.ID, Detail: name})
 	h.svc.Modules().Notify(ctx, v, mailPasskeyAdded, u, mailData(name))
@@ -750,6 +756,45 @@ func (h *Handler) used(ctx context.Context, v *auth.Visit, acct *account, cred *
 		return fmt.Errorf("passkeys: record use: %w", err)
 	}
 	return nil
+}
+
+// registrant returns the visit's user when they may add a passkey: signed
+// in, recently authenticated (auth.ErrReauthenticationRequired), and, when
+// the Service verifies addresses (the email-verification feature), with
+// the address verified (auth.ErrEmailNotVerified). An account whose
+// address nobody proved may be an attacker's registration of someone
+// else's address, waiting for its owner; a passkey added there would sign
+// in as the owner once they take the account over by a reset.
+func (h *Handler) registrant(ctx context.Context, v *auth.Visit) (*user.User, error) {
+	u, err := h.svc.RecentUser(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if h.svc.Enabled(auth.FeatureEmailVerification) && !u.EmailVerified() {
+		return nil, auth.ErrEmailNotVerified
+	}
+	return u, nil
+}
+
+// stillValid checks, after p was stored, that the session that added it
+// was not ended meanwhile: a password reset or logout-everywhere raises
+// the session version and then deletes every passkey it lists, so a
+// passkey stored after that list is caught here, where the raised version
+// is seen, and deleted again (auth.ErrNotAuthenticated).
+func (h *Handler) stillValid(ctx context.Context, u *user.User, p *user.Passkey) error {
+	now, err := h.svc.Modules().Users().ByID(ctx, u.ID)
+	if err == nil && now.SessionVersion == u.SessionVersion && now.PasswordChangedAt.Equal(u.PasswordChangedAt) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, user.ErrNotFound) {
+		err = fmt.Errorf("passkeys: recheck the session: %w", err)
+	} else {
+		err = auth.ErrNotAuthenticated
+	}
+	if derr := h.store.DeletePasskey(ctx, u.ID, p.ID); derr != nil && !errors.Is(derr, user.ErrNotFound) {
+		return fmt.Errorf("passkeys: delete a passkey of an ended session: %w", derr)
+	}
+	return err
 }
 
 func requireResident(r protocol.ResidentKeyRequirement) *bool {

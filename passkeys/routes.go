@@ -30,9 +30,9 @@ func (h *Handler) routes() []auth.Route {
 		auth.NewRoute(http.MethodPost, Prefix+"/register/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
 			return h.BeginRegistration(ctx, v)
 		}, auth.Operation{ID: "beginPasskeyRegistration", Summary: "Begin adding a passkey", Auth: "session",
-			Description: "Needs a recent authentication. Counts against BeginLimit.",
+			Description: "Needs a recent authentication and, with the email-verification feature, a verified address. Counts against BeginLimit.",
 			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{"authkit_session", ChallengeCookie},
-			Errors:  []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrTooManyRequests},
+			Errors:  []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrEmailNotVerified, auth.ErrTooManyRequests},
 			Schemas: schemas}),
 		auth.NewRoute(http.MethodPost, Prefix+"/register/finish", h.registerFinish, auth.Operation{
 			ID: "finishPasskeyRegistration", Summary: "Finish adding a passkey", Auth: "session",

@@ -293,18 +293,18 @@ func (s *Service) ChangeEmail(ctx context.Context, v *Visit, in ChangeEmailInput
 		}
 		return fmt.Errorf("change email: store: %w", err)
 	}
-	if err := s.renewSession(ctx, v, u.ID); err != nil {
-		return err
-	}
-	if err := s.sendVerification(ctx, v, u, newEmail); err != nil {
-		return fmt.Errorf("change email: verification token: %w", err)
-	}
+	// Committed: the notice, the audit event and the hook come first, so
+	// nothing that happens to this session afterwards can lose them.
 	s.send(ctx, v, mail.KindEmailChanged, u.Email, mail.Data{Name: u.Name, NewEmail: newEmail})
 	s.audit(ctx, v, Event{Type: EventEmailChanged, UserID: u.ID})
 	if h := s.cfg.Hooks.AfterEmailChange; h != nil {
 		s.notify(ctx, "AfterEmailChange", func() { h(ctx, u, newEmail) })
 	}
-	return nil
+	if err := s.sendVerification(ctx, v, u, newEmail); err != nil {
+		// The new address stays unverified; resend-verification mails another link.
+		s.log.ErrorContext(ctx, "authkit: change email: verification link not sent", "user", u.ID, "err", err)
+	}
+	return s.renewSession(ctx, v, u)
 }
 
 // ForgotPasswordInput is what ForgotPassword takes.
@@ -414,7 +414,9 @@ func (s *Service) resetLink(ctx context.Context, v *Visit, tok string) (*user.Us
 // password). The link is bound to the address and the password hash it was made
 // for, and the update is conditional on both the hash and
 // PasswordChangedAt, so one link changes the password once, however many
-// requests race with it. Every session of the account ends.
+// requests race with it. Every session of the account ends, and every
+// passkey is deleted (each audited and mailed): a reset proves the
+// mailbox, not that the passkeys are the owner's (SECURITY.md, deviation 15).
 func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "reset-password")
 	defer flow.end(&err)
@@ -455,6 +457,7 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 		// records stay listed until they expire.
 		s.log.WarnContext(ctx, "authkit: reset password: session records not deleted", "user", u.ID, "err", err)
 	}
+	s.revokePasskeys(ctx, v, u)
 	s.audit(ctx, v, Event{Type: EventPasswordReset, UserID: u.ID})
 	s.send(ctx, v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
 	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
@@ -504,15 +507,12 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 		}
 		return fmt.Errorf("change password: store: %w", err)
 	}
-	if err := s.renewSession(ctx, v, u.ID); err != nil {
-		return err
-	}
 	s.audit(ctx, v, Event{Type: EventPasswordChanged, UserID: u.ID})
 	s.send(ctx, v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})
 	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {
 		s.notify(ctx, "AfterPasswordChange", func() { h(ctx, u, PasswordChanged) })
 	}
-	return nil
+	return s.renewSession(ctx, v, u)
 }
 
 // Mail.

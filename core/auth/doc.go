@@ -124,11 +124,14 @@
 //     (Limits.TwoFactor); the password re-entry of disable, change-email,
 //     change-password and confirm-password has its own (Limits.Password).
 //   - Re-authentication (SECURITY.md deviation 12): 2FA setup, confirm and
-//     regenerate-codes need an authentication within Config.ReauthWindow;
-//     a correct current password (disable, change-email, change-password,
-//     confirm-password) is one and leaves the session recent. The check
-//     comes right after the session's: a stale session gets the 403 before
-//     any other 400 of the route.
+//     regenerate-codes, 2FA disable on a 2FA account, logout-everywhere and
+//     adding or deleting a passkey need an authentication within
+//     Config.ReauthWindow. Without 2FA a correct current password
+//     (change-email, change-password, confirm-password) is one and leaves
+//     the session recent; with 2FA only confirm-password with the second
+//     factor (a TOTP or recovery code) or a login with both factors is.
+//     The check comes right after the session's: a stale session gets the
+//     403 before any other 400 of the route.
 //   - Notices: 2FA turned on, recovery codes regenerated or used, and a
 //     sign-in from a browser without the account's device cookie
 //     (DeviceCookie, FeatureNewDeviceNotice) are mailed and audited.
@@ -194,6 +197,22 @@
 //     process under attack, or more than one process, wants a shared
 //     store (Config.LimitStore: redisstore, or sqlxstore's Limits), which
 //     has no such capacity.
+//   - A change that is saved is always reported: password change, email
+//     change and 2FA disable mail their notice, write their audit event and
+//     call their hook right after the store write, before the session is
+//     renewed. When that session was ended meanwhile (a sign-out in another
+//     tab or on another device, logout-everywhere, the support CLI), the
+//     change still answers its 200 message, the session stays ended and its
+//     cookie is expired: the client signs in again. Only a backend failure
+//     renewing the session answers 503, the change saved.
+//   - Renewing or re-authenticating a session (confirm-password, the
+//     password routes) keeps its start: a session ends its lifetime after
+//     its login however often it is confirmed, and a remembered cookie's
+//     Max-Age is what is left of it.
+//   - Passkeys (SECURITY.md deviation 15): adding one needs a verified
+//     address while the email-verification feature is on; a password reset
+//     and logout-everywhere delete every passkey, each audited and mailed;
+//     logout-everywhere needs a recent authentication.
 //   - Email change to the address the account already has answers 400
 //     "Email already in use"; the new address is checked only after the
 //     password, so a stolen session cannot probe addresses.

@@ -120,6 +120,7 @@ var (
 	ErrEmailTooLong             = def(400, "email_too_long", "Email address is too long")
 	ErrEmailNotVerified         = def(403, "email_not_verified", "Email not verified")
 	ErrReauthenticationRequired = def(403, "reauthentication_required", "Please confirm your password to continue")
+	ErrTwoFactorCodeRequired    = def(403, "two_factor_code_required", "Enter your 2FA code to confirm")
 	ErrCrossOrigin              = def(403, "cross_origin_blocked", "Cross-origin request blocked")
 	ErrNotFound                 = def(404, "not_found", "Not found")
 	ErrSessionNotFound          = def(404, "session_not_found", "Session not found")

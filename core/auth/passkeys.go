@@ -211,3 +211,36 @@ func (s *Service) passkeyStore() (user.Passkeys, error) {
 	}
 	return s.users.passkeys, nil
 }
+
+// revokePasskeys deletes every passkey of u, after a change that says the
+// account may be in someone else's hands: a password reset (whoever resets
+// proved the mailbox, not that the passkeys are theirs: an attacker who
+// registered the address first, or a thief, may have added one) and
+// logout-everywhere. Each deletion is audited (EventPasskeyDeleted, Detail:
+// its name) and mails the KindPasskeyDeleted notice, so the owner sees
+// which to add again. The caller raised the session version first, so a
+// registration racing this call either stored its passkey before the list
+// (deleted here) or finds the version raised after storing it and deletes
+// it itself (the passkeys module's FinishRegistration). A store that fails
+// is logged and the rest go on: the change itself is committed.
+func (s *Service) revokePasskeys(ctx context.Context, v *Visit, u *user.User) {
+	st := s.users.passkeys
+	if st == nil {
+		return
+	}
+	keys, err := st.ListPasskeys(ctx, u.ID)
+	if err != nil {
+		s.log.ErrorContext(ctx, "authkit: passkeys not revoked", "user", u.ID, "err", err)
+		return
+	}
+	for _, p := range keys {
+		if err := st.DeletePasskey(ctx, u.ID, p.ID); err != nil {
+			if !errors.Is(err, user.ErrNotFound) { // deleted meanwhile: gone all the same
+				s.log.ErrorContext(ctx, "authkit: passkey not revoked", "user", u.ID, "err", err)
+			}
+			continue
+		}
+		s.audit(ctx, v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
+		s.Modules().Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
+	}
+}

@@ -2,9 +2,13 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/recovery"
+	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -24,6 +28,9 @@ const DefaultReauthWindow = 15 * time.Minute
 // ConfirmPasswordInput is what ConfirmPassword takes.
 type ConfirmPasswordInput struct {
 	Password string // the signed-in user's current password
+	// Code is the second factor of an account with 2FA on: a TOTP code or
+	// an unused recovery code (which it spends). Ignored without 2FA.
+	Code string
 }
 
 // ConfirmPasswordResult is what a password confirmation gives.
@@ -41,6 +48,17 @@ type ConfirmPasswordResult struct {
 // like every re-entry of the current password (Limits.Password, key
 // password:{user id}); a wrong password fails with [ErrInvalidPassword]
 // and changes nothing.
+//
+// On an account with 2FA on, the re-authentication is full, as a login is
+// (ASVS 5.0 7.5.1): the password and the second factor, in.Code, a TOTP
+// code (used once, like at login) or a recovery code (spent, and the
+// owner mailed). Without a code it fails with [ErrTwoFactorCodeRequired]
+// before the password is checked; a wrong code with
+// [ErrInvalidTwoFactorCode] or [ErrCodeUsed], counted against the per-user
+// 2FA limit (Limits.TwoFactor) shared with the login's second step. The
+// passkeys module re-authenticates with a passkey alone.
+//
+// The session keeps its start: a confirmation never extends its lifetime.
 func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPasswordInput) (_ ConfirmPasswordResult, err error) {
 	ctx, flow := s.enter(ctx, v, "confirm-password")
 	defer flow.end(&err)
@@ -51,8 +69,19 @@ func (s *Service) ConfirmPassword(ctx context.Context, v *Visit, in ConfirmPassw
 	if err != nil {
 		return ConfirmPasswordResult{}, err
 	}
+	if u.TwoFactorEnabled && in.Code == "" {
+		return ConfirmPasswordResult{}, ErrTwoFactorCodeRequired
+	}
+	if err := checkText(text{"code", in.Code}); err != nil {
+		return ConfirmPasswordResult{}, err
+	}
 	if err := s.checkPassword(ctx, v, u, in.Password); err != nil {
 		return ConfirmPasswordResult{}, err
+	}
+	if u.TwoFactorEnabled {
+		if err := s.checkSecondFactor(ctx, v, u, in.Code); err != nil {
+			return ConfirmPasswordResult{}, err
+		}
 	}
 	if err := v.sess.Reauthenticate(ctx, u); err != nil {
 		return ConfirmPasswordResult{}, fmt.Errorf("confirm password: session: %w", err)
@@ -97,10 +126,79 @@ func (s *Service) recent(v *Visit) bool {
 	return !at.IsZero() && s.now().Before(at.Add(s.cfg.ReauthWindow))
 }
 
+// checkSecondFactor checks code, a TOTP code or a recovery code, as the
+// second factor of u's re-authentication: limited per user with the
+// login's second step (Limits.TwoFactor), a TOTP step accepted once
+// (AcceptTOTPStep), a recovery code spent with one conditional update and
+// its use mailed. A code of 6 digits (spaces dropped) is taken as TOTP,
+// anything else as a recovery code.
+func (s *Service) checkSecondFactor(ctx context.Context, v *Visit, u *user.User, code string) error {
+	if s.users.twoFactor == nil {
+		return errNoTwoFactor
+	}
+	vd, err := s.check(ctx, v, s.lim.twoFactor, u.ID)
+	if err != nil {
+		return err
+	}
+	s.rateHeaders(v.header, vd)
+	if len(code) > maxCodeBytes {
+		return ErrInvalidTwoFactorCode
+	}
+	if c := normalizeCode(code); len(c) == 6 && isDigits(c) {
+		secret, err := s.openSecret(u.ID, u.TOTPSecret, false)
+		if err != nil {
+			return fmt.Errorf("confirm: decrypt: %w", err)
+		}
+		m, err := s.totp.Match(c, secret, s.now(), u.LastTOTPStep)
+		switch {
+		case errors.Is(err, totp.ErrCodeUsed):
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "reauthentication: code already used", Factor: LoginTOTP})
+			return ErrCodeUsed
+		case err != nil:
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "reauthentication", Factor: LoginTOTP})
+			return ErrInvalidTwoFactorCode
+		}
+		if err := s.users.twoFactor.AcceptTOTPStep(ctx, u.ID, m.Step, m.Current); err != nil {
+			if errors.Is(err, user.ErrConflict) {
+				return ErrCodeUsed
+			}
+			return fmt.Errorf("confirm: accept step: %w", err)
+		}
+	} else {
+		valid, rest, err := recovery.Verify(ctx, code, u.RecoveryCodeHashes, s.recovery)
+		if err != nil && !valid {
+			return fmt.Errorf("confirm: recovery code: %w", err)
+		}
+		if !valid {
+			s.audit(ctx, v, Event{Type: EventTwoFactorFailed, UserID: u.ID, Detail: "reauthentication: recovery code", Factor: LoginRecoveryCode})
+			return ErrInvalidTwoFactorCode
+		}
+		if err := s.users.twoFactor.ConsumeRecoveryCode(ctx, u.ID, u.RecoveryCodeHashes, rest); err != nil {
+			if errors.Is(err, user.ErrConflict) { // spent by a racing request
+				return ErrInvalidTwoFactorCode
+			}
+			return fmt.Errorf("confirm: consume recovery code: %w", err)
+		}
+		s.audit(ctx, v, Event{Type: EventRecoveryCodeUsed, UserID: u.ID, Detail: "remaining " + itoa(len(rest)), Factor: LoginRecoveryCode})
+		s.send(ctx, v, mail.KindRecoveryCodeUsed, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), CodesLeft: len(rest)})
+	}
+	s.resetLimit(ctx, v, s.lim.twoFactor, u.ID)
+	return nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func confirmPasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
-	in, err := decode(v.req, s.maxBody, str("password"))
+	in, err := decode(v.req, s.maxBody, str("password"), str("code"))
 	if err == nil {
-		_, err = s.ConfirmPassword(ctx, v, ConfirmPasswordInput{Password: in.str("password")})
+		_, err = s.ConfirmPassword(ctx, v, ConfirmPasswordInput{Password: in.str("password"), Code: in.str("code")})
 	}
 	return s.answer(ctx, v, "confirm password", s.say(v, "password_confirmed", msgPasswordConfirmed), err)
 }

@@ -139,7 +139,7 @@ var routes = []Route{
 		ID: "disableTwoFactor", Summary: "Turn 2FA off", Auth: "session",
 		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
 		OK:      oaMessage("2FA disabled"),
-		Errors:  slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorNotEnabled}, currentPassword),
+		Errors:  slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorNotEnabled, ErrReauthenticationRequired}, currentPassword),
 		Cookies: "authkit_session (renewed)",
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/register", handle: registerRoute, feature: FeatureRegistration, doc: coreOp(Operation{
@@ -195,9 +195,10 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/logout-all", handle: logoutAllRoute, feature: FeatureLogoutEverywhere, doc: coreOp(Operation{
 		ID: "logoutAll", Summary: "End every session of the account", Auth: "session",
-		OK:      oaMessage("Logged out of all sessions"),
-		Errors:  []*Error{ErrNotAuthenticated},
-		Cookies: "authkit_session and 2fa_pending expired",
+		Description: "Feature logout-everywhere. Needs a recent authentication; ends every session, pending 2FA login and trusted browser, and deletes every passkey of the account.",
+		OK:          oaMessage("Logged out of all sessions"),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired},
+		Cookies:     "authkit_session and 2fa_pending expired",
 	})},
 	{Method: http.MethodGet, Pattern: "/api/auth/me", handle: meRoute, doc: coreOp(Operation{
 		ID: "currentUser", Summary: "The signed-in user", Auth: "session",
@@ -214,10 +215,11 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/confirm-password", handle: confirmPasswordRoute, doc: coreOp(Operation{
 		ID: "confirmPassword", Summary: "Re-enter the password (a recent session for 15 minutes)", Auth: "session",
-		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
-		OK:      oaMessage("Password confirmed"),
-		Errors:  slices.Concat([]*Error{ErrNotAuthenticated}, currentPassword),
-		Cookies: "authkit_session (reissued, authenticated now)",
+		Description: "On an account with 2FA on, code (a TOTP code or a recovery code) is required too, counted against the 2FA limit.",
+		Body:        formBody(obj{"password": oaStr("the current password"), "code": oaStr("with 2FA on: a TOTP code or a recovery code")}, []string{"password"}),
+		OK:          oaMessage("Password confirmed"),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed}, currentPassword),
+		Cookies:     "authkit_session (reissued, authenticated now)",
 	})},
 	{Method: http.MethodGet, Pattern: "/api/auth/sessions", handle: listSessionsRoute, needs: sessionRecords, doc: coreOp(Operation{
 		ID: "listSessions", Summary: "List the account's sessions", Auth: "session",

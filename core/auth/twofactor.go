@@ -7,6 +7,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/recovery"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -175,8 +176,10 @@ type DisableTwoFactorInput struct {
 }
 
 // DisableTwoFactor is POST /api/2fa/disable: with the current password, 2FA goes
-// off. It ends the user's other sessions, keeps this one (recent: the
-// password is a re-authentication), and mails a notice.
+// off. It needs a recent full authentication ([ErrReauthenticationRequired]:
+// a login with both factors, or ConfirmPassword with the code), since it
+// changes the account's MFA configuration. It ends the user's other
+// sessions, keeps this one, and mails a notice.
 func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoFactorInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "2fa/disable")
 	defer flow.end(&err)
@@ -190,6 +193,12 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 	if !u.TwoFactorEnabled {
 		return ErrTwoFactorNotEnabled
 	}
+	if !s.recent(v) {
+		// Turning the second factor off changes the MFA configuration:
+		// a full re-authentication first (ASVS 5.0 7.5.1), the password
+		// below being only one of its factors.
+		return ErrReauthenticationRequired
+	}
 	if s.users.twoFactor == nil {
 		return errNoTwoFactor
 	}
@@ -202,12 +211,9 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 		}
 		return fmt.Errorf("2fa disable: store: %w", err)
 	}
-	if err := s.renewSession(ctx, v, u.ID); err != nil {
-		return err
-	}
 	s.audit(ctx, v, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
 	s.send(ctx, v, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
-	return nil
+	return s.renewSession(ctx, v, u)
 }
 
 // checkPassword is the re-entry of the current password that disable,
@@ -236,21 +242,47 @@ func (s *Service) checkPassword(ctx context.Context, v *Visit, u *user.User, pw 
 	return nil
 }
 
-// renewSession reissues the visit's session cookie after a change that
-// raised the user's session version, so this session survives while every
-// other one ends. Every caller checked the current password in this
-// request, which counts as a re-authentication: the renewed session is
-// recent (Config.ReauthWindow).
-func (s *Service) renewSession(ctx context.Context, v *Visit, id string) error {
-	fresh, err := s.users.ByID(ctx, id)
-	if err == nil {
+// renewSession reissues the visit's session cookie after a change to u
+// that raised the user's session version by one, so this session survives
+// while every other one ends. Every caller checked the current password in
+// this request, which counts as a re-authentication of an account without
+// 2FA: the renewed session is recent (Config.ReauthWindow). On a 2FA
+// account the password is one factor of two, so the session keeps its time
+// of authentication.
+//
+// The change is committed, audited and notified before it is called, so
+// nothing here may hide it: when this session was ended meanwhile (a
+// sign-out, logout-everywhere or the support CLI racing the change: its
+// record is gone, or the version rose by more than this change's one) the
+// session stays ended, its cookie is expired, and the change is answered as
+// done. Only a backend failure renewing this session is an error (503: the
+// change is saved, the client signs in again); records of the other
+// sessions that could not be deleted are logged (those sessions are dead by
+// their version already).
+func (s *Service) renewSession(ctx context.Context, v *Visit, u *user.User) error {
+	fresh, err := s.users.ByID(ctx, u.ID)
+	switch {
+	case errors.Is(err, user.ErrNotFound):
+		err = session.ErrNotAuthenticated
+	case err == nil && fresh.SessionVersion != u.SessionVersion+1:
+		err = session.ErrNotAuthenticated // ended by another change since
+	case err == nil && u.TwoFactorEnabled:
+		// The password alone is not a full re-authentication of a 2FA
+		// account: the session stays as recent as it was.
+		err = v.sess.Renew(ctx, fresh)
+	case err == nil:
 		err = v.sess.Reauthenticate(ctx, fresh)
 	}
-	if err == nil {
-		err = s.endOtherSessions(ctx, v, id, true)
+	if errors.Is(err, session.ErrNotAuthenticated) {
+		s.log.InfoContext(ctx, "authkit: a change was saved while its session was ended; the session stays ended", "user", u.ID)
+		_ = v.sess.Logout(ctx)
+		err = nil
 	}
 	if err != nil {
 		return fmt.Errorf("renew session: %w", err)
+	}
+	if err := s.endOtherSessions(ctx, v, u.ID, true); err != nil {
+		s.log.WarnContext(ctx, "authkit: session records not deleted", "user", u.ID, "err", err)
 	}
 	return nil
 }

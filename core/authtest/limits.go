@@ -269,7 +269,7 @@ func (s suite) limitTwoFactor(t *testing.T) {
 
 func (s suite) limitPasswordReentry(t *testing.T) {
 	e := s.env(t)
-	c, u, _, _ := e.twoFactorUser(t)
+	c, u, secret, _ := e.twoFactorUser(t)
 	begin := e.clock.Now()
 	for range 5 {
 		mustStatus(t, c.post("/api/2fa/disable", obj{"password": wrongPassword}), http.StatusUnauthorized, errInvalidPassword)
@@ -281,5 +281,8 @@ func (s suite) limitPasswordReentry(t *testing.T) {
 	}
 	e.skipRealTime()
 	e.waitOut(t, r)
+	// The session grew stale while waiting: disabling 2FA needs a full
+	// re-authentication first.
+	mustMessage(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": e.now(t, secret)}), msgPasswordConfirmed)
 	mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/token"
 )
@@ -220,15 +221,67 @@ func (s suite) reauthPasswordRoutesCount(t *testing.T) {
 		mustMessage(t, tc.do(c), tc.msg)
 		e.setup2FA(t, c) // recent again
 	}
-	// 2FA disable, from a stale session of a 2FA user.
-	c, u, _, _ := e.twoFactorUser(t)
+	// 2FA disable changes the MFA configuration: from a stale session of
+	// a 2FA user it needs a full re-authentication first, and the password
+	// alone is not one.
+	c, u, secret, _ := e.twoFactorUser(t)
 	e.stale()
 	mustNeedReauth(t, c.post("/api/2fa/regenerate-codes", nil))
+	mustNeedReauth(t, c.post("/api/2fa/disable", obj{"password": goodPassword}))
+	if !e.byID(t, u.ID).TwoFactorEnabled {
+		t.Fatalf("store: a refused disable turned 2FA off")
+	}
+	mustMessage(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": e.now(t, secret)}), msgPasswordConfirmed)
 	mustMessage(t, c.post("/api/2fa/disable", obj{"password": goodPassword}), msg2FADisabled)
 	if e.byID(t, u.ID).TwoFactorEnabled {
 		t.Fatalf("store: 2FA still on")
 	}
 	e.setup2FA(t, c)
+}
+
+// reauthTwoFactorNeedsCode: on a 2FA account re-authentication is the
+// password and the second factor (ASVS 5.0 7.5.1): without a code 403
+// two_factor_code_required, a wrong or reused code 400, each changing
+// nothing; a TOTP code or a recovery code (spent, mailed) makes the
+// session recent. The password of change-password does not.
+func (s suite) reauthTwoFactorNeedsCode(t *testing.T) {
+	e := s.env(t, relaxed)
+	c, u, secret, _ := e.twoFactorUser(t)
+	e.stale()
+	r := c.post("/api/auth/confirm-password", obj{"password": goodPassword})
+	mustStatus(t, r, http.StatusForbidden, "Enter your 2FA code to confirm")
+	if r.str("code") != "two_factor_code_required" || len(r.cookies) != 0 {
+		t.Errorf("%s: want code two_factor_code_required and no cookie", r)
+	}
+	wrong := "000000"
+	if e.now(t, secret) == wrong {
+		wrong = "111111"
+	}
+	mustStatus(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": wrong}), http.StatusBadRequest, "Invalid 2FA code")
+	mustNeedReauth(t, c.post("/api/2fa/regenerate-codes", nil))
+	code := e.now(t, secret)
+	mustMessage(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": code}), msgPasswordConfirmed)
+	mustStatus(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": code}), http.StatusBadRequest, "Code already used")
+	r = c.post("/api/2fa/regenerate-codes", nil)
+	fresh, _ := r.JSON["recoveryCodes"].([]any)
+	if r.Status != http.StatusOK || len(fresh) == 0 {
+		t.Fatalf("regenerate after a full confirmation: %s", r)
+	}
+	// A recovery code is a second factor too: spent and mailed.
+	e.stale()
+	before := len(e.byID(t, u.ID).RecoveryCodeHashes)
+	mustMessage(t, c.post("/api/auth/confirm-password", obj{"password": goodPassword, "code": fresh[0]}), msgPasswordConfirmed)
+	if after := len(e.byID(t, u.ID).RecoveryCodeHashes); after != before-1 {
+		t.Errorf("store: %d recovery codes after confirming with one, want %d", after, before-1)
+	}
+	if n := len(e.mails(t, "ada@example.com", mail.KindRecoveryCodeUsed)); n != 1 {
+		t.Errorf("%d recovery-code-used mails, want 1", n)
+	}
+	// The current password of change-password is one factor of two: the
+	// stale session stays stale.
+	e.stale()
+	mustMessage(t, c.post("/api/auth/change-password", obj{"currentPassword": goodPassword, "newPassword": newPassword}), msgPasswordChanged)
+	mustNeedReauth(t, c.post("/api/2fa/regenerate-codes", nil))
 }
 
 // reauthOldCookie: a session cookie of the format before the time of
@@ -311,4 +364,24 @@ func (s suite) reauthRace(t *testing.T) {
 	// The owner's confirmed sessions are recent; the thieves' are not.
 	e.setup2FA(t, owners[0])
 	mustNeedReauth(t, thieves[0].post("/api/2fa/setup", nil))
+}
+
+// reauthKeepsLifetime: a 24-hour session whose password is confirmed
+// every eight hours, and changed once, still ends 24 hours after its
+// login: a re-authentication makes the session recent, never longer.
+func (s suite) reauthKeepsLifetime(t *testing.T) {
+	e := s.env(t, relaxed)
+	e.seed(t, "ada@example.com")
+	c := e.loggedIn(t, "ada@example.com")
+	e.clock.Advance(8 * time.Hour)
+	mustConfirmPassword(t, c)
+	e.clock.Advance(8 * time.Hour)
+	mustMessage(t, c.post("/api/auth/change-password", obj{"currentPassword": goodPassword, "newPassword": newPassword}), msgPasswordChanged)
+	e.clock.Advance(8*time.Hour - time.Second)
+	mustMessage(t, c.confirmPassword(newPassword), msgPasswordConfirmed)
+	if r := c.me(); r.Status != http.StatusOK {
+		t.Fatalf("a second before its 24 hours: %s, want 200", r)
+	}
+	e.clock.Advance(time.Second)
+	mustBeSignedOut(t, c)
 }

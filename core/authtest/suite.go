@@ -148,6 +148,8 @@ var topics = []struct {
 		{"a cookie without the time signs in but is never recent", suite.reauthOldCookie},
 		{"a negative ReauthWindow switches it off", suite.reauthOff},
 		{"a confirmation racing a stale session's requests never lets them through", suite.reauthRace},
+		{"confirming the password never extends a session past its lifetime", suite.reauthKeepsLifetime},
+		{"on a 2FA account re-authentication needs the second factor too", suite.reauthTwoFactorNeedsCode},
 	}},
 	// sessions.go: server-side session records (Config.Sessions, Harness.NewSessions): the list
 	// and ending one, logout and the changes that end sessions ending their records, the idle
@@ -165,6 +167,8 @@ var topics = []struct {
 		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
 		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
 		{"a session ended while in use never stays alive", suite.sessionsEndRace},
+		{"a change saved as its session is ended is mailed, audited and answered as done", suite.signOutDuringChange},
+		{"a sign-out racing a change: saved and notified, or refused, never a server error", suite.signOutRacesChange},
 		{"a login past MaxSessionsPerUser ends the oldest session", suite.sessionsBounded},
 	}},
 	// trusted.go: trusted devices (Config.TrustedDevices, a second record store from

@@ -269,6 +269,7 @@ type Session struct {
 	user     *user.User // when state == authenticated
 	remember bool       // when state == authenticated
 	authAt   time.Time  // when state == authenticated: the last authentication; zero when the cookie predates it
+	start    time.Time  // when state == authenticated: when the session began (its Login), which its lifetime counts from
 	record   string     // when state == authenticated: the record id; "" without a Store
 
 	ip, userAgent string // what a new record stores (SetClient)
@@ -330,7 +331,7 @@ func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error 
 			return err
 		}
 	}
-	return s.issue(u, remember, now, record)
+	return s.issue(u, remember, now, now, record)
 }
 
 // newRecord stores a new record and returns its id.
@@ -356,12 +357,14 @@ func (m *Manager) life(remember bool) time.Duration {
 }
 
 // issue sets a fresh session cookie for u with the given remember choice,
-// authentication time and record id ("" for none).
-func (s *Session) issue(u *user.User, remember bool, authAt time.Time, record string) error {
+// authentication time, start of the session and record id ("" for none).
+// A remembered cookie's Max-Age is what is left of the session's lifetime.
+func (s *Session) issue(u *user.User, remember bool, authAt, start time.Time, record string) error {
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
 	}
-	d, err := appendData(nil, remember, u.SessionVersion, authAt, record)
+	start = start.Truncate(time.Millisecond)
+	d, err := appendData(nil, remember, u.SessionVersion, authAt, start, record)
 	if err != nil {
 		return fmt.Errorf("session: login: %w", err)
 	}
@@ -371,41 +374,45 @@ func (s *Session) issue(u *user.User, remember bool, authAt time.Time, record st
 	}
 	opts := s.m.cookie
 	if remember {
-		opts.MaxAge = int(s.m.rememberLifetime / time.Second)
+		left := start.Add(s.m.rememberLifetime).Sub(s.m.now().Truncate(time.Millisecond))
+		opts.MaxAge = max(1, int((left+time.Second-1)/time.Second)) // whole seconds, rounded up
 	}
 	s.cookies.Set(s.m.name, tok, opts)
-	s.state, s.user, s.remember, s.authAt, s.record = authenticated, u, remember, authAt.Truncate(time.Millisecond), record
+	s.state, s.user, s.remember, s.authAt, s.start, s.record = authenticated, u, remember, authAt.Truncate(time.Millisecond), start, record
 	return nil
 }
 
 // Renew issues a fresh cookie for the current session, keeping its
-// "remember me" choice and its time of authentication, for u: the current
-// user after a change that raised its session version and so ended the
-// other sessions (this request's session carries on). The new
-// session starts now and lasts a full lifetime. It returns
+// "remember me" choice, its time of authentication and its start, for u:
+// the current user after a change that raised its session version and so
+// ended the other sessions (this request's session carries on). The
+// session still ends its lifetime after its Login: no renewal extends it.
+// It returns
 // ErrNotAuthenticated when this request has no session (User or Login must
 // have succeeded first), and an error when u is not the session's user.
 func (s *Session) Renew(ctx context.Context, u *user.User) error {
 	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.authAt, s.record)
+	return s.issue(u, s.remember, s.authAt, s.start, s.record)
 }
 
 // Reauthenticate is Renew after the user proved themselves again in this
 // request (re-entered the current password): the renewed session's time of
-// authentication is now, so [Session.AuthenticatedAt] is recent. Flows that
+// authentication is now, so [Session.AuthenticatedAt] is recent; like
+// Renew it keeps the session's start, so confirming again and again never
+// keeps a session alive past its lifetime. Flows that
 // change the password or the factors and check the current password use it,
 // as does a password confirmation ("sudo mode").
 func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
 	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.m.now(), s.record)
+	return s.issue(u, s.remember, s.m.now(), s.start, s.record)
 }
 
 // renewable checks that the session can be renewed for u and, with a
-// Store, extends its record to the renewed cookie's lifetime: a record
+// Store, touches its record (its expiry stays the session's): a record
 // ended meanwhile is ErrNotAuthenticated.
 func (s *Session) renewable(ctx context.Context, u *user.User) error {
 	if s.state != authenticated {
@@ -416,7 +423,7 @@ func (s *Session) renewable(ctx context.Context, u *user.User) error {
 	}
 	if s.record != "" && s.m.store != nil {
 		now := s.m.now().Truncate(time.Millisecond)
-		if err := s.m.store.Touch(ctx, s.record, now, now.Add(s.m.life(s.remember))); err != nil {
+		if err := s.m.store.Touch(ctx, s.record, now, s.start.Add(s.m.life(s.remember))); err != nil {
 			if errors.Is(err, user.ErrNotFound) {
 				return s.end(errRecordGone)
 			}
@@ -453,7 +460,7 @@ func (s *Session) Logout(ctx context.Context) error {
 		err = s.deleteRecord(ctx)
 	}
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember, s.authAt, s.record = anonymous, nil, false, time.Time{}, ""
+	s.state, s.user, s.remember, s.authAt, s.start, s.record = anonymous, nil, false, time.Time{}, time.Time{}, ""
 	return err
 }
 
@@ -522,7 +529,7 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 	if reason != nil {
 		return nil, s.end(reason)
 	}
-	s.state, s.user, s.remember, s.authAt, s.record = authenticated, u, d.remember, d.authAt, d.record
+	s.state, s.user, s.remember, s.authAt, s.start, s.record = authenticated, u, d.remember, d.authAt, d.start, d.record
 	return u, nil
 }
 
@@ -562,8 +569,11 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 	if d.remember {
 		life = m.rememberLifetime
 	}
+	if d.start.IsZero() { // a cookie made before authkit recorded the start
+		d.start = c.IssuedAt.Truncate(time.Millisecond)
+	}
 	now := m.now()
-	if !now.Before(c.IssuedAt.Add(life)) {
+	if !now.Before(d.start.Add(life)) || !now.Before(c.IssuedAt.Add(life)) {
 		return nil, data{}, token.ErrExpired, nil
 	}
 	var rec Record
@@ -617,28 +627,35 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 // end expires the session cookie of a request whose session is invalid.
 func (s *Session) end(reason error) error {
 	s.cookies.Delete(s.m.name, s.m.cookie)
-	s.state, s.user, s.remember, s.authAt, s.record = anonymous, nil, false, time.Time{}, ""
+	s.state, s.user, s.remember, s.authAt, s.start, s.record = anonymous, nil, false, time.Time{}, time.Time{}, ""
 	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
 }
 
 // The session token's data, after the token's own user id and issue time:
 //
-//	flags   1 byte: flagRemember, flagAuthTime; no other bit may be set
+//	flags   1 byte: flagRemember, flagAuthTime, flagRecord, flagStart; no
+//	        other bit may be set
 //	version varint: the user's SessionVersion when the cookie was made
 //	authAt  varint: Unix milliseconds of the last authentication; present
 //	        exactly when flagAuthTime is set
+//	start   varint: Unix milliseconds of the session's Login, which its
+//	        lifetime counts from however often it is renewed; present
+//	        exactly when flagStart is set (never without flagAuthTime)
 //	record  16 bytes: the id of the session's record (Config.Store);
 //	        present exactly when flagRecord is set
 //
 // Cookies made before authkit recorded the authentication time have no
 // flagAuthTime and end after the version: they parse, with a zero authAt,
-// so they keep authenticating and are never recent. Every cookie authkit
-// makes now carries the time. A future field takes the next flag bit, so
+// so they keep authenticating and are never recent. Cookies made before it
+// recorded the start count their lifetime from the token's issue time, and
+// a renewal of one keeps that time as the start. Every cookie authkit
+// makes now carries both. A future field takes the next flag bit, so
 // each format parses exactly one way.
 const (
 	flagRemember = 1 << 0
 	flagAuthTime = 1 << 1
 	flagRecord   = 1 << 2
+	flagStart    = 1 << 3
 )
 
 // recordIDLen is the length of a record id in bytes (32 hex characters).
@@ -649,13 +666,14 @@ type data struct {
 	remember bool
 	version  int64
 	authAt   time.Time // zero: not recorded (an older cookie)
+	start    time.Time // when the session began; zero: not recorded (an older cookie)
 	record   string    // the record id in hex; "" without one
 }
 
 // appendData appends the data of a session token to dst. record is ""
 // or a record id made by newRecord.
-func appendData(dst []byte, remember bool, version int64, authAt time.Time, record string) ([]byte, error) {
-	flags := byte(flagAuthTime)
+func appendData(dst []byte, remember bool, version int64, authAt, start time.Time, record string) ([]byte, error) {
+	flags := byte(flagAuthTime | flagStart)
 	if remember {
 		flags |= flagRemember
 	}
@@ -670,13 +688,15 @@ func appendData(dst []byte, remember bool, version int64, authAt time.Time, reco
 	dst = append(dst, flags)
 	dst = binary.AppendVarint(dst, version)
 	dst = binary.AppendVarint(dst, authAt.UnixMilli())
+	dst = binary.AppendVarint(dst, start.UnixMilli())
 	return append(dst, id...), nil
 }
 
 // parseData decodes a session token's data (see appendData), refusing any
 // byte a Login never writes.
 func parseData(d []byte) (data, error) {
-	if len(d) < 2 || d[0]&^(flagRemember|flagAuthTime|flagRecord) != 0 || d[0]&(flagRecord|flagAuthTime) == flagRecord {
+	if len(d) < 2 || d[0]&^(flagRemember|flagAuthTime|flagRecord|flagStart) != 0 || d[0]&(flagRecord|flagAuthTime) == flagRecord ||
+		d[0]&(flagStart|flagAuthTime) == flagStart {
 		return data{}, errData
 	}
 	out := data{remember: d[0]&flagRemember != 0}
@@ -692,6 +712,13 @@ func parseData(d []byte) (data, error) {
 			return data{}, errData
 		}
 		out.authAt, rest = time.UnixMilli(ms).UTC(), rest[n:]
+	}
+	if d[0]&flagStart != 0 {
+		ms, n := binary.Varint(rest)
+		if n <= 0 || ms <= 0 {
+			return data{}, errData
+		}
+		out.start, rest = time.UnixMilli(ms).UTC(), rest[n:]
 	}
 	if d[0]&flagRecord != 0 {
 		if len(rest) < recordIDLen {

@@ -588,13 +588,57 @@ func TestRenew(t *testing.T) {
 			t.Fatal(err)
 		}
 		renewed := b.lastSet(t)
-		if remember && b.sets[0].opts.MaxAge != 2592000 || !remember && b.sets[0].opts.MaxAge != 0 {
+		// The renewed cookie lives for what is left of the session: 30 days
+		// from the Login, not from the renewal.
+		if remember && b.sets[0].opts.MaxAge != 2592000-3600 || !remember && b.sets[0].opts.MaxAge != 0 {
 			t.Errorf("remember %v: renewed MaxAge = %d", remember, b.sets[0].opts.MaxAge)
 		}
 		u, b2, err := f.user(cookie)
 		checkDead(t, u, b2, err, errPasswordChanged)
 		u, b2, err = f.user(renewed)
 		checkAlive(t, u, b2, err, f.alice)
+	}
+}
+
+// TestRenewalKeepsTheLifetime: a session reauthenticated (a password
+// confirmation) or renewed (a password change) every few hours still ends
+// its lifetime after its Login, the remembered cookie's Max-Age shrinking
+// with it.
+func TestRenewalKeepsTheLifetime(t *testing.T) {
+	for _, remember := range []bool{false, true} {
+		f := newFixture(t)
+		ctx := context.Background()
+		life := 24 * time.Hour
+		if remember {
+			life = 30 * 24 * time.Hour
+		}
+		cookie := f.login(t, f.alice, remember)
+		step := life / 4
+		for i := 1; i < 4; i++ {
+			f.clk.t = t0.Add(time.Duration(i) * step)
+			b := newBridge(DefaultCookieName, cookie)
+			s := f.m.Session(b)
+			if _, err := s.User(ctx); err != nil {
+				t.Fatalf("remember %t, renewal %d: %v", remember, i, err)
+			}
+			renew := s.Reauthenticate
+			if i == 2 {
+				renew = s.Renew
+			}
+			if err := renew(ctx, f.alice); err != nil {
+				t.Fatal(err)
+			}
+			cookie = b.lastSet(t)
+			if want := int((life - time.Duration(i)*step) / time.Second); remember && b.sets[0].opts.MaxAge != want {
+				t.Errorf("renewal %d: Max-Age %d, want %d", i, b.sets[0].opts.MaxAge, want)
+			}
+		}
+		f.clk.t = t0.Add(life - time.Millisecond)
+		u, b, err := f.user(cookie)
+		checkAlive(t, u, b, err, f.alice)
+		f.clk.t = t0.Add(life)
+		u, b, err = f.user(cookie)
+		checkDead(t, u, b, err, token.ErrExpired)
 	}
 }
 
@@ -712,7 +756,7 @@ func TestAuthenticatedAt(t *testing.T) {
 	if got := f.sessionAt(t, renewed); !got.Equal(t0) {
 		t.Errorf("after Renew: AuthenticatedAt = %v, want the login's %v", got, t0)
 	}
-	if b.sets[0].opts.MaxAge != 2592000 {
+	if b.sets[0].opts.MaxAge != 2592000-20*60 { // what is left of the 30 days
 		t.Errorf("Renew dropped remember: MaxAge %d", b.sets[0].opts.MaxAge)
 	}
 	b.sets = nil
@@ -776,19 +820,22 @@ func TestBadAuthTimeData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := appendData(nil, false, 0, t0, "")
+	good, err := appendData(nil, false, 0, t0, t0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range [][]byte{
-		{flagAuthTime, 0},    // flag without the time
-		{flagAuthTime, 0, 0}, // time zero
-		{flagAuthTime, 0, 1}, // time negative (zigzag 1 = -1)
-		{0, 0, 2},            // a time without the flag
-		append(good, 0),      // trailing byte
-		{8, 0},               // an unknown flag
-		{flagRecord, 0},      // a record without the time
-		append(append([]byte{flagAuthTime | flagRecord}, good[1:]...), make([]byte, 15)...), // a record id cut short
+		{flagAuthTime, 0},                   // flag without the time
+		{flagAuthTime, 0, 0},                // time zero
+		{flagAuthTime, 0, 1},                // time negative (zigzag 1 = -1)
+		{0, 0, 2},                           // a time without the flag
+		append(good, 0),                     // trailing byte
+		{16, 0},                             // an unknown flag
+		{flagRecord, 0},                     // a record without the time
+		{flagStart, 0, 2},                   // a start without the time
+		{flagAuthTime | flagStart, 0, 2},    // the start missing
+		{flagAuthTime | flagStart, 0, 2, 0}, // the start zero
+		append(append([]byte{flagAuthTime | flagStart | flagRecord}, good[1:]...), make([]byte, 15)...), // a record id cut short
 	} {
 		tok, err := forger.CreateWith(f.alice.ID, d)
 		if err != nil {

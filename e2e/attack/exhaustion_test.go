@@ -280,6 +280,13 @@ func TestPasskeyChallengeFlood(t *testing.T) {
 	if r := victim.post("/api/auth/register", fmt.Sprintf(`{"email":"victim@example.com","password":%q,"name":"Victim"}`, password)); r.status != 200 {
 		t.Fatalf("register: %s", r)
 	}
+	// A passkey needs a verified address: the console mailer logs the link.
+	tok := srv.WaitFor(t, regexp.MustCompile(`http://localhost:8080/verify-email/([A-Za-z0-9_-]+)`))
+	if resp, err := victim.c.Get(srv.URL + "/api/auth/verify-email/" + tok); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("verify-email: %v %v", resp, err)
+	} else {
+		_ = resp.Body.Close()
+	}
 	if r := victim.post("/api/login", fmt.Sprintf(`{"email":"victim@example.com","password":%q}`, password)); r.status != 200 {
 		t.Fatalf("login: %s", r)
 	}

@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,6 +113,9 @@ func TestPasskeyPages(t *testing.T) {
 			b.Fill("password", password)
 			b.Submit("register-form")
 			b.WaitPage("dashboard", "/dashboard")
+			// A passkey needs a verified address: the link the console mailer logged.
+			b.Open(s.URL + "/verify-email/" + s.WaitFor(t, regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)))
+			b.WaitText("notice", "Your email address is verified")
 			b.Open(f.page("/settings/security"))
 			b.WaitText("no-passkeys", "You have no passkeys yet.")
 			b.Fill("passkey-new-name", "Chromium")
@@ -137,6 +141,7 @@ func TestPasskeyPages(t *testing.T) {
 
 			// With 2FA on, the passkey finishes a password login.
 			f.turnOnTwoFactor()
+			f.codes = f.shownCodes()
 			f.logout()
 			f.login(email, password)
 			b.WaitPage("twofactor", "/2fa")
@@ -183,6 +188,7 @@ func TestPasskeyPages(t *testing.T) {
 			b.Open(f.page("/settings/confirm-password?next=passkeys"))
 			b.WaitText("confirm-password-form", "before adding or deleting a passkey")
 			b.Fill("confirm-password", password)
+			b.Fill("confirm-code", f.codes[0]) // 2FA is on: the second factor too
 			b.Submit("confirm-password-form")
 			b.WaitText("notice", "Password confirmed.")
 			if !strings.HasSuffix(b.Location(), "/settings/security?done=password-confirmed#passkeys") {

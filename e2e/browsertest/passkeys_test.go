@@ -103,6 +103,14 @@ func TestPasskeyRegisterAndSignIn(t *testing.T) {
 	if status != http.StatusCreated && status != http.StatusOK {
 		t.Fatalf("register: status %v", status)
 	}
+	// A passkey needs a verified address.
+	ada, err := users.ByEmail(context.Background(), "ada@example.com")
+	if err == nil {
+		err = users.VerifyEmail(context.Background(), ada.ID, ada.Email, time.Now())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	added := Eval[map[string]any](b, `authkitPasskeys.register("Chromium").catch(e => ({failed: e.code + ": " + e.message}))`)
 	if added["name"] != "Chromium" || added["failed"] != nil {
 		t.Fatalf("register a passkey: %v", added)

@@ -229,6 +229,13 @@ func newPKCodesEnv(t *testing.T) *pkCodesEnv {
 	if e.ada, err = e.mem.ByEmail(context.Background(), "ada@example.com"); err != nil {
 		t.Fatal(err)
 	}
+	// A passkey needs a verified address.
+	if err := e.mem.VerifyEmail(context.Background(), e.ada.ID, e.ada.Email, e.now); err != nil {
+		t.Fatal(err)
+	}
+	if e.ada, err = e.mem.ByID(context.Background(), e.ada.ID); err != nil {
+		t.Fatal(err)
+	}
 	e.key = passkeystest.NewAuthenticator(t)
 	begin := e.want(e.home, passkeys.Prefix+"/register/begin", nil, http.StatusOK)
 	cred, k := e.key.Create(begin, origin)

@@ -26,8 +26,9 @@ func ExampleAuthenticator() {
 	key, _ := secretbox.GenerateKey()
 	keys, _ := secretbox.ParseKeyring(key)
 	users := store.NewMemory(store.MemoryConfig{})
+	mailer := &mail.Capture{}
 	svc, _ := auth.New(auth.Config{Users: users, Secrets: []string{strings.Repeat("x", 32)}, Keys: keys,
-		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: &mail.Capture{}})
+		AppURL: "http://localhost", Insecure: true, Hasher: password.ForTesting(), Mailer: mailer})
 	pk, _ := passkeys.New(svc, passkeys.Config{RPID: "localhost", Origins: []string{"http://localhost"}})
 
 	// visit runs one request of a browser whose cookies are jar.
@@ -47,6 +48,13 @@ func ExampleAuthenticator() {
 	visit(func(v *auth.Visit) any {
 		u, _ := svc.Register(ctx, v, auth.RegisterInput{Email: "ada@example.com", Password: "correct horse battery staple", Name: "Ada"})
 		return u.Public()
+	})
+	// A passkey needs a verified address: follow the mailed link.
+	_ = svc.FlushMail(ctx)
+	link := mailer.Messages()[0].Link
+	visit(func(v *auth.Visit) any {
+		_, err := svc.VerifyEmail(ctx, v, auth.VerifyEmailInput{Token: link[strings.LastIndexByte(link, '/')+1:]})
+		return err
 	})
 
 	a := passkeystest.NewAuthenticator(t)

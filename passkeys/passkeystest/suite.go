@@ -103,6 +103,13 @@ var topics = []struct {
 		{"DeleteNeedsRecentAuthenticationAndMails", testDelete},
 		{"AnotherUsersPasskeyIsNotFound", testOtherUsersPasskey},
 	}},
+	{"Takeover", []test{
+		{"RegisteringNeedsAVerifiedAddress", testRegisterNeedsVerified},
+		{"PreAccountPasskeyDiesWithTheReset", testPreAccountTakeover},
+		{"ThiefPasskeyDiesWithLogoutEverywhere", testThiefPersistence},
+		{"LogoutEverywhereNeedsRecentAuthentication", testLogoutAllNeedsRecent},
+		{"RegistrationRacingLogoutEverywhereLeavesNoPasskey", testRegisterRacesLogoutAll},
+	}},
 	{"Challenge", []test{
 		{"ReplayRefused", testReplay},
 		{"ExpiredRefused", testExpired},
@@ -343,8 +350,43 @@ func wantSuccess(t *testing.T, what string, r authtest.Reply) {
 func raw(r authtest.Reply) []byte { return []byte(r.Body) }
 
 // signUp registers email on a new browser, which is then signed in and
-// recently authenticated, and returns the stored user.
+// recently authenticated, verifies the address by its mailed link, and
+// returns the stored user.
 func (e *env) signUp(t *testing.T, email string) (*browser, *user.User) {
+	t.Helper()
+	b, _ := e.signUpUnverified(t, email)
+	wantOK(t, "verify-email", b.do(t, http.MethodGet, "/api/auth/verify-email/"+url.PathEscape(e.linkToken(t, mail.KindVerifyEmail, email)), nil))
+	u, err := e.users.ByEmail(context.Background(), email)
+	if err != nil || !u.EmailVerified() {
+		t.Fatalf("verify %s: %+v, %v", email, u, err)
+	}
+	return b, u
+}
+
+// linkToken returns the token of the newest mail of kind to addr: the
+// last path segment of its link.
+func (e *env) linkToken(t *testing.T, kind mail.Kind, addr string) string {
+	t.Helper()
+	ms := e.mails(t, kind)
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].To != addr {
+			continue
+		}
+		j := strings.LastIndexByte(ms[i].Link, '/')
+		tok, err := url.PathUnescape(ms[i].Link[j+1:])
+		if j < 0 || err != nil || tok == "" {
+			t.Fatalf("%s mail to %s: link %q", kind, addr, ms[i].Link)
+		}
+		return tok
+	}
+	t.Fatalf("no %s mail to %s", kind, addr)
+	return ""
+}
+
+// signUpUnverified registers email on a new browser, which is then signed
+// in and recently authenticated, and returns the stored user, whose
+// address is not verified.
+func (e *env) signUpUnverified(t *testing.T, email string) (*browser, *user.User) {
 	t.Helper()
 	b := e.browser()
 	r := b.post(t, "/api/auth/register", map[string]string{"email": email, "password": password, "name": "Ada"})
