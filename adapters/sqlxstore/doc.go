@@ -9,8 +9,9 @@
 // returns a [DB]; [DB.Migrate] creates or upgrades the tables from
 // migrations embedded in the package ([Migrations] returns their SQL for
 // other migration tools); [DB.Users] is the [user.Store] (with the
-// [user.Passkeys] part, for the passkeys module, and user.EmailCodes, over
-// the email_codes table of migration 0005), [DB.Limits]
+// [user.Passkeys] part, for the passkeys module, user.EmailCodes, over
+// the email_codes table of migration 0005, and user.SignIns, over the
+// sign_ins table of migration 0007), [DB.Limits]
 // the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
 // and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys
@@ -42,7 +43,9 @@
 // the binary primary key), challenges (0004, the one-time values, keyed
 // by the SHA-256 of their key), email_codes (0005), schema_settings
 // (0006: the Config.Users the prefix was migrated for, which Migrate
-// checks; [DB.RecordedUsers] reads it back). Timestamps are BIGINT Unix milliseconds on
+// checks; [DB.RecordedUsers] reads it back), sign_ins (0007: the users
+// that signed in since authkit arrived, so that the first sign-in of an
+// account from before it mails no "New sign-in"). Timestamps are BIGINT Unix milliseconds on
 // every database (NULL for "never"), so they keep the millisecond
 // precision the contract asks for and compare the same everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
 // emails compare byte for byte: the "C" collation on PostgreSQL, binary

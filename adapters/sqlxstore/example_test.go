@@ -123,6 +123,7 @@ func ExampleNewSQL() {
 	// 0004_challenges true
 	// 0005_email_codes true
 	// 0006_schema_settings true
+	// 0007_sign_ins true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -158,4 +159,7 @@ func ExampleMigrations() {
 	// 6 0006_schema_settings
 	// CREATE TABLE IF NOT EXISTS auth_schema_settings (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (6, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 7 0007_sign_ins
+	// CREATE TABLE IF NOT EXISTS auth_sign_ins (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (7, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -26,6 +26,17 @@ import (
 // User-Agent, and audits EventNewDeviceSign. The cookie identifies nothing
 // but "this browser signed in as this user before"; it authenticates
 // nothing, and a stolen copy only spares a thief the notice (SECURITY.md).
+//
+// An account's first sign-in under authkit is not a new device. When the
+// store implements user.SignIns, every registration and every sign-in from
+// a browser without the cookie records the account (MarkSignedIn), and the
+// sign-in that records it first mails nothing: it audits
+// EventNewDeviceSignIn with the detail "first sign-in" and sets the
+// cookie. So adding authkit to an app with users does not mail every one of
+// them "New sign-in" on their next login, while a user who registered
+// under authkit, or signed in once, is mailed for any other browser.
+// Without the part (a custom store that lacks it) the first sign-in mails
+// as any other. A store error counts as "not the first": the notice goes.
 
 // DeviceCookie is the name of the cookie that marks a browser as one that
 // signed in to an account before (docs/api.md, Cookies).
@@ -80,11 +91,35 @@ func (s *Service) signedIn(ctx context.Context, v *Visit, u *user.User) {
 		return
 	}
 	if !s.knownDevice(v, u) {
-		ua := v.userAgent()
-		s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
-		s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
+		if s.firstSignIn(ctx, u) {
+			s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: firstSignInDetail})
+		} else {
+			ua := v.userAgent()
+			s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
+			s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
+		}
 	}
 	s.rememberDevice(ctx, v, u)
+}
+
+// firstSignInDetail is the Detail of the EventNewDeviceSignIn of an
+// account's first sign-in under authkit, which mails nothing.
+const firstSignInDetail = "first sign-in"
+
+// firstSignIn records that u signed in (or registered) under authkit and
+// reports whether it is the first time: false without user.SignIns, and
+// false (with the error logged) when the store fails, so that a failure
+// mails the notice rather than hides it.
+func (s *Service) firstSignIn(ctx context.Context, u *user.User) bool {
+	if s.users.signIns == nil {
+		return false
+	}
+	first, err := s.users.signIns.MarkSignedIn(ctx, u.ID, s.now())
+	if err != nil {
+		s.log.ErrorContext(ctx, "authkit: first sign-in not recorded", "err", err)
+		return false
+	}
+	return first
 }
 
 // codeReused follows a TOTP code refused at the 2FA step of a login

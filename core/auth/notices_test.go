@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 func (f *flow) login(b *browser, email, pw string) {
@@ -86,5 +88,61 @@ func TestCleanUserAgent(t *testing.T) {
 		if got := cleanUserAgent(in); got != want {
 			t.Errorf("cleanUserAgent(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// existingUser stores an account as the app had it before authkit: a
+// password hash, no sign-in under authkit, no browser with its device
+// cookie.
+func (f *flow) existingUser(email string) *user.User {
+	f.t.Helper()
+	ctx := context.Background()
+	hash, err := f.s.hasher.Hash(ctx, goodPW)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	u, err := f.s.cfg.Users.(user.Registration).Create(ctx, &user.User{Email: email, Name: "Ada", PasswordHash: hash, EmailVerifiedAt: f.now})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return u
+}
+
+// TestFirstSignInIsNoNewDevice: the first sign-in of an account from
+// before authkit mails no "New sign-in" (the rollout would mail every
+// user), audits it as the first and marks the browser; a second browser
+// afterwards is a new device and is mailed.
+func TestFirstSignInIsNoNewDevice(t *testing.T) {
+	f := newFlow(t, nil)
+	u := f.existingUser("ada@example.com")
+	first := newBrowser()
+	f.login(first, "ada@example.com", goodPW)
+	if n := len(f.mails(mail.KindNewSignIn)); n != 0 {
+		t.Fatalf("%d new-device notices for the first sign-in under authkit, want 0", n)
+	}
+	if ev, ok := f.event(EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != "first sign-in" {
+		t.Errorf("audit: %+v, want %s for %s with detail %q", ev, EventNewDeviceSignIn, u.ID, "first sign-in")
+	}
+	if first.cookies[DeviceCookie] == "" {
+		t.Fatal("the first sign-in set no device cookie")
+	}
+	f.login(first, "ada@example.com", goodPW)
+	f.login(newBrowser(), "ada@example.com", goodPW)
+	if ms := f.mails(mail.KindNewSignIn); len(ms) != 1 || ms[0].To != "ada@example.com" {
+		t.Fatalf("notices after a second browser signed in: %v, want one to ada@example.com", ms)
+	}
+}
+
+// withoutSignIns is a store without user.SignIns.
+type withoutSignIns struct{ user.Store }
+
+// TestFirstSignInWithoutSignIns: a store without user.SignIns cannot tell
+// the first sign-in, so it is mailed as any other.
+func TestFirstSignInWithoutSignIns(t *testing.T) {
+	f := newFlow(t, func(c *Config) { c.Users = withoutSignIns{store.NewMemory(store.MemoryConfig{})} })
+	f.existingUser("ada@example.com")
+	f.login(newBrowser(), "ada@example.com", goodPW)
+	if n := len(f.mails(mail.KindNewSignIn)); n != 1 {
+		t.Fatalf("%d new-device notices without user.SignIns, want 1", n)
 	}
 }

@@ -27,7 +27,8 @@ type Memory struct {
 	byID    map[string]*user.User
 	byEmail map[string]string // email -> id
 	passkeys
-	codes emailCodes // user id -> mailed code (emailcodes.go)
+	codes    emailCodes           // user id -> mailed code (emailcodes.go)
+	signedIn map[string]time.Time // user id -> first sign-in (signins.go)
 }
 
 var _ user.Store = (*Memory)(nil)
@@ -38,7 +39,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), codes: emailCodes{}}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), codes: emailCodes{}, signedIn: map[string]time.Time{}}
 }
 
 // Create implements [user.Registration].
@@ -102,6 +103,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		delete(m.byID, id)
 		m.dropPasskeys(id)
 		delete(m.codes, id)
+		delete(m.signedIn, id)
 		return nil
 	})
 }

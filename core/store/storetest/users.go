@@ -37,6 +37,7 @@ type parts struct {
 	user.Passkeys
 	user.EmailCodes
 	user.EmailCodeEraser
+	user.SignIns
 }
 
 func split(s user.Accounts) *parts {
@@ -53,6 +54,7 @@ func split(s user.Accounts) *parts {
 	p.Passkeys, _ = s.(user.Passkeys)
 	p.EmailCodes, _ = s.(user.EmailCodes)
 	p.EmailCodeEraser, _ = s.(user.EmailCodeEraser)
+	p.SignIns, _ = s.(user.SignIns)
 	return p
 }
 
@@ -115,12 +117,13 @@ var suite = []struct {
 	{"Passkeys", func(p *parts) bool { return p.Passkeys != nil }, passkeyTests},
 	{"EmailCodes", func(p *parts) bool { return p.EmailCodes != nil }, emailCodeTests},
 	{"EmailCodeEraser", func(p *parts) bool { return p.EmailCodes != nil && p.EmailCodeEraser != nil }, emailCodeEraserTests},
+	{"SignIns", func(p *parts) bool { return p.SignIns != nil }, signInTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser) that the store implements; a part
+// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser, SignIns) that the store implements; a part
 // it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
