@@ -472,6 +472,8 @@ func testAcceptStep(t *testing.T, s *parts) {
 		{103, 102, nil, 103},              // next-step code: last = max(matched, current)
 		{103, 103, user.ErrConflict, 103}, // ... cannot be replayed in its own step
 		{104, 104, nil, 104},
+		{105, 106, nil, 106},              // previous-step code: last = current, not matched
+		{106, 106, user.ErrConflict, 106}, // ... so a code of the current step is refused
 	} {
 		err := s.AcceptTOTPStep(c, u.ID, tc.matched, tc.current)
 		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
