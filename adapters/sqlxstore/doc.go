@@ -10,8 +10,9 @@
 // migrations embedded in the package ([Migrations] returns their SQL for
 // other migration tools); [DB.Users] is the [user.Store] (with the
 // [user.Passkeys] part, for the passkeys module, user.EmailCodes, over
-// the email_codes table of migration 0005, and user.Identities, for the
-// social module, over the identities table of migration 0007), [DB.Limits]
+// the email_codes table of migration 0005, user.Identities, for the
+// social module, over the identities table of migration 0007, and
+// user.SignIns, over the sign_ins table of migration 0008), [DB.Limits]
 // the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
 // and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys
@@ -45,7 +46,9 @@
 // (0006: the Config.Users the prefix was migrated for, which Migrate
 // checks; [DB.RecordedUsers] reads it back), identities (0007: the accounts
 // at outside identity providers linked to a user, user.Identities, unique
-// per provider and subject). Timestamps are BIGINT Unix milliseconds on
+// per provider and subject), sign_ins (0008: the users that signed in
+// since authkit arrived, so that the first sign-in of an account from
+// before it mails no "New sign-in"). Timestamps are BIGINT Unix milliseconds on
 // every database (NULL for "never"), so they keep the millisecond
 // precision the contract asks for and compare the same everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
 // emails compare byte for byte: the "C" collation on PostgreSQL, binary

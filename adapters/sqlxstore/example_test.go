@@ -124,6 +124,7 @@ func ExampleNewSQL() {
 	// 0005_email_codes true
 	// 0006_schema_settings true
 	// 0007_identities true
+	// 0008_sign_ins true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -162,4 +163,7 @@ func ExampleMigrations() {
 	// 7 0007_identities
 	// CREATE TABLE IF NOT EXISTS auth_identities (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (7, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 8 0008_sign_ins
+	// CREATE TABLE IF NOT EXISTS auth_sign_ins (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (8, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -99,8 +99,8 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 7 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 || ms[4].version != 5 || ms[5].version != 6 || ms[6].version != 7 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 to 0007 as they are", d, layout, len(ms))
+			if len(ms) != 8 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 || ms[4].version != 5 || ms[5].version != 6 || ms[6].version != 7 || ms[7].version != 8 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 to 0008 as they are", d, layout, len(ms))
 			}
 			// 0007 names users by id only too.
 			if got := strings.Join(ms[6].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_identities") ||

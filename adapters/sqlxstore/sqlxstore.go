@@ -118,7 +118,7 @@ type tables struct {
 	sessions, trusted                 string
 	passkeys, passkeyHandles          string
 	challenges                        string
-	emailCodes                        string
+	emailCodes, signIns               string
 }
 
 func newTables(prefix string) tables {
@@ -134,6 +134,7 @@ func newTables(prefix string) tables {
 		passkeyHandles: prefix + "passkey_handles",
 		challenges:     prefix + "challenges",
 		emailCodes:     prefix + "email_codes",
+		signIns:        prefix + "sign_ins",
 	}
 }
 

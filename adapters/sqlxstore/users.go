@@ -42,12 +42,13 @@ import (
 // user's rows in its transaction, and Create those left under its id by a
 // user deleted outside the store.
 type UserStore struct {
-	db    *DB
-	s     *schema
-	q     userQueries
-	pq    passkeyQueries
-	iq    identityQueries  // identities.go
-	codes emailCodeQueries // emailcodes.go
+	db     *DB
+	s      *schema
+	q      userQueries
+	pq     passkeyQueries
+	iq     identityQueries  // identities.go
+	codes  emailCodeQueries // emailcodes.go
+	signIn string           // signins.go
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -79,7 +80,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db)}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db), signIn: newSignInQuery(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery

@@ -39,7 +39,8 @@ else REDIS_PREFIX, default "authkit:rl:"). A database without the table
 
 Keys are <limit>:<part>: login:ip:<address>, login:email:<address>,
 register:ip:<address>, reset:ip:, reset:email:, resend:<user id>,
-2fa:<user id>, password:<user id>, email-code:<user id>. A key part longer
+2fa:<user id>, password:<user id>, email-code:<user id>,
+new-sign-in:<user id>. A key part longer
 than 128 bytes is hashed, so only its limit's prefix finds it.
 
 Do not run it against production to lift a limit for one client: it lifts it

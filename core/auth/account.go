@@ -109,6 +109,9 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := s.startSession(ctx, v, u, false); err != nil {
 		return nil, fmt.Errorf("register: session: %w", err)
 	}
+	if s.cfg.featureOn(FeatureNewDeviceNotice) {
+		s.firstSignIn(ctx, u) // the registering browser is known: a first sign-in elsewhere is a new device
+	}
 	s.rememberDevice(ctx, v, u)
 	s.audit(ctx, v, Event{Type: EventRegistered, UserID: u.ID})
 	return u, nil

@@ -82,7 +82,8 @@ type Config struct {
 
 	// Mailer sends mail. Flows hand every message to an asynchronous
 	// sender wrapped around it, so no response waits for (or reveals) a
-	// mail. Default: a console mailer on standard output.
+	// mail. Default: a console mailer on standard output; New warns when
+	// the mailer is a console one and Insecure is false (production).
 	Mailer mail.Mailer
 
 	// Templates render the mails. Default: mail.DefaultTemplates().
@@ -470,6 +471,11 @@ func New(cfg Config) (*Service, error) {
 	mailer := cfg.Mailer
 	if mailer == nil {
 		mailer = mail.NewConsole(nil)
+	}
+	if _, console := mailer.(*mail.Console); console && !cfg.Insecure {
+		// Secure cookies mean production; there the links and codes of
+		// every mail would land in the log and reach no user.
+		s.log.Warn("authkit: mail goes to a console mailer (standard output unless the app gave it a writer) in a Secure configuration: no user receives it; set Config.Mailer (mail.NewSMTP)")
 	}
 	s.sender = mail.NewSender(mailer, mail.SenderConfig{Logger: cfg.Logger})
 	if cfg.Templates != nil {

@@ -24,6 +24,15 @@ type Code string
 //
 // Errors match by code: errors.Is(err, auth.ErrInvalidCredentials) holds for
 // any *Error with that code, whatever its RetryAfter.
+//
+// The Err* values are exported *Error variables, and Go has no constant
+// pointers: an app could reassign one or change its fields, and the flows,
+// which return them, would then answer differently. They stay so because
+// no compatible immutable form exists: errors.Is(err, auth.ErrX), switches
+// on err.(*auth.Error) and reads of auth.ErrX.Code in released code all
+// need the exported *Error variable (a value of another type would break
+// each of them). Treat them as constants; [Codes] returns copies to build
+// on, and Config.Catalog changes a text without touching them.
 type Error struct {
 	Status  int
 	Code    Code

@@ -46,6 +46,13 @@ type Limits struct {
 	// code counts against TwoFactor, like a TOTP code.
 	// Default: 3 per 15 minutes, key email-code:{user id}.
 	EmailCode Limit
+	// NewSignInNotice limits the "New sign-in" mails of one account
+	// (FeatureNewDeviceNotice): a client that drops cookies signs in from
+	// a "new browser" every time. Past it a sign-in is audited but not
+	// mailed; the mail that went says that further sign-ins within the
+	// window get none of their own. It refuses nothing.
+	// Default: 1 per hour, key new-sign-in:{user id}.
+	NewSignInNotice Limit
 }
 
 func (l Limits) withDefaults() Limits {
@@ -66,6 +73,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.TwoFactor, 5, 5*time.Minute)
 	def(&l.Password, 5, 15*time.Minute)
 	def(&l.EmailCode, 3, 15*time.Minute)
+	def(&l.NewSignInNotice, 1, time.Hour)
 	return l
 }
 
@@ -73,7 +81,7 @@ func (l Limits) withDefaults() Limits {
 // own key prefix and store (nil for a limit that is Off).
 type limits struct {
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
-	emailCode                                                                       *limiter
+	emailCode, newSignIn                                                            *limiter
 }
 
 // newLimits builds the limiter of every limit of cfg.Limits, in the
@@ -96,6 +104,7 @@ func newLimits(cfg *Config) (limits, error) {
 		{&ls.twoFactor, limitSpec{"2fa", ErrTooManyTwoFactor, lim.TwoFactor, false}},
 		{&ls.password, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
 		{&ls.emailCode, limitSpec{"email-code", ErrTooManyEmailCodes, lim.EmailCode, false}},
+		{&ls.newSignIn, limitSpec{"new-sign-in", nil, lim.NewSignInNotice, true}},
 	} {
 		var err error
 		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
@@ -108,7 +117,7 @@ func newLimits(cfg *Config) (limits, error) {
 
 // all returns every limiter, nil ones included.
 func (ls *limits) all() []*limiter {
-	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode}
+	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode, ls.newSignIn}
 }
 
 // close stops the background work of the default in-memory stores.
@@ -143,7 +152,7 @@ const fullEventInterval = time.Minute
 // limitSpec is one row of the limit table of New.
 type limitSpec struct {
 	name  string
-	err   *Error // the 429
+	err   *Error // the 429; nil for a limit that refuses nothing (new-sign-in)
 	limit Limit
 	// allowWhenFull: a new key that a full store refuses is let through
 	// uncounted rather than limited. Set for keys an attacker invents for

@@ -26,6 +26,26 @@ import (
 // User-Agent, and audits EventNewDeviceSign. The cookie identifies nothing
 // but "this browser signed in as this user before"; it authenticates
 // nothing, and a stolen copy only spares a thief the notice (SECURITY.md).
+//
+// An account's first sign-in under authkit is not a new device. When the
+// store implements user.SignIns, every registration and every sign-in from
+// a browser without the cookie records the account (MarkSignedIn), and the
+// sign-in that records it first mails nothing: it audits
+// EventNewDeviceSignIn with the detail "first sign-in" and sets the
+// cookie. So adding authkit to an app with users does not mail every one of
+// them "New sign-in" on their next login, while a user who registered
+// under authkit, or signed in once, is mailed for any other browser.
+// Without the part (a custom store that lacks it) the first sign-in mails
+// as any other. A store error counts as "not the first": the notice goes.
+//
+// The notices of one account are limited (Limits.NewSignInNotice, default
+// one per hour): a client that drops cookies is a new browser at every
+// sign-in, and a script signing in 74 times in two minutes mailed 74
+// notices. Past the limit a sign-in is audited but not mailed, and the one
+// mail of the window says that further sign-ins within it get none of
+// their own. The advice follows the account: with 2FA on it is to reset the
+// password, end unknown sessions and replace the recovery codes, not to
+// turn 2FA on.
 
 // DeviceCookie is the name of the cookie that marks a browser as one that
 // signed in to an account before (docs/api.md, Cookies).
@@ -80,11 +100,60 @@ func (s *Service) signedIn(ctx context.Context, v *Visit, u *user.User) {
 		return
 	}
 	if !s.knownDevice(v, u) {
-		ua := v.userAgent()
-		s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
-		s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua})
+		if s.firstSignIn(ctx, u) {
+			s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: firstSignInDetail})
+		} else {
+			ua := v.userAgent()
+			s.audit(ctx, v, Event{Type: EventNewDeviceSignIn, UserID: u.ID, Detail: ua})
+			if due, window := s.signInNoticeDue(ctx, v, u); due {
+				s.send(ctx, v, mail.KindNewSignIn, u.Email, mail.Data{Name: u.Name, IP: v.clientAddr(), UserAgent: ua,
+					TwoFactorEnabled: u.TwoFactorEnabled, Expiry: window})
+			}
+		}
 	}
 	s.rememberDevice(ctx, v, u)
+}
+
+// signInNoticeDue counts a new-device notice of u against
+// Limits.NewSignInNotice and reports whether it is to be mailed, with the
+// limit's window (0 when the limit is off), which the mail names. A store
+// failure or a full store mails it: a notice too many is better than a
+// sign-in unannounced.
+func (s *Service) signInNoticeDue(ctx context.Context, v *Visit, u *user.User) (bool, time.Duration) {
+	lm := s.lim.newSignIn
+	if lm == nil {
+		return true, 0
+	}
+	window := s.cfg.Limits.NewSignInNotice.Window
+	res, err := lm.l.Attempt(ctx, lm.key(u.ID))
+	if err != nil {
+		s.log.WarnContext(ctx, "authkit: new-sign-in limit store failed; mailing the notice", "err", err)
+		return true, window
+	}
+	if res.StoreFull {
+		s.storeFull(ctx, v, lm)
+	}
+	return res.Allowed, window
+}
+
+// firstSignInDetail is the Detail of the EventNewDeviceSignIn of an
+// account's first sign-in under authkit, which mails nothing.
+const firstSignInDetail = "first sign-in"
+
+// firstSignIn records that u signed in (or registered) under authkit and
+// reports whether it is the first time: false without user.SignIns, and
+// false (with the error logged) when the store fails, so that a failure
+// mails the notice rather than hides it.
+func (s *Service) firstSignIn(ctx context.Context, u *user.User) bool {
+	if s.users.signIns == nil {
+		return false
+	}
+	first, err := s.users.signIns.MarkSignedIn(ctx, u.ID, s.now())
+	if err != nil {
+		s.log.ErrorContext(ctx, "authkit: first sign-in not recorded", "err", err)
+		return false
+	}
+	return first
 }
 
 // codeReused follows a TOTP code refused at the 2FA step of a login

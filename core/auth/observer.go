@@ -249,7 +249,19 @@ func (s userStore) observed(o Observer) userStore {
 	if s.emailCodes != nil {
 		w.emailCodes = obsEmailCodes{s.emailCodes, o}
 	}
+	if s.signIns != nil {
+		w.signIns = obsSignIns{s.signIns, o}
+	}
 	return w
+}
+
+type obsSignIns struct {
+	p user.SignIns
+	o Observer
+}
+
+func (w obsSignIns) MarkSignedIn(ctx context.Context, id string, at time.Time) (bool, error) {
+	return observe(w.o, ctx, "SignIns", "MarkSignedIn", func(ctx context.Context) (bool, error) { return w.p.MarkSignedIn(ctx, id, at) })
 }
 
 type obsAccounts struct {

@@ -263,7 +263,9 @@ func TestObserverTypedCall(t *testing.T) {
 		"store Limits.Refund in login: ok",
 		"store Sessions.CreateBounded in login: ok",
 		`event login_succeeded in login factor ""`,
+		"store SignIns.MarkSignedIn in login: ok",
 		`event new_device_sign_in in login factor ""`,
+		"store Limits.Increment in login: ok",
 		"end login 200",
 	}
 	if !slices.Equal(rec.log, want) {

@@ -23,6 +23,7 @@ type userStore struct {
 	versions     user.SessionVersions
 	passkeys     user.Passkeys   // optional: without it, the passkey management methods are off
 	emailCodes   user.EmailCodes // Config.EmailCode
+	signIns      user.SignIns    // optional: without it, an account's first sign-in under authkit mails the new-device notice
 }
 
 // errNoTwoFactor fails the second step of a login, and 2FA disable, when
@@ -40,6 +41,7 @@ func bindUsers(cfg *Config) (userStore, error) {
 	s := userStore{Accounts: cfg.Users}
 	s.rehash, _ = cfg.Users.(user.PasswordRehash)
 	s.passkeys, _ = cfg.Users.(user.Passkeys)
+	s.signIns, _ = cfg.Users.(user.SignIns)
 	for _, p := range []struct {
 		bind     func() bool // takes the part from the store; false when it lacks it
 		name     string      // the interface

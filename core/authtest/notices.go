@@ -8,6 +8,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // Notices (docs/api.md, Tokens and mailed links): the account hears of 2FA turned on,
@@ -155,18 +156,23 @@ func (s suite) noticeNewDeviceTwoFactor(t *testing.T) {
 // and only while it verifies.
 func (s suite) noticeDeviceCookieBound(t *testing.T) {
 	e := s.env(t, relaxed)
-	e.seed(t, "ada@example.com")
-	e.seed(t, "bob@example.com")
+	// Both accounts signed in under authkit before, elsewhere: an account's
+	// first sign-in mails nothing when the store implements user.SignIns.
+	for _, addr := range []string{"ada@example.com", "bob@example.com"} {
+		e.seed(t, addr)
+		e.loggedIn(t, addr)
+	}
+	off := len(e.mails(t, "ada@example.com", mail.KindNewSignIn)) // 0 with user.SignIns, else 1
 	c := e.loggedIn(t, "ada@example.com")
-	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+1)
 	adas := c.cookie(auth.DeviceCookie).Value
 
 	// Ada's cookie is no device of Bob's.
 	mustLogin(t, c, "bob@example.com", goodPassword)
-	e.mustMailCount(t, "bob@example.com", mail.KindNewSignIn, 1)
+	e.mustMailCount(t, "bob@example.com", mail.KindNewSignIn, off+1)
 	// The browser is Bob's now; Ada is new to it again.
 	mustLogin(t, c, "ada@example.com", goodPassword)
-	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 2)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+2)
 
 	// A tampered cookie, or Ada's in a browser that is not hers, for
 	// another purpose: the session cookie is no device cookie.
@@ -174,7 +180,7 @@ func (s suite) noticeDeviceCookieBound(t *testing.T) {
 		b := e.client()
 		b.setCookie(auth.DeviceCookie, v)
 		mustLogin(t, b, "ada@example.com", goodPassword)
-		e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 3+i)
+		e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+3+i)
 	}
 
 	// A device cookie ends after a year; every sign-in renews it.
@@ -182,14 +188,58 @@ func (s suite) noticeDeviceCookieBound(t *testing.T) {
 	old.setCookie(auth.DeviceCookie, adas)
 	e.clock.Advance(364 * 24 * time.Hour)
 	mustLogin(t, old, "ada@example.com", goodPassword) // renewed now
-	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 5)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+5)
 	stale := e.client()
 	stale.setCookie(auth.DeviceCookie, adas)
 	e.clock.Advance(2 * 24 * time.Hour)
 	mustLogin(t, old, "ada@example.com", goodPassword)
-	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 5)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+5)
 	mustLogin(t, stale, "ada@example.com", goodPassword)
-	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 6)
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, off+6)
+}
+
+// noticeFirstSignIn: the first sign-in of an account from before
+// authkit (seeded in the store) mails no new-device notice when the store
+// implements user.SignIns, and audits it; a second browser afterwards is
+// mailed. A store without the part mails the first one too.
+func (s suite) noticeFirstSignIn(t *testing.T) {
+	e := s.env(t)
+	u := e.seed(t, "ada@example.com")
+	e.loggedIn(t, "ada@example.com")
+	if _, ok := e.users.(user.SignIns); !ok {
+		e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+		return
+	}
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 0)
+	if ev, ok := e.audit.last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != "first sign-in" {
+		t.Errorf("audit: %+v, want %s for %s with the detail %q", ev, auth.EventNewDeviceSignIn, u.ID, "first sign-in")
+	}
+	e.clock.Advance(time.Minute)
+	e.loggedIn(t, "ada@example.com")
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+}
+
+// noticeNewSignInLimit: a client without a cookie jar that signs in 20
+// times in two minutes causes one new-device notice, which says so; the
+// first sign-in after the hour is mailed again.
+func (s suite) noticeNewSignInLimit(t *testing.T) {
+	e := s.env(t, func(c *auth.Config) {
+		big := auth.Limit{Max: 1000, Window: time.Hour}
+		c.Limits.LoginIP, c.Limits.LoginEmail = big, big
+	})
+	e.signup(t, e.client(), "ada@example.com")
+	for range 20 {
+		e.loggedIn(t, "ada@example.com")
+		e.clock.Advance(6 * time.Second)
+	}
+	const window = "Further sign-ins from new browsers within 1 hour get no mail of their own"
+	if m := e.lastMail(t, "ada@example.com", mail.KindNewSignIn); !strings.Contains(m.Text, window) {
+		t.Errorf("new_sign_in mail does not say %q:\n%s", window, m.Text)
+	}
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 1)
+	e.clock.Advance(time.Hour)
+	e.loggedIn(t, "ada@example.com")
+	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 2)
 }
 
 // noticesInGerman: the notices go out in the visit's language.

@@ -211,6 +211,8 @@ var topics = []struct {
 		{"with 2FA the new-device notice follows the second step", suite.noticeNewDeviceTwoFactor},
 		{"a spent code from an unknown browser mails the holder, a double submit does not", suite.noticeCodeReused},
 		{"a device cookie counts only for its user, while it verifies", suite.noticeDeviceCookieBound},
+		{"an account's first sign-in under authkit is no new device", suite.noticeFirstSignIn},
+		{"a client without a cookie jar gets one new-device notice an hour", suite.noticeNewSignInLimit},
 		{"notices are mailed in the visit's language", suite.noticesInGerman},
 	}},
 	// breached.go: Config.PasswordChecker (ASVS 2.1.7) with the range API client against a local
@@ -388,7 +390,7 @@ type option func(*auth.Config)
 func relaxed(c *auth.Config) {
 	big := auth.Limit{Max: 1000, Window: time.Hour}
 	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
-		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big}
+		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big, NewSignInNotice: big}
 }
 
 // env is one subtest's world: a Service on fresh stores, served by the

@@ -226,15 +226,30 @@ Your account` + atApp + ` was signed in to` + onTime + ` from a device or browse
 {{end}}{{end}}
 If this was you, there is nothing more to do.
 
-If it was not, someone else knows your password: reset it now` + resetLink + ` and turn on two-factor authentication.
-`,
+If it was not, ` + newSignInAdvice + `.
+{{with .ExpiryText}}
+Further sign-ins from new browsers within {{.}} get no mail of their own; your security settings list where your account is signed in.
+{{end}}`,
 	HTML: htmlHead + `<p>` + greeting + `</p>
 <p>Your account` + atApp + ` was signed in to` + onTime + ` from a device or browser that had not signed in to it before.</p>
 {{if or .IP .UserAgent}}<p>{{with .IP}}Address: {{.}}{{end}}{{if and .IP .UserAgent}}<br>{{end}}{{with .UserAgent}}Browser: {{.}}{{end}}</p>
 {{end}}<p>If this was you, there is nothing more to do.</p>
-<p>If it was not, someone else knows your password: reset it now` + resetLinkHTML + ` and turn on two-factor authentication.</p>
-` + htmlTail,
+<p>If it was not, ` + newSignInAdviceHTML + `.</p>
+{{with .ExpiryText}}<p>Further sign-ins from new browsers within {{.}} get no mail of their own; your security settings list where your account is signed in.</p>
+{{end}}` + htmlTail,
 }
+
+// The advice of the new-sign-in notice, for the account's state: with 2FA
+// on, the password and a second factor were used, and turning 2FA on is no
+// advice.
+const (
+	newSignInAdvice = `{{if .TwoFactorEnabled}}someone else knows your password and got past your two-factor authentication: reset your password now` + resetLink +
+		`, end the sessions you do not know in your security settings and replace your recovery codes{{else}}someone else knows your password: reset it now` + resetLink +
+		` and turn on two-factor authentication{{end}}`
+	newSignInAdviceHTML = `{{if .TwoFactorEnabled}}someone else knows your password and got past your two-factor authentication: reset your password now` + resetLinkHTML +
+		`, end the sessions you do not know in your security settings and replace your recovery codes{{else}}someone else knows your password: reset it now` + resetLinkHTML +
+		` and turn on two-factor authentication{{end}}`
+)
 
 var defaultPasskeyAdded = Template{
 	Subject: subjectPrefix + `A passkey was added to your account`,

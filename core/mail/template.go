@@ -66,8 +66,14 @@ type Data struct {
 
 	// Expiry is the link's lifetime; templates print it with
 	// [Data.ExpiryText]. Zero means the spec's lifetime for the kind: 24
-	// hours for KindVerifyEmail, 1 hour for KindResetPassword.
+	// hours for KindVerifyEmail, 1 hour for KindResetPassword. For
+	// KindNewSignIn it is the window in which no further new-sign-in
+	// notice is mailed (auth.Limits.NewSignInNotice); zero for none.
 	Expiry time.Duration
+
+	// TwoFactorEnabled says the account has 2FA on, for KindNewSignIn:
+	// its advice is then not to turn 2FA on.
+	TwoFactorEnabled bool
 
 	// NewEmail is the account's new address, for KindEmailChanged (which
 	// goes to the old one).

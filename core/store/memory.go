@@ -28,7 +28,8 @@ type Memory struct {
 	byEmail map[string]string // email -> id
 	passkeys
 	identities
-	codes emailCodes // user id -> mailed code (emailcodes.go)
+	codes    emailCodes           // user id -> mailed code (emailcodes.go)
+	signedIn map[string]time.Time // user id -> first sign-in (signins.go)
 }
 
 var _ user.Store = (*Memory)(nil)
@@ -39,7 +40,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}, signedIn: map[string]time.Time{}}
 }
 
 // Create implements [user.Registration].
@@ -104,6 +105,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		m.dropPasskeys(id)
 		m.dropIdentities(id)
 		delete(m.codes, id)
+		delete(m.signedIn, id)
 		return nil
 	})
 }

@@ -38,6 +38,7 @@ type parts struct {
 	user.EmailCodes
 	user.EmailCodeEraser
 	user.Identities
+	user.SignIns
 }
 
 func split(s user.Accounts) *parts {
@@ -55,6 +56,7 @@ func split(s user.Accounts) *parts {
 	p.EmailCodes, _ = s.(user.EmailCodes)
 	p.EmailCodeEraser, _ = s.(user.EmailCodeEraser)
 	p.Identities, _ = s.(user.Identities)
+	p.SignIns, _ = s.(user.SignIns)
 	return p
 }
 
@@ -118,12 +120,13 @@ var suite = []struct {
 	{"EmailCodes", func(p *parts) bool { return p.EmailCodes != nil }, emailCodeTests},
 	{"EmailCodeEraser", func(p *parts) bool { return p.EmailCodes != nil && p.EmailCodeEraser != nil }, emailCodeEraserTests},
 	{"Identities", func(p *parts) bool { return p.Identities != nil }, identityTests},
+	{"SignIns", func(p *parts) bool { return p.SignIns != nil }, signInTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser, Identities) that the store implements; a part
+// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser, Identities, SignIns) that the store implements; a part
 // it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
@@ -457,6 +460,8 @@ func testAcceptStep(t *testing.T, s *parts) {
 		{103, 102, nil, 103},              // next-step code: last = max(matched, current)
 		{103, 103, user.ErrConflict, 103}, // ... cannot be replayed in its own step
 		{104, 104, nil, 104},
+		{105, 106, nil, 106},              // previous-step code: last = current, not matched
+		{106, 106, user.ErrConflict, 106}, // ... so a code of the current step is refused
 	} {
 		err := s.AcceptTOTPStep(c, u.ID, tc.matched, tc.current)
 		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {

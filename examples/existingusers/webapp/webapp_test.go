@@ -296,3 +296,40 @@ func TestNewUser(t *testing.T) {
 		t.Fatalf("authkit's state of user %d: %+v", id, state)
 	}
 }
+
+// TestRolloutMailsNoNewSignIn: the first login of a user from before
+// authkit mails no "New sign-in" (adding authkit would mail every user) and
+// is recorded in authkit_sign_ins; a login from another browser afterwards
+// is mailed.
+func TestRolloutMailsNoNewSignIn(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	notices := func() int {
+		t.Helper()
+		if err := e.app.Service().FlushMail(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range e.mail.To(legacyEmail) {
+			if m.Kind == mail.KindNewSignIn {
+				n++
+			}
+		}
+		return n
+	}
+	login := map[string]any{"email": legacyEmail, "password": legacyPassword}
+	first := e.browser(t)
+	first.must(http.StatusOK, "POST", "/api/auth/login", login)
+	if n := notices(); n != 0 {
+		t.Fatalf("%d new_sign_in mails for the first login under authkit, want 0", n)
+	}
+	var rows int
+	if err := e.db.SQLX().GetContext(ctx, &rows, `SELECT COUNT(*) FROM authkit_sign_ins WHERE user_id = (SELECT id::text FROM users WHERE email = $1)`, legacyEmail); err != nil || rows != 1 {
+		t.Fatalf("authkit_sign_ins rows of the user: %d, %v; want 1", rows, err)
+	}
+	first.must(http.StatusOK, "POST", "/api/auth/login", login)
+	e.browser(t).must(http.StatusOK, "POST", "/api/auth/login", login)
+	if n := notices(); n != 1 {
+		t.Fatalf("%d new_sign_in mails after a second browser, want 1", n)
+	}
+}
