@@ -211,7 +211,7 @@ func (s suite) noticeFirstSignIn(t *testing.T) {
 		return
 	}
 	e.mustMailCount(t, "ada@example.com", mail.KindNewSignIn, 0)
-	if ev, ok := e.audit.last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != "first sign-in" {
+	if ev, ok := e.audit.Last(auth.EventNewDeviceSignIn); !ok || ev.UserID != u.ID || ev.Detail != "first sign-in" {
 		t.Errorf("audit: %+v, want %s for %s with the detail %q", ev, auth.EventNewDeviceSignIn, u.ID, "first sign-in")
 	}
 	e.clock.Advance(time.Minute)

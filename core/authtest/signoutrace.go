@@ -85,7 +85,7 @@ func (s suite) signOutDuringChange(t *testing.T) {
 			if n := len(e.mails(t, "ada@example.com", ch.kind)); n != 1 {
 				t.Errorf("%d %s mails, want 1", n, ch.kind)
 			}
-			if n := e.audit.count(ch.event, u.ID); n != 1 {
+			if n := e.audit.Count(ch.event, u.ID); n != 1 {
 				t.Errorf("%d %s events, want 1", n, ch.event)
 			}
 			mustBeSignedOut(t, c)
@@ -128,7 +128,7 @@ func (s suite) signOutRacesChange(t *testing.T) {
 					t.Fatal(cerr, lerr)
 				}
 				saved := e.byID(t, u.ID).SessionVersion == before.SessionVersion+1
-				mails, events := len(e.mails(t, email, ch.kind)), e.audit.count(ch.event, u.ID)
+				mails, events := len(e.mails(t, email, ch.kind)), e.audit.Count(ch.event, u.ID)
 				switch {
 				case saved && changed.Status == http.StatusOK && changed.str("message") == ch.msg:
 					if mails != 1 || events != 1 {
