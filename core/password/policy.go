@@ -184,18 +184,17 @@ func contextWords(words []string) []string {
 	return out
 }
 
-// builtOn reports whether pw keeps fewer than keep folded characters once
-// every context word is taken out of it.
+// builtOn reports whether pw holds a context word and keeps fewer than
+// keep folded characters once every context word is taken out of it. A
+// password without one is never refused here, however short its letters
+// and digits alone are.
 func builtOn(pw string, words []string, keep int) bool {
-	ws := contextWords(words)
-	if len(ws) == 0 {
-		return false
-	}
-	rest := fold(pw)
-	for _, w := range ws {
+	whole := fold(pw)
+	rest := whole
+	for _, w := range contextWords(words) {
 		rest = strings.ReplaceAll(rest, w, "")
 	}
-	return utf8.RuneCountInString(rest) < keep
+	return rest != whole && utf8.RuneCountInString(rest) < keep
 }
 
 // Check reports whether pw is acceptable as a new password. It returns an

@@ -118,6 +118,7 @@ func TestPolicyCheckFor(t *testing.T) {
 		{"NIST: a passphrase", NIST(), "correct horse battery staple", ada, nil},
 		{"NIST: short name parts do not count", NIST(), "ada and the engine", ada, nil},
 		{"NIST: no words", NIST(), "abcdefghijklmno", Context{}, nil},
+		{"NIST: punctuation counts towards the length without a word", NIST(), "8 chars!", with2FA, nil},
 		{"single-factor minimum below Min is Min", Policy{Min: 12, MinSingleFactor: 10}, "abcdefghijk", ada, ErrTooShort},
 	}
 	for _, tt := range tests {
