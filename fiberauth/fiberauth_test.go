@@ -96,6 +96,17 @@ func TestRequireUser(t *testing.T) {
 	authtest.CheckRequireUser(t, serve(t, app), "/private", "hello ada@example.com")
 }
 
+// TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
+// period, RequireUser refuses an account without 2FA with
+// two_factor_required, and lets it through once 2FA is on.
+func TestRequireTwoFactor(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TwoFactorRequiredNow)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Get("/private", fiberauth.RequireUser(svc), hello)
+	authtest.CheckRequireTwoFactor(t, serve(t, app), "/private", "hello ada@example.com")
+}
+
 func TestCurrentUserOutsideRequireUser(t *testing.T) {
 	svc, _ := newService(t)
 	app := newApp(svc, fiber.Config{})

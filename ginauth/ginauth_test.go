@@ -74,6 +74,18 @@ func TestRequireUser(t *testing.T) {
 	}
 }
 
+// TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
+// period, RequireUser refuses an account without 2FA with
+// two_factor_required, and lets it through once 2FA is on.
+func TestRequireTwoFactor(t *testing.T) {
+	svc, _ := newService(t, authtest.TwoFactorRequiredNow)
+	var calls int
+	authtest.CheckRequireTwoFactor(t, app(t, svc, &calls), "/private", "hello ada@example.com")
+	if calls != 1 {
+		t.Errorf("handler ran %d times, want 1 (not behind the 403)", calls)
+	}
+}
+
 func TestCurrentUserOutsideRequireUser(t *testing.T) {
 	c, _ := gin.CreateTestContext(httptest.NewRecorder())
 	if u, ok := ginauth.CurrentUser(c); ok || u != nil {

@@ -2,6 +2,7 @@ package nethttpauth
 
 import (
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -61,15 +62,38 @@ func Mount(mux *http.ServeMux, svc *auth.Service, prefix string) {
 }
 
 // Handler returns an http.Handler serving every authkit route at its spec
-// path, and a JSON 404 for other paths.
+// path, and a JSON 404 for other paths. A path that is not in clean form
+// ("//api/login", "/api/./login") is one of the other paths: ServeMux
+// would answer it with a redirect to the clean form, gin and fiber with a
+// 404, so each route has one spelling here and on them alike.
 func Handler(svc *auth.Service) http.Handler {
-	mux := http.NewServeMux()
-	Mount(mux, svc, "")
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		resp := svc.Modules().NotFound(Request(r))
 		resp.Write(w)
+	}
+	mux := http.NewServeMux()
+	Mount(mux, svc, "")
+	mux.HandleFunc("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != cleanPath(p) {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
 	})
-	return mux
+}
+
+// cleanPath is p as ServeMux cleans it: no empty or dot segments, the
+// trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }
 
 // RequireUser lets requests with a valid session through, with the user in

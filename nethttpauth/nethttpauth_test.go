@@ -51,6 +51,18 @@ func TestRequireUser(t *testing.T) {
 	authtest.CheckRequireUser(t, base, "/private", "hello ada@example.com")
 }
 
+// TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
+// period, RequireUser refuses an account without 2FA with
+// two_factor_required, and lets it through once 2FA is on.
+func TestRequireTwoFactor(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TwoFactorRequiredNow)
+	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := nethttpauth.CurrentUser(r)
+		_, _ = io.WriteString(w, "hello "+u.Email)
+	})))
+	authtest.CheckRequireTwoFactor(t, base, "/private", "hello ada@example.com")
+}
+
 func TestCurrentUserOutsideRequireUser(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	if u, ok := nethttpauth.CurrentUser(r); ok || u != nil {

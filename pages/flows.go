@@ -249,7 +249,21 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 		h.redirect(w, r, h.prefix+"/2fa", visit)
 		return
 	}
-	h.redirect(w, r, h.afterLogin, visit)
+	h.redirect(w, r, h.landing(res.User, h.afterLogin), visit)
+}
+
+// twoFactorRequired is where the pages send a signed-in user whom
+// auth.Config.RequireTwoFactor asks to set 2FA up.
+const twoFactorRequired = "/settings/security?done=2fa-required"
+
+// landing is where a sign-in without a second step goes: target, or the
+// security page with its notice while auth.Config.RequireTwoFactor asks
+// u to set 2FA up (in the grace period and after it).
+func (h *Handler) landing(u *user.User, target string) string {
+	if h.svc.TwoFactorRequirement(u).Required {
+		return h.prefix + twoFactorRequired
+	}
+	return target
 }
 
 // checked reads a checkbox.
@@ -264,7 +278,7 @@ func checked(r *http.Request, name string) bool {
 var registerFields = fields{
 	"email_required": "email", "invalid_email": "email", "email_too_long": "email", "email_already_registered": "email",
 	"name_required": "name", "name_too_long": "name",
-	"password_too_short": "password", "password_too_long": "password", "password_invalid_characters": "password",
+	"password_too_short": "password", "password_context_word": "password", "password_too_long": "password", "password_invalid_characters": "password",
 }
 
 func (h *Handler) register(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
@@ -279,7 +293,8 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request, visit *auth.V
 			in.Fields[k] = r.PostFormValue(k)
 		}
 	}
-	if _, err := h.svc.Register(r.Context(), visit, in); err != nil {
+	u, err := h.svc.Register(r.Context(), visit, in)
+	if err != nil {
 		values := map[string]string{"email": in.Email, "name": in.Name}
 		for k, val := range in.Fields {
 			values[k] = val
@@ -287,7 +302,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request, visit *auth.V
 		h.fail(w, r, visit, &View{Page: "register", Form: "register-form", Values: values}, err, registerFields)
 		return
 	}
-	h.redirect(w, r, withQuery(h.afterLogin, "done", "registered"), visit)
+	h.redirect(w, r, h.landing(u, withQuery(h.afterLogin, "done", "registered")), visit)
 }
 
 var codeFields = fields{"invalid_two_factor_code": "code", "code_already_used": "code", "invalid_recovery_code": "recovery-code"}
@@ -439,7 +454,7 @@ func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 }
 
 var resetFields = fields{"passwords_do_not_match": "confirmPassword",
-	"password_too_short": "password", "password_too_long": "password", "password_invalid_characters": "password"}
+	"password_too_short": "password", "password_context_word": "password", "password_too_long": "password", "password_invalid_characters": "password"}
 
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
 	token := r.PathValue("token")
@@ -453,12 +468,25 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 	h.redirect(w, r, h.prefix+"/login?done=password-reset", visit)
 }
 
+// dashboard is the pages' own landing page. An account whose grace period
+// of auth.Config.RequireTwoFactor is over is sent to the security page
+// instead, to set 2FA up.
 func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
-	u, ok := h.signedInUser(w, r, visit)
-	if !ok {
+	cu, err := h.svc.CurrentUser(r.Context(), visit)
+	switch {
+	case errors.Is(err, auth.ErrNotAuthenticated):
+		h.redirect(w, r, h.prefix+"/login", visit)
+		return
+	case err != nil:
+		h.problem(w, r, visit, err)
+		return
+	case h.svc.TwoFactorRequirement(cu).Overdue:
+		h.redirect(w, r, h.prefix+twoFactorRequired, visit)
 		return
 	}
+	pub := cu.Public()
+	u := &pub
 	v := &View{Page: "dashboard", User: u}
 	h.notice(v, r)
 	if v.Notice == "done.recovery-used" {
@@ -576,7 +604,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, visit *
 		CurrentPassword: r.PostFormValue("currentPassword"), NewPassword: r.PostFormValue("newPassword")})
 	if err != nil {
 		h.fail(w, r, visit, &View{Page: "security", Form: "password-form"}, err, fields{
-			"password_too_short": "newPassword", "password_too_long": "newPassword", "password_invalid_characters": "newPassword",
+			"password_too_short": "newPassword", "password_context_word": "newPassword", "password_too_long": "newPassword", "password_invalid_characters": "newPassword",
 			"invalid_password": "currentPassword"})
 		return
 	}

@@ -147,6 +147,7 @@ var english = map[string]string{
 	"done.password-reset":        "Password has been reset. You can now log in.",
 	"done.2fa-enabled":           "Two-factor authentication is on.",
 	"done.2fa-disabled":          "Two-factor authentication is off.",
+	"done.2fa-required":          "Your account must use two-factor authentication: set it up below.",
 	"done.email-changed":         "Email updated. Check your new address to verify it.",
 	"done.password-changed":      "Password changed.",
 	"done.session-ended-other":   "That session is signed out.",

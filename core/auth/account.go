@@ -62,7 +62,7 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if utf8.RuneCountInString(name) > maxNameRunes {
 		return nil, ErrNameTooLong
 	}
-	if err := s.checkPolicy(in.Password); err != nil {
+	if err := s.checkPolicy(in.Password, s.policyContext(nil, email, name)); err != nil {
 		return nil, err
 	}
 	switch _, err := s.users.ByEmail(ctx, email); {
@@ -139,17 +139,21 @@ func (s *Service) checkBreached(ctx context.Context, v *Visit, pw string) error 
 	return nil
 }
 
-// checkPolicy checks a new password against the policy.
-func (s *Service) checkPolicy(pw string) error {
+// checkPolicy checks a new password against the policy in its context
+// (policyContext): the length for an account with or without a second
+// factor, the context words.
+func (s *Service) checkPolicy(pw string, c password.Context) error {
 	if len(pw) > maxPasswordBytes {
 		return ErrPasswordTooLong.with("Password is too long", "password_too_long.bytes", nil)
 	}
-	err := s.policy.Check(pw)
+	err := s.policy.CheckFor(pw, c)
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, password.ErrContextWord):
+		return ErrPasswordContextWord
 	case errors.Is(err, password.ErrTooShort):
-		n := itoa(cmp.Or(max(s.policy.Min, 0), password.DefaultMinLength))
+		n := itoa(s.policy.MinFor(c.SecondFactor))
 		return ErrPasswordTooShort.with("Password must be at least "+n+" characters", "", map[string]string{"min": n})
 	case errors.Is(err, password.ErrTooLong):
 		n := itoa(cmp.Or(max(s.policy.Max, 0), password.DefaultMaxLength))
@@ -158,6 +162,19 @@ func (s *Service) checkPolicy(pw string) error {
 		return ErrPasswordInvalid
 	}
 }
+
+// policyContext is what the password policy knows of the account a new
+// password is for: whether it has a second factor (u nil: a new account,
+// which has none), and its context words, the app's name and the
+// account's address and name.
+func (s *Service) policyContext(u *user.User, email, name string) password.Context {
+	return password.Context{SecondFactor: u != nil && u.TwoFactorEnabled, Words: []string{s.cfg.AppName, email, name}}
+}
+
+// anyAccount is the policy context of a password whose account is not
+// known yet: the bounds every account has (the minimum with a second
+// factor), no words. The full check follows once the account is known.
+var anyAccount = password.Context{SecondFactor: true}
 
 // sendVerification mails a 24-hour verification link bound to address,
 // unless FeatureEmailVerification is off.
@@ -432,11 +449,14 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 	if in.Password != in.ConfirmPassword {
 		return ErrPasswordsDiffer
 	}
-	if err := s.checkPolicy(in.Password); err != nil {
+	if err := s.checkPolicy(in.Password, anyAccount); err != nil {
 		return err
 	}
 	u, claims, err := s.resetLink(ctx, v, in.Token)
 	if err != nil {
+		return err
+	}
+	if err := s.checkPolicy(in.Password, s.policyContext(u, u.Email, u.Name)); err != nil {
 		return err
 	}
 	if err := s.checkBreached(ctx, v, in.Password); err != nil {
@@ -490,7 +510,7 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	if err != nil {
 		return err
 	}
-	if err := s.checkPolicy(in.NewPassword); err != nil {
+	if err := s.checkPolicy(in.NewPassword, s.policyContext(u, u.Email, u.Name)); err != nil {
 		return err
 	}
 	if err := s.checkPassword(ctx, v, u, in.CurrentPassword); err != nil {

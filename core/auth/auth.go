@@ -96,8 +96,17 @@ type Config struct {
 	// (bcrypt at its minimum cost: the codes carry 80 bits of entropy).
 	RecoveryHasher password.Hasher
 
-	// PasswordPolicy bounds new passwords. Default: 8 to 128 characters.
+	// PasswordPolicy is the rule for new passwords. Default: 8 to 128
+	// characters for every account, no context words refused (the package
+	// docs, "Passwords", say why). password.NIST() follows NIST SP 800-63B
+	// rev. 4: 15 characters for an account without 2FA, 8 with it, and no
+	// password built on AppName, the account's address or its name.
 	PasswordPolicy password.Policy
+
+	// RequireTwoFactor makes 2FA compulsory for every account, or those
+	// its For picks, after a grace period: see [TwoFactorPolicy].
+	// Default: off.
+	RequireTwoFactor TwoFactorPolicy
 
 	// PasswordChecker refuses new passwords known to attackers (ASVS
 	// 2.1.7) on registration, reset and change, with 400
@@ -331,6 +340,9 @@ func (cfg *Config) check() error {
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err
+	}
+	if cfg.RequireTwoFactor.Enabled && !cfg.featureOn(FeatureTwoFactor) {
+		return errors.New("auth: Config.RequireTwoFactor needs the two-factor feature (it is in Config.Disable): no one could comply")
 	}
 	if err := checkCatalog(cfg.Catalog); err != nil {
 		return err

@@ -95,6 +95,38 @@
 //	sp := svc.Support()
 //	_, err := sp.Unlock(ctx, userID, "carol: ticket 4711")
 //
+// # Passwords
+//
+// Config.PasswordPolicy decides which new passwords registration, reset and
+// change accept. authkit keeps the spec's rule by default: 8 to 128
+// characters for every account, any composition, no context words refused,
+// so that the shortest configuration answers exactly as the spec does.
+// password.NIST() follows NIST SP 800-63B rev. 4 (section 3.1.1.2): 15
+// characters when the password is the account's only factor (every new
+// account, and every account without 2FA), 8 beside 2FA, and no password
+// built on the app's name (Config.AppName) or the account's address or
+// name (400 password_context_word; the words do not count towards the
+// minimum, so "Lovelace1815!" is refused for Ada Lovelace and a passphrase
+// that holds her name among other words is not). A reset checks the
+// bounds every account has before it reads the link, then the account's
+// own. Apps that hold anything worth the stronger rule should set it
+// (with Config.RequireTwoFactor, an account's 2FA is what lets it keep a
+// password of 8).
+//
+// # Requiring two-factor
+//
+// Config.RequireTwoFactor (a TwoFactorPolicy) makes 2FA compulsory for
+// every account, or for those its For picks, after a grace period (default
+// 7 days from the account's creation or from the policy's Since). During
+// the grace period nothing is refused: Service.TwoFactorRequirement tells
+// an app to send the user to set 2FA up, and the pages module lands every
+// sign-in on its security page. After it, Authenticate and
+// AuthenticateVerified (RequireUser and RequireVerifiedEmail on every
+// framework) answer 403 two_factor_required, and the pages' dashboard sends
+// the user to set it up; authkit's own routes stay open, so the user can
+// comply. Off by default: the spec's accounts sign in with a password, and
+// requiring more is the app's announcement to make.
+//
 // # Choices where the spec is silent
 //
 //   - Status 200 for every success, including registration.
@@ -104,8 +136,10 @@
 //     invalid UTF-8 and control or invisible formatting characters are 400
 //     with a text naming the field; other content types are 415.
 //   - New passwords: 8 to 128 characters after NFKC normalisation
-//     (password.Policy), any Unicode; names: 1 to 200 characters; emails:
-//     a plain address of at most 254 bytes, trimmed and lowercased.
+//     (password.Policy; see Passwords), any Unicode; names: 1 to 200
+//     characters; emails: a plain address of at most 254 bytes, trimmed,
+//     NFKC-normalised and lowercased, the one form of every lookup, rate-limit
+//     key and stored record (SECURITY.md deviation 16).
 //   - /api/login and /api/auth/login are one handler: rate limits
 //     and 2FA (docs/api.md, Login). A malformed email answers 401 "Invalid credentials"
 //     like an unknown one, after the same password-hash work.

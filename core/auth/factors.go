@@ -158,7 +158,14 @@ type PasswordlessInput struct {
 // once (a passkey: something the user has, unlocked by something they are
 // or know), for accounts with and without 2FA. The attempt counts against
 // Limits.LoginIP before in.Verify runs, and a success gives it back, like
-// the password step. There is no email key: the method names no address.
+// the password step. An address over that limit is not refused before the
+// credential is checked: a verified credential cannot be guessed, so it
+// signs in (an office behind one address is not locked out of passkey
+// sign-in by one client's password guesses); a failed one is answered
+// with the limit's 429, and in.Verify runs at most as often as the
+// method's own begin step allows (a passkey's challenge is single-use and
+// limited per address). There is no email key: the method names no
+// address.
 // The account lock-out (Config.Lockout) does not apply: it counts
 // password guesses, and a verified passkey is not one; it lets the owner
 // in while an attacker is locking the password out. A success runs
@@ -171,16 +178,25 @@ func (m *Modules) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if in.Method == "" || in.Verify == nil {
 		return nil, errors.New("auth: SignInWithoutPassword: Method and Verify are required")
 	}
-	ipv, err := s.check(ctx, v, s.lim.loginIP, v.ClientIP())
+	ipv, err := s.attempt(ctx, v, s.lim.loginIP, v.ClientIP())
 	if err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, ipv)
+	if !ipv.limited {
+		s.rateHeaders(v.header, ipv)
+	}
+	// An address over its limit (another client behind the same address
+	// guessing passwords) still gets its credential checked: a verified
+	// one cannot have been guessed, and the limit is meant for guessing.
+	// A failed one is refused with the limit's 429, as before the check.
 	id, err := in.Verify(ctx)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			s.audit(ctx, v, Event{Type: EventLoginFailed, UserID: id, Detail: string(in.Method) + ": " + string(e.Code)})
+			if ipv.limited {
+				return nil, s.tooMany(ctx, v, s.lim.loginIP, ipv)
+			}
 			return nil, err
 		}
 		return nil, fmt.Errorf("sign in %s: %w", in.Method, err)
@@ -193,7 +209,7 @@ func (m *Modules) SignInWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if err != nil {
 		return nil, fmt.Errorf("sign in %s: load user: %w", in.Method, err)
 	}
-	if s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) {
+	if !ipv.limited && s.refundLimit(ctx, v, s.lim.loginIP, v.ClientIP(), ipv) {
 		ipv.res.Remaining = min(ipv.res.Remaining+1, ipv.res.Limit)
 		s.rateHeaders(v.header, ipv)
 	}

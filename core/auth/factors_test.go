@@ -171,7 +171,8 @@ func (f *flow) passwordless(b *browser, verify func(context.Context) (string, er
 // TestSignInWithoutPassword: a verified method signs in an account with or
 // without 2FA and ends a pending login; a failure is audited and signs in
 // nobody; the client address's login limit counts failures before the
-// verifier runs and gives successes back; the lock-out does not apply.
+// verifier runs and gives successes back, and past it refuses failures
+// only; the lock-out does not apply.
 func TestSignInWithoutPassword(t *testing.T) {
 	f, b, u := pendingFlow(t, func(c *Config) { c.Limits.LoginIP = Limit{Max: 3} })
 	// The 2FA account, with a pending login on b: passwordless finishes
@@ -216,14 +217,70 @@ func TestSignInWithoutPassword(t *testing.T) {
 			t.Fatalf("failure %d: %v", i, err)
 		}
 	}
-	_, err = f.passwordless(c, func(context.Context) (string, error) { t.Error("Verify ran past the limit"); return u.ID, nil })
-	if !errors.Is(err, ErrTooManyLogins) {
-		t.Fatalf("past the limit: %v, want %v", err, ErrTooManyLogins)
+	// Past the limit a failure is refused with the limit's 429 and audited.
+	_, err = f.passwordless(c, func(context.Context) (string, error) { return "", ErrPasskeyInvalid })
+	if !errors.Is(err, ErrTooManyLogins) || f.signedInAs(c) != "" {
+		t.Fatalf("failure past the limit: %v, signed in as %q; want %v", err, f.signedInAs(c), ErrTooManyLogins)
+	}
+	// A verified credential is not refused by a limit meant for guessing.
+	d := newBrowser()
+	if got, err := f.passwordless(d, func(context.Context) (string, error) { return u.ID, nil }); err != nil || got.ID != u.ID || f.signedInAs(d) != u.ID {
+		t.Fatalf("verified past the limit: %v, %v; want a sign-in as %s", got, err, u.ID)
+	}
+	if _, err := f.passwordless(newBrowser(), func(context.Context) (string, error) { return "", ErrPasskeyInvalid }); !errors.Is(err, ErrTooManyLogins) {
+		t.Fatalf("a failure after that success: %v, want %v (the success bought no attempt)", err, ErrTooManyLogins)
 	}
 	// A deleted account does not sign in.
 	f2 := newFlow(t, nil)
 	_, err = f2.passwordless(newBrowser(), func(context.Context) (string, error) { return "no-such-user", nil })
 	if !errors.Is(err, ErrInvalidCredentials) {
 		t.Fatalf("deleted account: %v, want %v", err, ErrInvalidCredentials)
+	}
+}
+
+// TestSignInWithoutPasswordSharedAddress: one client guessing passwords
+// behind an address (an office's) uses its login limit up; the passwords
+// of everyone there are refused, a verified passkey of anyone there is
+// not.
+func TestSignInWithoutPasswordSharedAddress(t *testing.T) {
+	f := newFlow(t, func(c *Config) { c.Limits.LoginIP = Limit{Max: 3} })
+	_, u := f.register("ada@example.com", goodPW)
+	guesser := newBrowser()
+	for i := range 4 {
+		err := f.do(guesser, func(v *Visit) error {
+			_, err := f.s.Login(context.Background(), v, LoginInput{Email: "ada@example.com", Password: "not the password"})
+			return err
+		})
+		want := ErrInvalidCredentials
+		if i == 3 {
+			want = ErrTooManyLogins
+		}
+		if !errors.Is(err, want) {
+			t.Fatalf("guess %d: %v, want %v", i+1, err, want)
+		}
+	}
+	colleague := newBrowser()
+	err := f.do(colleague, func(v *Visit) error {
+		_, err := f.s.Login(context.Background(), v, LoginInput{Email: "ada@example.com", Password: goodPW})
+		return err
+	})
+	if !errors.Is(err, ErrTooManyLogins) {
+		t.Fatalf("the right password from the address: %v, want %v (an answer would tell a guesser it is right)", err, ErrTooManyLogins)
+	}
+	got, err := f.passwordless(colleague, func(context.Context) (string, error) { return u.ID, nil })
+	if err != nil || got.ID != u.ID || f.signedInAs(colleague) != u.ID {
+		t.Fatalf("a verified passkey from the address: %v, %v; want a sign-in", got, err)
+	}
+	var ra string
+	if err := f.do(newBrowser(), func(v *Visit) error {
+		_, err := f.s.Modules().SignInWithoutPassword(context.Background(), v, PasswordlessInput{Method: LoginPasskey,
+			Verify: func(context.Context) (string, error) { return u.ID, nil }})
+		ra = v.Header().Get("Retry-After")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ra != "" {
+		t.Errorf("a verified sign-in past the limit answers Retry-After %q", ra)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Input decoding. Only core decodes request bodies, so malformed JSON, wrong
@@ -227,10 +229,24 @@ func truncate(s string) string {
 	return "(invalid name)"
 }
 
-// normalizeEmail lowercases and trims an address and checks it is a plain
+// foldEmail is the one form of an address that every lookup, limit key
+// and stored record uses: trimmed, NFKC-normalised and lowercased. NFKC
+// turns compatibility forms (full-width letters, the Kelvin sign U+212A,
+// ligatures) into their plain letters, so that spellings a store's
+// case- and width-insensitive collation would match as one account are
+// one rate-limit key too, and one address can never be multiplied into
+// many keys (SECURITY.md deviation 16).
+func foldEmail(raw string) string {
+	return norm.NFKC.String(strings.ToLower(norm.NFKC.String(strings.TrimSpace(raw))))
+}
+
+// normalizeEmail folds an address (foldEmail) and checks it is a plain
 // addr-spec of at most 254 bytes.
 func normalizeEmail(raw string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(raw))
+	if len(raw) > 4*maxEmailBytes {
+		return "", ErrEmailTooLong // before any normalisation works on it
+	}
+	e := foldEmail(raw)
 	if e == "" {
 		return "", ErrEmailRequired
 	}

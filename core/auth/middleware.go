@@ -16,8 +16,9 @@ import (
 
 // Authenticate returns the signed-in user of r, or the response to send
 // instead: 401 {"error":"Not authenticated"} (expiring a dead session
-// cookie), or 503 when the store is down. RequireUser in every framework
-// module is this call.
+// cookie), 403 two_factor_required for an account whose grace period of
+// Config.RequireTwoFactor is over, or 503 when the store is down.
+// RequireUser in every framework module is this call.
 func (s *Service) Authenticate(r Request) (*user.User, *Response) {
 	return s.authenticate(r, false)
 }
@@ -44,12 +45,18 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 	if found {
 		u, err = s.sessions.User(r.Context(), raw)
 	}
-	if err == nil && (!verified || u.EmailVerified()) {
+	overdue := err == nil && s.TwoFactorRequirement(u).Overdue
+	if err == nil && (!verified || u.EmailVerified()) && !overdue {
 		return u, nil
 	}
 	v, ctx := s.Visit(r), r.Context()
 	if err == nil {
-		resp := s.failure(ctx, v, "authenticate", ErrEmailNotVerified)
+		cond := ErrEmailNotVerified
+		if overdue {
+			// Config.RequireTwoFactor: the grace period is over.
+			cond = ErrTwoFactorRequired
+		}
+		resp := s.failure(ctx, v, "authenticate", cond)
 		return nil, &resp
 	}
 	if found && errors.Is(err, session.ErrNotAuthenticated) {

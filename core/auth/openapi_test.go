@@ -179,6 +179,7 @@ var notCoreOperations = map[Code]string{
 	ErrFeatureDisabled.Code:           "a typed method of a switched-off feature; its route is not registered",
 	ErrTooManyRequests.Code:           "Service.NewRateLimit, the app's own limits and the passkeys begin limit",
 	ErrEmailNotVerified.Code:          "the RequireVerifiedEmail middleware",
+	ErrTwoFactorRequired.Code:         "the RequireUser and RequireVerifiedEmail middleware under Config.RequireTwoFactor",
 	ErrRequestRejected.Code:           "a request a framework refuses before any route runs, with the status it chose (the 431 of a long token is listed)",
 	ErrPasskeyChallengeInvalid.Code:   "the passkeys module's routes",
 	ErrPasskeyInvalid.Code:            "the passkeys module's routes",

@@ -318,12 +318,13 @@ const (
 // account, the per-user 2FA limit.
 var pendingStep = []*Error{ErrNoPendingTwoFactor, ErrTwoFactorExpired, ErrInvalidSession, ErrTooManyTwoFactor}
 
-// The conditions of a new password (checkPolicy). Not its
+// The conditions of a new password (checkPolicy; password_context_word
+// with Config.PasswordPolicy's RefuseContextWords). Not its
 // ErrPasswordInvalid: every flow checks the password with checkText
 // first, which refuses what Policy.Check calls invalid (invalid UTF-8, a
 // control character, also after NFKC) as invalid_characters, naming the
 // field.
-var newPassword = []*Error{ErrPasswordTooShort, ErrPasswordTooLong}
+var newPassword = []*Error{ErrPasswordTooShort, ErrPasswordTooLong, ErrPasswordContextWord}
 
 // The conditions of a typed-in address (normalizeEmail).
 var typedEmail = []*Error{ErrEmailRequired, ErrEmailTooLong, ErrInvalidEmail}

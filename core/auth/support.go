@@ -204,7 +204,7 @@ func (sp *Support) user(ctx context.Context, idOrEmail string) (*user.User, erro
 		err error
 	)
 	if strings.Contains(idOrEmail, "@") {
-		u, err = sp.cfg.Users.ByEmail(ctx, strings.ToLower(strings.TrimSpace(idOrEmail)))
+		u, err = sp.cfg.Users.ByEmail(ctx, foldEmail(idOrEmail))
 	} else {
 		u, err = sp.cfg.Users.ByID(ctx, idOrEmail)
 	}

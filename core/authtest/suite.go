@@ -222,6 +222,12 @@ var topics = []struct {
 		{"reset and change refuse a breached or common password", suite.breachedResetAndChange},
 		{"an unreachable API lets passwords through unless the app fails closed", suite.breachedAPIDown},
 	}},
+	// policy.go: Config.PasswordPolicy set to password.NIST() (NIST SP 800-63B rev. 4): the minimum
+	// length by the account's factors, context words refused on every route that sets a password.
+	{"PasswordPolicy", []test{
+		{"NIST: 15 characters without 2FA, 8 with it", suite.policyLengthByFactors},
+		{"NIST: the app's name, the address and the name are refused", suite.policyContextWords},
+	}},
 	// limits.go: docs/api.md "Rate limits": the 429 body and headers and each default limit, and
 	// deviation 4 with its refund: a correct password gives back its own attempt on the address
 	// key.
@@ -355,6 +361,9 @@ var topics = []struct {
 		{"German is answered, mailed and limited in German", suite.germanRouteAndMail},
 		{"without a catalog Accept-Language changes nothing", suite.englishWithoutOptIn},
 	}},
+	// advisories.go: the classes of bug the advisories of comparable projects show recurring, one
+	// case each (SECURITY.md "Advisories of comparable projects").
+	{"Advisories", advisoryTests},
 	{"SpecErrors", specErrorTests},
 }
 

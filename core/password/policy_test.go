@@ -88,3 +88,49 @@ func FuzzPolicyCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestPolicyCheckFor: the single-factor minimum applies only without a
+// second factor (and to Check, which knows nothing of the account), and
+// context words do not count towards what is left of a password.
+func TestPolicyCheckFor(t *testing.T) {
+	ada := Context{Words: []string{"Acme Portal", "ada.lovelace@example.com", "Ada Lovelace"}}
+	with2FA := ada
+	with2FA.SecondFactor = true
+	tests := []struct {
+		name   string
+		policy Policy
+		pw     string
+		ctx    Context
+		want   error
+	}{
+		{"default: 8 without a second factor", Policy{}, "abcdefgh", ada, nil},
+		{"default: context words allowed", Policy{}, "lovelace", ada, nil},
+		{"NIST: 14 alone", NIST(), "abcdefghijklmn", ada, ErrTooShort},
+		{"NIST: 15 alone", NIST(), "abcdefghijklmno", ada, nil},
+		{"NIST: 8 with a second factor", NIST(), "abcdefgh", with2FA, nil},
+		{"NIST: 7 with a second factor", NIST(), "abcdefg", with2FA, ErrTooShort},
+		{"NIST: the surname and a year", NIST(), "Lovelace18151852", ada, ErrContextWord},
+		{"NIST: the address", NIST(), "ada.lovelace@example.com", ada, ErrContextWord},
+		{"NIST: the full name, spaced", NIST(), "ada lovelace ada lovelace", ada, ErrContextWord},
+		{"NIST: the app's name, full-width", NIST(), "\uff21\uff43\uff4d\uff45portal2024!!", ada, ErrContextWord},
+		{"NIST: the app's name with a second factor", NIST(), "acmeportal", with2FA, ErrContextWord},
+		{"NIST: a passphrase holding a word of the name", NIST(), "lovelace wrote the first program", ada, nil},
+		{"NIST: a passphrase", NIST(), "correct horse battery staple", ada, nil},
+		{"NIST: short name parts do not count", NIST(), "ada and the engine", ada, nil},
+		{"NIST: no words", NIST(), "abcdefghijklmno", Context{}, nil},
+		{"NIST: punctuation counts towards the length without a word", NIST(), "8 chars!", with2FA, nil},
+		{"single-factor minimum below Min is Min", Policy{Min: 12, MinSingleFactor: 10}, "abcdefghijk", ada, ErrTooShort},
+	}
+	for _, tt := range tests {
+		err := tt.policy.CheckFor(tt.pw, tt.ctx)
+		if tt.want == nil && err != nil || !errors.Is(err, tt.want) {
+			t.Errorf("%s: CheckFor(%q) = %v, want %v", tt.name, tt.pw, err, tt.want)
+		}
+	}
+	if err := NIST().Check("abcdefghijklmn"); !errors.Is(err, ErrTooShort) {
+		t.Errorf("NIST().Check of 14 characters = %v, want %v: Check knows of no second factor", err, ErrTooShort)
+	}
+	if got := NIST().MinFor(true); got != 8 {
+		t.Errorf("NIST().MinFor(true) = %d, want 8", got)
+	}
+}

@@ -42,20 +42,32 @@ func testPasswordless(t *testing.T, h Harness) {
 
 // testPasswordlessRefused: an assertion made on another origin, or without
 // user verification, signs nobody in and is audited; the attempts count
-// against the address's login limit.
+// against the address's login limit, and past it a failing assertion gets
+// the limit's 429 while a verified one still signs in: it cannot have been
+// guessed (an office behind one address is not locked out of passkey
+// sign-in by one client's guesses).
 func testPasswordlessRefused(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, func(c *auth.Config) { c.Limits.LoginIP = auth.Limit{Max: 2, Window: time.Minute} })
-	_, _, a, _ := e.signUpWithPasskey(t)
+	_, u, a, _ := e.signUpWithPasskey(t)
 	b := e.browser()
 	wantError(t, "assertion from another origin", e.passwordless(t, b, a, nil, "http://evil.example"), auth.ErrPasskeyInvalid)
 	e.mustEvent(t, auth.EventLoginFailed, "", "passkey: passkey_invalid")
 	a.UserVerified = false
 	wantError(t, "assertion without user verification", e.passwordless(t, b, a, nil, Origin), auth.ErrPasskeyInvalid)
+	wantError(t, "past the login limit, without user verification", e.passwordless(t, b, a, nil, Origin), auth.ErrTooManyLogins)
 	a.UserVerified = true
-	wantError(t, "past the login limit", e.passwordless(t, b, a, nil, Origin), auth.ErrTooManyLogins)
+	wantError(t, "past the login limit, from another origin", e.passwordless(t, b, a, nil, "http://evil.example"), auth.ErrTooManyLogins)
 	if b.signedInAs(t) != "" {
 		t.Fatal("a refused assertion signed in")
 	}
+	wantSuccess(t, "a verified assertion past the login limit", e.passwordless(t, b, a, nil, Origin))
+	if got := b.signedInAs(t); got != u.ID {
+		t.Fatalf("signed in as %q, want %q", got, u.ID)
+	}
+	// The password step from the same address stays refused: answering it
+	// would tell a guesser whether the password was right.
+	wantError(t, "a password past the login limit", e.browser().post(t, "/api/login",
+		map[string]any{"email": "ada@example.com", "password": password}), auth.ErrTooManyLogins)
 }
 
 // testPasswordlessOff: with AllowPasswordless false the login ceremony is

@@ -33,13 +33,15 @@ func Serve(t *testing.T, name string, svc *auth.Service, extra http.Handler, pre
 	t.Helper()
 	switch name {
 	case "nethttp":
-		mux := http.NewServeMux()
-		mux.Handle("/", nethttpauth.Handler(svc)) // JSON 404 for other paths
+		var h http.Handler = nethttpauth.Handler(svc) // JSON 404 for other paths
 		if extra != nil {
+			mux := http.NewServeMux()
+			mux.Handle("/", h)
 			mux.Handle(prefix, extra)
 			mux.Handle(prefix+"/", extra)
+			h = mux
 		}
-		return serveHTTP(t, mux)
+		return serveHTTP(t, h)
 	case "gin":
 		r := ginauth.New(svc)
 		if extra != nil {
