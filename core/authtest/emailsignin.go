@@ -387,7 +387,7 @@ func (s suite) emailSignInBeforeRegisterVetoes(t *testing.T) {
 	})
 	c := e.client()
 	code, _ := e.askSignIn(t, c, "new@example.com")
-	mustStatus(t, c.signInVerify("new@example.com", code), http.StatusForbidden, "An invitation is required")
+	mustAppError(t, c.signInVerify("new@example.com", code), http.StatusForbidden, "invitation_required", "An invitation is required")
 	e.noUser(t, "new@example.com")
 	mustBeSignedOut(t, c)
 }

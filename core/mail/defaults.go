@@ -298,7 +298,7 @@ If this was not you, someone else knows your password: do not use the code, rese
 // its link (which opens a page that signs in with one button), and says
 // so; like the email code it never shows the code in the subject.
 var defaultEmailSignIn = Template{
-	Subject: subjectPrefix + `Your sign-in code`,
+	Subject: subjectPrefix + `Your sign-in code{{with .ExpiryText}} (valid for {{.}}){{end}}`,
 	Text: greeting + `
 
 Someone asked to sign in` + atApp + onTime + fromIP + ` with this email address.
