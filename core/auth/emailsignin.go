@@ -158,27 +158,11 @@ func (s *Service) RequestEmailSignIn(ctx context.Context, v *Visit, in EmailSign
 	if err := s.emailSignInOn(); err != nil {
 		return err
 	}
-	if err := checkText(text{"email", in.Email}); err != nil {
-		return err
-	}
-	vd, err := s.check(ctx, v, s.lim.emailSignInIP, v.ClientIP())
+	mr, err := s.startMailRequest(ctx, v, in.Email, s.lim.emailSignInIP, s.lim.emailSignInEmail)
 	if err != nil {
-		return err
+		return err // an *Error as it is, or a wrapped lookup failure
 	}
-	s.rateHeaders(v.header, vd)
-	email, err := normalizeEmail(in.Email)
-	if err != nil {
-		return err
-	}
-	ev, err := s.attempt(ctx, v, s.lim.emailSignInEmail, email)
-	if err != nil {
-		return err
-	}
-	u, err := s.users.ByEmail(ctx, email)
-	known := err == nil
-	if err != nil && !errors.Is(err, user.ErrNotFound) {
-		return fmt.Errorf("email sign-in: lookup: %w", err)
-	}
+	email, ev, u, known := mr.email, mr.ev, mr.u, mr.u != nil
 	nonce, err := s.newSignInNonce(v)
 	if err != nil {
 		return fmt.Errorf("email sign-in: %w", err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
-	"github.com/authkit-go/authkit/core/user"
 )
 
 // Sign-in by email (auth.Config.EmailSignIn, off by default): POST
@@ -43,20 +42,12 @@ const (
 // harness's user store does not implement user.EmailCodes.
 func (s suite) signInEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
-	e := s.env(t, append([]option{emailSignInWhereStored}, opts...)...)
-	if _, ok := e.users.(user.EmailCodes); !ok {
-		t.Skipf("authtest: the user store (%T) does not implement user.EmailCodes", e.users)
-	}
-	return e
+	return s.storedCodesEnv(t, emailSignInWhereStored, opts...)
 }
 
-// emailSignInWhereStored switches sign-in by email on when the harness's
-// user store implements user.EmailCodes.
-func emailSignInWhereStored(c *auth.Config) {
-	if _, ok := c.Users.(user.EmailCodes); ok {
-		c.EmailSignIn.Enabled = true
-	}
-}
+// emailSignInWhereStored switches sign-in by email on where the store can
+// hold its codes.
+var emailSignInWhereStored = whereCodesStored(func(c *auth.Config) { c.EmailSignIn.Enabled = true })
 
 // anyBrowser lets a sign-in code finish in any browser.
 func anyBrowser(c *auth.Config) { c.EmailSignIn.AnyBrowser = true }
@@ -75,14 +66,7 @@ func (e *env) askSignIn(t *testing.T, c *client, addr string) (code, tok string)
 		t.Fatalf("%d sign-in mails to %s, want %d", len(ms), addr, before+1)
 	}
 	m := ms[len(ms)-1]
-	found := emailCodeIn.FindStringSubmatch(m.Text)
-	if found == nil {
-		t.Fatalf("no \"Your code: NNNNNN\" line in the mail:\n%s", m.Text)
-	}
-	if strings.Contains(m.Subject, found[1]) {
-		t.Errorf("the subject %q shows the code", m.Subject)
-	}
-	return found[1], linkToken(t, m, signInPage, "10 minutes")
+	return mailedCode(t, m, addr, mail.KindEmailSignIn), linkToken(t, m, signInPage, "10 minutes")
 }
 
 // signInVerify posts a code to the verify route.
@@ -138,14 +122,7 @@ func (s suite) emailSignInByCode(t *testing.T) {
 		t.Errorf("%s cookie %+v, want HttpOnly, SameSite=Lax, Path=/, Max-Age=600", auth.EmailSignInCookie, ck)
 	}
 	m := e.lastMail(t, "ada@example.com", mail.KindEmailSignIn)
-	found := emailCodeIn.FindStringSubmatch(m.Text)
-	if found == nil {
-		t.Fatalf("no code in the mail:\n%s", m.Text)
-	}
-	code := found[1]
-	if !strings.Contains(m.HTML, "<strong>"+code+"</strong>") {
-		t.Errorf("the HTML part does not show the code %s", code)
-	}
+	code := mailedCode(t, m, "ada@example.com", mail.KindEmailSignIn)
 	if !strings.Contains(m.Text, "expire in 10 minutes") {
 		t.Errorf("the mail does not say the code expires in 10 minutes:\n%s", m.Text)
 	}
@@ -394,10 +371,7 @@ func (s suite) emailSignInBeforeRegisterVetoes(t *testing.T) {
 
 func (s suite) emailSignInTwoFactor(t *testing.T) {
 	e := s.signInEnv(t, relaxed)
-	c := e.client()
-	e.signup(t, c, "ada@example.com")
-	secret, _ := e.enable2FA(t, c)
-	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
+	c, _, secret := e.signedOutTwoFactor(t)
 	code, _ := e.askSignIn(t, c, "ada@example.com")
 	r := c.signInVerify("ada@example.com", code)
 	mustBody(t, r, obj{"requiresTwoFactor": true})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // authkit's second step behind an app's own login
@@ -55,6 +56,17 @@ func (s suite) appEnv(t *testing.T, opts ...option) *env {
 	return s.envWithRoutes(t, appRoutes, opts...)
 }
 
+// signedOutTwoFactor registers ada@example.com on a new browser, turns 2FA
+// on and signs out: the browser, her record and her TOTP secret.
+func (e *env) signedOutTwoFactor(t *testing.T) (*client, *user.User, string) {
+	t.Helper()
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	secret, _ := e.enable2FA(t, c)
+	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
+	return c, u, secret
+}
+
 func (s suite) appStepNoTwoFactor(t *testing.T) {
 	e := s.appEnv(t)
 	u := e.seed(t, "ada@example.com")
@@ -69,10 +81,7 @@ func (s suite) appStepNoTwoFactor(t *testing.T) {
 
 func (s suite) appStepTwoFactor(t *testing.T) {
 	e := s.appEnv(t, relaxed)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret, _ := e.enable2FA(t, c)
-	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
+	c, u, secret := e.signedOutTwoFactor(t)
 	r := c.post(appLoginPath, nil, "X-App-User", u.ID)
 	mustBody(t, r, obj{"requiresTwoFactor": true, "appUser": u.ID})
 	if r.setCookie(auth.PendingCookie) == nil {
@@ -86,10 +95,7 @@ func (s suite) appStepTwoFactor(t *testing.T) {
 
 func (s suite) appStepOwnSession(t *testing.T) {
 	e := s.appEnv(t, relaxed)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret, _ := e.enable2FA(t, c)
-	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
+	c, u, secret := e.signedOutTwoFactor(t)
 	mustBody(t, c.post(appOwnLoginPath, nil, "X-App-User", u.ID), obj{"requiresTwoFactor": true, "appUser": u.ID})
 	e.nextStep()
 	r := c.post(appOwnVerifyPath, nil, "X-Code", e.now(t, secret))
@@ -117,10 +123,7 @@ func (s suite) appStepOwnSession(t *testing.T) {
 
 func (s suite) appStepOwnSessionLimited(t *testing.T) {
 	e := s.appEnv(t)
-	c := e.client()
-	u := e.signup(t, c, "ada@example.com")
-	secret, _ := e.enable2FA(t, c)
-	mustMessage(t, c.post("/api/auth/logout", nil), msgLoggedOut)
+	c, u, secret := e.signedOutTwoFactor(t)
 	mustBody(t, c.post(appOwnLoginPath, nil, "X-App-User", u.ID), obj{"requiresTwoFactor": true, "appUser": u.ID})
 	e.nextStep()
 	begin := e.clock.Now()
