@@ -71,6 +71,10 @@
 // Under the prefix: GET and POST /login, /register, /2fa, /forgot-password,
 // /reset-password/{token}, /resend-verification; POST /2fa/recover,
 // /2fa/email-code and /2fa/email-code/verify (with email codes on),
+// /email-sign-in and /email-sign-in/verify (with sign-in by email on,
+// auth.Config.EmailSignIn; GET /email-sign-in and GET and POST
+// /email-sign-in/{token}, the mailed link's page: a GET shows a button
+// that posts),
 // /logout, /logout-all; GET /verify-email/{token} (verifies, then
 // redirects); GET /dashboard, /settings/security, /settings/recovery-codes
 // (the confirmation; POST replaces the codes); POST /settings/2fa/setup,

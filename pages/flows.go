@@ -39,6 +39,13 @@ func (h *Handler) routes() {
 		h.post("/2fa/email-code", h.sendEmailCode)
 		h.post("/2fa/email-code/verify", h.verifyEmailCode)
 	}
+	if h.svc.HasEmailSignIn() {
+		get("/email-sign-in", h.simple("signin"))
+		h.post("/email-sign-in", h.requestSignIn)
+		h.post("/email-sign-in/verify", h.verifySignIn)
+		get("/email-sign-in/{token}", h.signInLinkPage)
+		h.post("/email-sign-in/{token}", h.signInLink)
+	}
 	h.post("/logout", h.logout)
 	h.post("/logout-all", h.logoutAll)
 	get("/verify-email/{token}", h.verifyEmail)
@@ -245,11 +252,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 		h.fail(w, r, visit, &View{Page: "login", Form: "login-form", Values: values}, err, where)
 		return
 	}
-	if res.RequiresTwoFactor {
-		h.redirect(w, r, h.prefix+"/2fa", visit)
-		return
-	}
-	h.redirect(w, r, h.landing(res.User, h.afterLogin), visit)
+	h.signedInTo(w, r, visit, res)
 }
 
 // twoFactorRequired is where the pages send a signed-in user whom
@@ -423,6 +426,65 @@ func (h *Handler) resend(w http.ResponseWriter, r *http.Request, visit *auth.Vis
 }
 
 var emailFields = fields{"email_required": "email", "invalid_email": "email", "email_too_long": "email"}
+
+// Sign-in by email: the address, then the mailed code on the same page
+// (or the mailed link's page, whose button posts: a GET signs nobody in).
+
+// signInFields puts the errors of a mailed code beside its field.
+var signInFields = fields{"invalid_sign_in_code": "signin-code", "email_code_expired": "signin-code", "code_already_used": "signin-code"}
+
+func (h *Handler) requestSignIn(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	email := r.PostFormValue("email")
+	v := &View{Page: "signin", Form: "signin-form", Values: map[string]string{"email": email}}
+	if err := h.svc.RequestEmailSignIn(r.Context(), visit, auth.EmailSignInInput{Email: email}); err != nil {
+		h.fail(w, r, visit, v, err, emailFields)
+		return
+	}
+	v.Form, v.SignInSent = "signin-code-form", true
+	v.Values["email"] = strings.ToLower(strings.TrimSpace(email))
+	h.render(w, r, http.StatusOK, v, visit)
+}
+
+func (h *Handler) verifySignIn(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	email := r.PostFormValue("email")
+	in := auth.EmailSignInVerifyInput{Email: email, Code: r.PostFormValue("code"), Remember: checked(r, "remember")}
+	res, err := h.svc.VerifyEmailSignIn(r.Context(), visit, in)
+	if err != nil {
+		values := map[string]string{"email": email}
+		if in.Remember {
+			values["remember"] = "on"
+		}
+		h.fail(w, r, visit, &View{Page: "signin", Form: "signin-code-form", SignInSent: true, Values: values}, err, signInFields)
+		return
+	}
+	h.signedInTo(w, r, visit, res)
+}
+
+// signInLinkPage shows the mailed link's button.
+func (h *Handler) signInLinkPage(w http.ResponseWriter, r *http.Request) {
+	visit := h.visit(r)
+	u, _ := h.viewer(r, visit)
+	h.render(w, r, http.StatusOK, &View{Page: "signinlink", User: u, Token: r.PathValue("token")}, visit)
+}
+
+func (h *Handler) signInLink(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	token := r.PathValue("token")
+	res, err := h.svc.VerifyEmailSignInLink(r.Context(), visit, auth.EmailSignInLinkInput{Token: token, Remember: checked(r, "remember")})
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "signinlink", Form: "signin-link-form", Token: token}, err, fields{})
+		return
+	}
+	h.signedInTo(w, r, visit, res)
+}
+
+// signedInTo goes on from a first step: to the 2FA page, or signed in.
+func (h *Handler) signedInTo(w http.ResponseWriter, r *http.Request, visit *auth.Visit, res auth.LoginResult) {
+	if res.RequiresTwoFactor {
+		h.redirect(w, r, h.prefix+"/2fa", visit)
+		return
+	}
+	h.redirect(w, r, h.landing(res.User, h.afterLogin), visit)
+}
 
 func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
 	email := r.PostFormValue("email")

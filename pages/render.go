@@ -68,6 +68,10 @@ type View struct {
 	// not offered: the Service sends no codes (auth.Config.EmailCode), or
 	// the pending login's user has no verified address.
 	EmailCode *EmailCodeStep
+	// SignInSent is set on the email sign-in page once a code was asked
+	// for: the page shows the code's field (Values["email"] is the
+	// address).
+	SignInSent bool
 
 	h             *Handler
 	lang          *i18n.Language
@@ -450,6 +454,10 @@ func (v *View) Social() []SocialLink {
 
 // PasskeyScript is the path of the passkeys module's script.
 func (v *View) PasskeyScript() string { return PasskeysPath + "/passkeys.js" }
+
+// EmailSignInOn reports whether the Service offers sign-in by email
+// (auth.Config.EmailSignIn): the login page links to it.
+func (v *View) EmailSignInOn() bool { return v.h.svc.HasEmailSignIn() }
 
 // EmailAutocomplete is the autocomplete of the login page's email field:
 // with passwordless passkeys also "webauthn", so that the browser offers

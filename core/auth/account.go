@@ -345,27 +345,11 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 	if err := s.enabled(FeaturePasswordReset); err != nil {
 		return err
 	}
-	if err := checkText(text{"email", in.Email}); err != nil {
-		return err
-	}
-	vd, err := s.check(ctx, v, s.lim.resetIP, v.ClientIP())
+	mr, err := s.startMailRequest(ctx, v, in.Email, s.lim.resetIP, s.lim.resetEmail)
 	if err != nil {
-		return err
+		return err // an *Error as it is, or a wrapped lookup failure
 	}
-	s.rateHeaders(v.header, vd)
-	email, err := normalizeEmail(in.Email)
-	if err != nil {
-		return err
-	}
-	ev, err := s.attempt(ctx, v, s.lim.resetEmail, email)
-	if err != nil {
-		return err
-	}
-	u, err := s.users.ByEmail(ctx, email)
-	known := err == nil
-	if err != nil && !errors.Is(err, user.ErrNotFound) {
-		return fmt.Errorf("forgot password: lookup: %w", err)
-	}
+	email, ev, u, known := mr.email, mr.ev, mr.u, mr.u != nil
 	if !known {
 		u = &user.User{ID: user.NewID(), Email: email}
 	}
@@ -384,6 +368,45 @@ func (s *Service) ForgotPassword(ctx context.Context, v *Visit, in ForgotPasswor
 		s.audit(ctx, v, Event{Type: EventPasswordResetRequested, UserID: u.ID})
 	}
 	return nil
+}
+
+// mailRequest is the start of a flow that mails an address whatever it
+// is, answering alike for every one (forgot-password, sign-in by email).
+type mailRequest struct {
+	email string     // normalised
+	ev    verdict    // of the address's limit: when limited, nothing may be mailed
+	u     *user.User // the address's account; nil for none
+}
+
+// startMailRequest checks the typed address, counts the client address's
+// limit ipLim (its 429 and headers) and, silently, the address's emailLim,
+// and looks the account up. An *Error (a malformed address, the 429) is
+// returned as it is.
+func (s *Service) startMailRequest(ctx context.Context, v *Visit, raw string, ipLim, emailLim *limiter) (mailRequest, error) {
+	if err := checkText(text{"email", raw}); err != nil {
+		return mailRequest{}, err
+	}
+	vd, err := s.check(ctx, v, ipLim, v.ClientIP())
+	if err != nil {
+		return mailRequest{}, err
+	}
+	s.rateHeaders(v.header, vd)
+	email, err := normalizeEmail(raw)
+	if err != nil {
+		return mailRequest{}, err
+	}
+	ev, err := s.attempt(ctx, v, emailLim, email)
+	if err != nil {
+		return mailRequest{}, err
+	}
+	u, err := s.users.ByEmail(ctx, email)
+	switch {
+	case errors.Is(err, user.ErrNotFound):
+		u = nil
+	case err != nil:
+		return mailRequest{}, fmt.Errorf("mail request: lookup: %w", err)
+	}
+	return mailRequest{email: email, ev: ev, u: u}, nil
 }
 
 // ResetPasswordInput is what ResetPassword takes.

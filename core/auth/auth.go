@@ -65,16 +65,19 @@ type Config struct {
 	Keys *secretbox.Keyring
 
 	// AppURL is the base of links in mails, e.g. "https://app.example.com":
-	// the verification link (FeatureEmailVerification) and the password
-	// reset link (FeaturePasswordReset). Required unless both are in
-	// Disable; no other mail carries a link.
+	// the verification link (FeatureEmailVerification), the password
+	// reset link (FeaturePasswordReset) and the sign-in link
+	// (EmailSignIn). Required unless both features are in Disable and
+	// EmailSignIn is off; no other mail carries a link.
 	AppURL string
 
-	// VerifyEmailPath and ResetPasswordPath are the page paths the mailed
-	// links point to; the token is appended.
-	// Defaults: "/verify-email/" and "/reset-password/" (docs/api.md, Pages).
+	// VerifyEmailPath, ResetPasswordPath and EmailSignInPath are the page
+	// paths the mailed links point to; the token is appended.
+	// Defaults: "/verify-email/", "/reset-password/" and
+	// "/email-sign-in/" (docs/api.md, Pages).
 	VerifyEmailPath   string
 	ResetPasswordPath string
+	EmailSignInPath   string
 
 	// AppName names the app in mails and is the TOTP issuer shown by
 	// authenticator apps. Default: "authkit".
@@ -228,6 +231,10 @@ type Config struct {
 	// (see [EmailCodeConfig]). Default: off.
 	EmailCode EmailCodeConfig
 
+	// EmailSignIn offers sign-in without a password by a code or link
+	// mailed to the address (see [EmailSignInConfig]). Default: off.
+	EmailSignIn EmailSignInConfig
+
 	// MaxBodyBytes caps request bodies. Default: 16 KiB.
 	MaxBodyBytes int64
 
@@ -308,6 +315,7 @@ type Service struct {
 	device    *token.Verifier // the device cookie (notices.go)
 	trusted   *token.Verifier // the trusted-device cookie (trusted.go)
 	emailCode *token.Verifier // hashes mailed codes (emailcode.go); only its Bind is used
+	signIn    *token.Verifier // the mailed sign-in links, and the hashes of sign-in codes (emailsignin.go)
 	sender    *mail.Sender
 	tmpl      mail.Templates
 	proxies   *clientip.Resolver
@@ -338,6 +346,9 @@ func (cfg *Config) check() error {
 		return errors.New("auth: Config.AppURL is required: the mailed verification and password-reset links start with it " +
 			"(an app that mails neither adds auth.FeatureEmailVerification and auth.FeaturePasswordReset to Config.Disable)")
 	}
+	if cfg.AppURL == "" && cfg.EmailSignIn.Enabled {
+		return errors.New("auth: Config.AppURL is required: the mailed sign-in link (Config.EmailSignIn) starts with it")
+	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err
 	}
@@ -362,6 +373,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.ResetPasswordPath == "" {
 		cfg.ResetPasswordPath = "/reset-password/"
 	}
+	if cfg.EmailSignInPath == "" {
+		cfg.EmailSignInPath = "/email-sign-in/"
+	}
 	if cfg.AppName == "" {
 		cfg.AppName = "authkit"
 	}
@@ -385,6 +399,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.EmailCode.Lifetime <= 0 {
 		cfg.EmailCode.Lifetime = DefaultEmailCodeLifetime
+	}
+	if cfg.EmailSignIn.Lifetime <= 0 {
+		cfg.EmailSignIn.Lifetime = DefaultEmailSignInLifetime
 	}
 	if cfg.ReauthWindow == 0 {
 		cfg.ReauthWindow = DefaultReauthWindow
@@ -475,6 +492,7 @@ func New(cfg Config) (*Service, error) {
 		{&s.device, purposeDevice, DeviceLifetime},
 		{&s.trusted, purposeTrusted, cfg.TrustedDeviceLifetime},
 		{&s.emailCode, purposeEmailCode, cfg.EmailCode.Lifetime},
+		{&s.signIn, purposeEmailSignIn, cfg.EmailSignIn.Lifetime},
 	} {
 		if *v.dst, err = token.NewVerifier(token.Config{Secrets: cfg.Secrets, Purpose: v.purpose, Expiry: v.expiry, Now: cfg.Now}); err != nil {
 			return nil, fmt.Errorf("auth: %w", err)

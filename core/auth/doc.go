@@ -18,8 +18,13 @@
 // [Service.ForgetTrustedDevice], and with a store that implements
 // user.Passkeys [Service.ListPasskeys], [Service.RenamePasskey] and
 // [Service.DeletePasskey] (the passkeys module registers passkeys and
-// serves these three as its routes), and with email codes on
-// [Service.SendTwoFactorEmailCode] and [Service.VerifyTwoFactorEmailCode].
+// serves these three as its routes), with email codes on
+// [Service.SendTwoFactorEmailCode] and [Service.VerifyTwoFactorEmailCode],
+// and with sign-in by email on ([Config.EmailSignIn])
+// [Service.RequestEmailSignIn], [Service.VerifyEmailSignIn] and
+// [Service.VerifyEmailSignInLink]. An app that checks passwords itself
+// starts authkit's second step with [Service.StartSecondStep], keeping
+// authkit's session or its own ([SecondStepInput].OwnSession).
 // Each takes a context, a [Visit] (one request's cookies, client address
 // and language, resolved once, and the cookies and headers its answer must
 // carry) and a typed input, and returns a typed result or an error. The

@@ -99,29 +99,30 @@ func TestEmailCodeOff(t *testing.T) {
 	}
 }
 
-// TestPendingData: the 2fa_pending payload round-trips with its nonce,
-// reads one issued before the nonce (a login pending across an upgrade),
-// and refuses any other length.
+// TestPendingData: the 2fa_pending payload round-trips with its flags and
+// nonce, reads one issued before the nonce (a login pending across an
+// upgrade), and refuses any other length and unknown flags.
 func TestPendingData(t *testing.T) {
 	nonce := bytes.Repeat([]byte{7}, pendingNonceBytes)
 	for _, tc := range []struct {
-		data     []byte
-		remember bool
-		version  int64
-		ok       bool
+		data    []byte
+		flags   byte
+		version int64
+		ok      bool
 	}{
-		{pendingData(true, 300, nonce), true, 300, true},
-		{pendingData(false, -1, nonce), false, -1, true},
-		{pendingData(true, 5, nil), true, 5, true},
-		{pendingData(true, 5, nonce[:5]), false, 0, false},
-		{append(pendingData(true, 5, nonce), 0), false, 0, false},
-		{[]byte{2, 0}, false, 0, false},
-		{[]byte{1}, false, 0, false},
-		{[]byte{1, 0x80}, false, 0, false}, // a varint cut short
+		{pendingData(pendingRemember, 300, nonce), pendingRemember, 300, true},
+		{pendingData(0, -1, nonce), 0, -1, true},
+		{pendingData(pendingRemember, 5, nil), pendingRemember, 5, true},
+		{pendingData(pendingOwnSession|pendingRemember, 7, nonce), pendingOwnSession | pendingRemember, 7, true},
+		{pendingData(pendingRemember, 5, nonce[:5]), 0, 0, false},
+		{append(pendingData(pendingRemember, 5, nonce), 0), 0, 0, false},
+		{[]byte{4, 0}, 0, 0, false}, // an unknown flag
+		{[]byte{1}, 0, 0, false},
+		{[]byte{1, 0x80}, 0, 0, false}, // a varint cut short
 	} {
-		remember, version, ok := parsePendingData(tc.data)
-		if ok != tc.ok || ok && (remember != tc.remember || version != tc.version) {
-			t.Errorf("parsePendingData(%x) = %v, %d, %v; want %v, %d, %v", tc.data, remember, version, ok, tc.remember, tc.version, tc.ok)
+		flags, version, ok := parsePendingData(tc.data)
+		if ok != tc.ok || ok && (flags != tc.flags || version != tc.version) {
+			t.Errorf("parsePendingData(%x) = %b, %d, %v; want %b, %d, %v", tc.data, flags, version, ok, tc.flags, tc.version, tc.ok)
 		}
 	}
 }

@@ -55,6 +55,49 @@ func ExampleModules_Routes() {
 	// POST /api/auth/confirm-password
 }
 
+// An app that checks passwords itself (its own users table, a directory)
+// and keeps its own sessions still uses authkit's second factors: after its
+// own check it starts authkit's second step for the user id, and signs the
+// user in itself once authkit has verified the second factor.
+func ExampleService_StartSecondStep() {
+	var svc *auth.Service                                                         // made once with auth.New
+	checkOwnPassword := func(r *http.Request) (string, bool) { return "", false } // the app's own check
+	startOwnSession := func(w http.ResponseWriter, userID string) {}              // the app's own session
+	login := func(w http.ResponseWriter, r *http.Request) {
+		id, ok := checkOwnPassword(r)
+		if !ok {
+			http.Error(w, "Invalid credentials", http.StatusUnauthorized)
+			return
+		}
+		v := svc.Visit(nethttpRequest(r))
+		res, err := svc.StartSecondStep(r.Context(), v, auth.SecondStepInput{UserID: id, OwnSession: true})
+		v.WriteHeaders(w) // the 2fa_pending cookie when a second factor follows
+		switch {
+		case err != nil:
+			e := auth.AsError(err)
+			http.Error(w, e.Message, e.Status)
+		case res.RequiresTwoFactor:
+			http.Redirect(w, r, "/2fa", http.StatusSeeOther)
+		default:
+			startOwnSession(w, res.User.ID)
+			http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+		}
+	}
+	secondStep := func(w http.ResponseWriter, r *http.Request) {
+		v := svc.Visit(nethttpRequest(r))
+		res, err := svc.VerifyTwoFactor(r.Context(), v, auth.TwoFactorInput{Code: r.PostFormValue("code")})
+		v.WriteHeaders(w) // the pending cookie expired; no authkit session
+		if err != nil {
+			e := auth.AsError(err)
+			http.Error(w, e.Message, e.Status)
+			return
+		}
+		startOwnSession(w, res.User.ID)
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+	}
+	_, _ = login, secondStep // mounted as the app's POST /login and POST /2fa
+}
+
 // An app with pages of its own calls the flows from Go: a Visit per
 // request, a typed method, the visit's cookies and headers written on the
 // app's own response, and the error matched by its code.

@@ -119,7 +119,7 @@ func (m *Modules) SignInExternal(ctx context.Context, v *Visit, in ExternalSignI
 			return LoginResult{}, fmt.Errorf("sign in %s: %w", in.Method, err)
 		}
 		if trusted == "" {
-			return s.startPending(ctx, v, u, in.Remember)
+			return s.startPending(ctx, v, u, firstFactor{how: in.Method, remember: in.Remember})
 		}
 		how = LoginTrustedDevice
 	}

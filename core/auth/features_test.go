@@ -196,14 +196,14 @@ func TestFinishPendingRefusesStale(t *testing.T) {
 	s := mustNewWith(t, func(*Config) {})
 	u := &user.User{ID: "u1", Email: "ada@example.com", SessionVersion: 2}
 	v := s.Visit(jsonReq(`{}`))
-	stale := token.Claims{UserID: u.ID, Data: pendingData(false, 1, nil)}
+	stale := token.Claims{UserID: u.ID, Data: pendingData(0, 1, nil)}
 	if err := s.finishPending(context.Background(), v, u, stale, LoginTOTP, nil); !errors.Is(err, ErrTwoFactorExpired) {
 		t.Fatalf("stale pending login: %v, want ErrTwoFactorExpired", err)
 	}
 	if len(v.Cookies()) != 0 {
 		t.Fatalf("stale pending login set cookies %v", v.Cookies())
 	}
-	current := token.Claims{UserID: u.ID, Data: pendingData(true, 2, make([]byte, pendingNonceBytes))}
+	current := token.Claims{UserID: u.ID, Data: pendingData(pendingRemember, 2, make([]byte, pendingNonceBytes))}
 	if err := s.finishPending(context.Background(), v, u, current, LoginTOTP, nil); err != nil {
 		t.Fatalf("current pending login: %v", err)
 	}

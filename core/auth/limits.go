@@ -53,6 +53,19 @@ type Limits struct {
 	// window get none of their own. It refuses nothing.
 	// Default: 1 per hour, key new-sign-in:{user id}.
 	NewSignInNotice Limit
+	// EmailSignInIP limits the sign-in mails asked for from one client
+	// address (Config.EmailSignIn). Default: 5 per 15 minutes, key
+	// email-sign-in:ip:{ip}.
+	EmailSignInIP Limit
+	// EmailSignInEmail limits the sign-in mails to one address, silently
+	// like ResetEmail: past it the answer is the same and no mail goes.
+	// Default: 3 per 15 minutes, key email-sign-in:email:{email}.
+	EmailSignInEmail Limit
+	// EmailSignInVerify limits the codes and links tried for one address,
+	// whoever tries them, so a 6-digit code cannot be guessed (each try
+	// also counts against LoginIP). Default: 5 per 15 minutes, key
+	// email-sign-in:verify:{email}; reset by a success.
+	EmailSignInVerify Limit
 }
 
 func (l Limits) withDefaults() Limits {
@@ -74,6 +87,9 @@ func (l Limits) withDefaults() Limits {
 	def(&l.Password, 5, 15*time.Minute)
 	def(&l.EmailCode, 3, 15*time.Minute)
 	def(&l.NewSignInNotice, 1, time.Hour)
+	def(&l.EmailSignInIP, 5, 15*time.Minute)
+	def(&l.EmailSignInEmail, 3, 15*time.Minute)
+	def(&l.EmailSignInVerify, 5, 15*time.Minute)
 	return l
 }
 
@@ -81,7 +97,7 @@ func (l Limits) withDefaults() Limits {
 // own key prefix and store (nil for a limit that is Off).
 type limits struct {
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
-	emailCode, newSignIn                                                            *limiter
+	emailCode, newSignIn, emailSignInIP, emailSignInEmail, emailSignInVerify        *limiter
 }
 
 // newLimits builds the limiter of every limit of cfg.Limits, in the
@@ -105,6 +121,11 @@ func newLimits(cfg *Config) (limits, error) {
 		{&ls.password, limitSpec{"password", ErrTooManyPasswordEntries, lim.Password, false}},
 		{&ls.emailCode, limitSpec{"email-code", ErrTooManyEmailCodes, lim.EmailCode, false}},
 		{&ls.newSignIn, limitSpec{"new-sign-in", nil, lim.NewSignInNotice, true}},
+		{&ls.emailSignInIP, limitSpec{"email-sign-in:ip", ErrTooManySignInRequests, lim.EmailSignInIP, false}},
+		{&ls.emailSignInEmail, limitSpec{"email-sign-in:email", ErrTooManySignInRequests, lim.EmailSignInEmail, true}},
+		// Not let through when full: an attacker who filled the store
+		// would otherwise guess codes uncounted.
+		{&ls.emailSignInVerify, limitSpec{"email-sign-in:verify", ErrTooManyLogins, lim.EmailSignInVerify, false}},
 	} {
 		var err error
 		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
@@ -117,7 +138,8 @@ func newLimits(cfg *Config) (limits, error) {
 
 // all returns every limiter, nil ones included.
 func (ls *limits) all() []*limiter {
-	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode, ls.newSignIn}
+	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode, ls.newSignIn,
+		ls.emailSignInIP, ls.emailSignInEmail, ls.emailSignInVerify}
 }
 
 // close stops the background work of the default in-memory stores.

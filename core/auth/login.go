@@ -34,8 +34,12 @@ type LoginResult struct {
 	User *user.User
 	// RequiresTwoFactor: the visit now holds the 2fa_pending cookie and no
 	// session; VerifyTwoFactor or RecoverTwoFactor finishes the login.
-	// Otherwise the visit holds the session cookie.
+	// Otherwise the visit holds the session cookie (none when the app
+	// keeps its own: StartSecondStep with OwnSession).
 	RequiresTwoFactor bool
+	// SignedUp: the sign-in made the account (VerifyEmailSignIn with
+	// sign-up by email).
+	SignedUp bool
 }
 
 // Login is the password step: rate limits by client address and by email,
@@ -116,45 +120,73 @@ func (s *Service) Login(ctx context.Context, v *Visit, in LoginInput) (_ LoginRe
 		s.rateHeaders(v.header, ipv)
 	}
 	s.upgradeHash(ctx, v, u, in.Password)
+	return s.firstFactorDone(ctx, v, u, firstFactor{how: LoginPassword, remember: in.Remember})
+}
 
-	how := LoginPassword
+// firstFactor is how the first step of a sign-in ended: the method that
+// proved it, and what the rest of the sign-in does.
+type firstFactor struct {
+	how      LoginMethod // LoginPassword, LoginEmailSignIn, LoginAppPassword
+	remember bool        // a long-lived session
+	// ownSession: the app keeps its own sessions (StartSecondStep with
+	// OwnSession): no authkit session is started, now or after the
+	// second step.
+	ownSession bool
+}
+
+// firstFactorDone ends the first step of a sign-in whose factor was
+// accepted, for every way to give it (the password, a mailed sign-in
+// code, the app's own check): an account with 2FA gets the 2fa_pending
+// cookie unless this browser is trusted (Config.TrustedDevices); any
+// other gets AfterLogin, the session (unless ff.ownSession), the
+// login_succeeded event and the new-device notice. An *Error (a hook's
+// veto) is returned as it is.
+func (s *Service) firstFactorDone(ctx context.Context, v *Visit, u *user.User, ff firstFactor) (LoginResult, error) {
+	how := ff.how
 	if u.TwoFactorEnabled {
 		// A browser the user trusted at an earlier second step skips it
 		// (Config.TrustedDevices): its cookie, its record, its version.
 		trusted, err := s.trustedRecord(ctx, v, u)
 		if err != nil {
-			return LoginResult{}, fmt.Errorf("login: %w", err)
+			return LoginResult{}, fmt.Errorf("%s: %w", how, err)
 		}
 		if trusted == "" {
-			return s.startPending(ctx, v, u, in.Remember)
+			return s.startPending(ctx, v, u, ff)
 		}
 		how = LoginTrustedDevice
 	}
 	if err := s.afterLogin(ctx, u, how); err != nil {
 		return LoginResult{}, err
 	}
-	if err := s.startSession(ctx, v, u, in.Remember); err != nil {
-		return LoginResult{}, fmt.Errorf("login: session: %w", err)
+	if !ff.ownSession {
+		if err := s.startSession(ctx, v, u, ff.remember); err != nil {
+			return LoginResult{}, fmt.Errorf("%s: session: %w", how, err)
+		}
 	}
 	e := Event{Type: EventLoginSucceeded, UserID: u.ID}
-	if how == LoginTrustedDevice {
+	switch {
+	case how == LoginTrustedDevice:
 		e.Detail = "trusted device"
+	case how != LoginPassword:
+		e.Detail = string(how)
 	}
 	s.audit(ctx, v, e)
-	s.signedIn(ctx, v, u)
+	if !ff.ownSession {
+		s.signedIn(ctx, v, u)
+	}
 	return LoginResult{User: u}, nil
 }
 
 // startPending ends the password step of an account with 2FA: the
 // 2fa_pending cookie, no session.
-func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, remember bool) (LoginResult, error) {
+func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, ff firstFactor) (LoginResult, error) {
 	var nonce [pendingNonceBytes]byte
 	if _, err := io.ReadFull(s.cfg.Rand, nonce[:]); err != nil {
-		return LoginResult{}, fmt.Errorf("login: pending token: random: %w", err)
+		return LoginResult{}, fmt.Errorf("%s: pending token: random: %w", ff.how, err)
 	}
-	tok, err := s.pending.CreateWith(u.ID, pendingData(remember, u.SessionVersion, nonce[:]))
+	tok, err := s.pending.CreateWith(u.ID, pendingData(pendingFlags(ff), u.SessionVersion, nonce[:]))
 	if err != nil {
-		return LoginResult{}, fmt.Errorf("login: pending token: %w", err)
+		return LoginResult{}, fmt.Errorf("%s: pending token: %w", ff.how, err)
 	}
 	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
 	s.audit(ctx, v, Event{Type: EventLoginPending, UserID: u.ID})
@@ -273,27 +305,42 @@ const pendingNonceBytes = 16
 
 // pendingData is the payload of a 2fa_pending token: the remember flag,
 // the session version the password step saw, and the nonce.
-func pendingData(remember bool, version int64, nonce []byte) []byte {
-	flag := byte(0)
-	if remember {
-		flag = 1
+func pendingData(flags byte, version int64, nonce []byte) []byte {
+	return append(binary.AppendVarint([]byte{flags}, version), nonce...)
+}
+
+// The flags of a pending login, the first byte of its payload.
+const (
+	pendingRemember   byte = 1 << iota // a long-lived session
+	pendingOwnSession                  // the app keeps its own sessions: the second step starts none
+	pendingAllFlags   = pendingRemember | pendingOwnSession
+)
+
+// pendingFlags are the flags of a pending login that ff started.
+func pendingFlags(ff firstFactor) byte {
+	var f byte
+	if ff.remember {
+		f |= pendingRemember
 	}
-	return append(binary.AppendVarint([]byte{flag}, version), nonce...)
+	if ff.ownSession {
+		f |= pendingOwnSession
+	}
+	return f
 }
 
 // parsePendingData reads pendingData's payload. A payload without the
 // nonce, as tokens issued before it had one carry, is still read, so a
 // login pending across an upgrade can finish.
-func parsePendingData(d []byte) (remember bool, version int64, ok bool) {
-	if len(d) < 2 || d[0] > 1 {
-		return false, 0, false
+func parsePendingData(d []byte) (flags byte, version int64, ok bool) {
+	if len(d) < 2 || d[0]&^pendingAllFlags != 0 {
+		return 0, 0, false
 	}
 	version, n := binary.Varint(d[1:])
 	if n <= 0 {
-		return false, 0, false
+		return 0, 0, false
 	}
 	rest := len(d) - 1 - n
-	return d[0] == 1, version, rest == 0 || rest == pendingNonceBytes
+	return d[0], version, rest == 0 || rest == pendingNonceBytes
 }
 
 func (s *Service) pendingCookie(value string, maxAge int) *http.Cookie {
@@ -353,12 +400,16 @@ func (s *Service) finishPending(ctx context.Context, v *Visit, u *user.User, cla
 	if err := s.afterLogin(ctx, u, how); err != nil {
 		return err
 	}
-	keep, _, _ := parsePendingData(claims.Data)
+	flags, _, _ := parsePendingData(claims.Data)
+	keep := flags&pendingRemember != 0
 	if remember != nil {
 		keep = *remember
 	}
 	s.clearPending(v)
 	s.resetLimit(ctx, v, s.lim.twoFactor, u.ID)
+	if flags&pendingOwnSession != 0 {
+		return nil // the app's own session: FinishSecondStep's caller starts it
+	}
 	if err := s.startSession(ctx, v, u, keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
@@ -587,10 +638,7 @@ func loginRoute(ctx context.Context, s *Service, v *Visit) Response {
 		return s.failure(ctx, v, "login", err)
 	}
 	res, err := s.Login(ctx, v, LoginInput{Email: in.str("email"), Password: in.str("password"), Remember: in.flag("remember")})
-	if err == nil && res.RequiresTwoFactor {
-		return s.respond(v, http.StatusOK, map[string]bool{"requiresTwoFactor": true})
-	}
-	return s.answer(ctx, v, "login", map[string]bool{"success": true}, err)
+	return s.signInAnswer(ctx, v, "login", res, err)
 }
 
 // secondStep decodes the body of the verify and recover routes.

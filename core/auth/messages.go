@@ -19,4 +19,5 @@ const (
 	msgSessionEnded         = "Session ended"
 	msgTrustedDeviceRemoved = "Trusted device removed"
 	msgEmailCodeSent        = "Code sent. Check your email."
+	msgEmailSignInSent      = "If that address can sign in, a sign-in code has been sent. Check your email."
 )

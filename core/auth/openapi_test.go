@@ -197,6 +197,7 @@ var notCoreOperations = map[Code]string{
 	ErrSocialIdentityTaken.Code:       "the social module's routes",
 	ErrIdentityNotFound.Code:          "the social module's routes",
 	ErrLastSignInMethod.Code:          "the social module's routes",
+	ErrUnknownUser.Code:               "Service.StartSecondStep, a typed method an app calls from its own login",
 }
 
 // operationCodes returns "STATUS code" of every code the operations of
@@ -281,6 +282,7 @@ func TestOpenAPIListsEveryCode(t *testing.T) {
 		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
 		c.EmailCode.Enabled = true
+		c.EmailSignIn.Enabled = true
 	}).s.OpenAPI()
 	if err != nil {
 		t.Fatal(err)

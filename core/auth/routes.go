@@ -65,6 +65,7 @@ const (
 	sessionRecords           // Config.Sessions
 	trustedDevices           // Config.TrustedDevices
 	emailCodes               // Config.EmailCode.Enabled (and so user.EmailCodes)
+	emailSignIn              // Config.EmailSignIn.Enabled (and so user.EmailCodes)
 )
 
 // has reports whether the configuration has store st.
@@ -76,6 +77,8 @@ func (cfg *Config) has(st needStore) bool {
 		return cfg.TrustedDevices != nil
 	case emailCodes:
 		return cfg.EmailCode.Enabled
+	case emailSignIn:
+		return cfg.EmailSignIn.Enabled
 	}
 	return true
 }
@@ -264,7 +267,37 @@ var routes = []Route{
 		Hooks:       "AfterLogin",
 		Cookies:     loginCookies + "; authkit_trusted with trustDevice",
 	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/email-sign-in", handle: emailSignInRoute, needs: emailSignIn, doc: coreOp(Operation{
+		ID: "requestEmailSignIn", Summary: "Mail a sign-in code and link",
+		Description: "Only with Config.EmailSignIn.Enabled. The answer is the same whether or not the address has an account; the code and link work in this browser only (the authkit_email_sign_in cookie) unless EmailSignIn.AnyBrowser.",
+		Body:        formBody(obj{"email": oaStr("the address to sign in with")}, []string{"email"}),
+		OK:          oaMessage("If that address can sign in, a sign-in code has been sent. Check your email."),
+		Errors:      slices.Concat(typedEmail, []*Error{ErrTooManySignInRequests}),
+		Cookies:     "authkit_email_sign_in (binds the code to this browser)",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/email-sign-in/verify", handle: emailSignInVerifyRoute, needs: emailSignIn, doc: coreOp(Operation{
+		ID: "verifyEmailSignIn", Summary: "Sign in with a mailed code",
+		Description: "Only with Config.EmailSignIn.Enabled. As login: with 2FA on, answers requiresTwoFactor and the 2fa_pending cookie. An unknown address signs up when registration is on.",
+		Body:        formBody(obj{"email": oaStr("the address the code was mailed to"), "code": oaStr("the mailed code (spaces ignored)"), "remember": oaBool("a 30-day session instead of 24 hours")}, []string{"email", "code"}),
+		OK:          closedObject(obj{"success": obj{"const": true}, "requiresTwoFactor": obj{"const": true}}),
+		Errors:      slices.Concat(typedEmail, emailSignInStep),
+		Hooks:       "BeforeRegister, AfterRegister (sign-up), AfterLogin",
+		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows; authkit_email_sign_in expired",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/email-sign-in/link/{token}", handle: emailSignInLinkRoute, needs: emailSignIn, doc: coreOp(Operation{
+		ID: "verifyEmailSignInLink", Summary: "Sign in with a mailed link",
+		Description: "Only with Config.EmailSignIn.Enabled. The page the mailed link opens posts here (a GET signs nobody in). As verify.",
+		Param:       "the token of the mailed link",
+		Body:        formBody(obj{"remember": oaBool("a 30-day session instead of 24 hours")}, nil),
+		OK:          closedObject(obj{"success": obj{"const": true}, "requiresTwoFactor": obj{"const": true}}),
+		Errors:      slices.Concat([]*Error{ErrSignInLinkInvalid}, emailSignInStep),
+		Hooks:       "BeforeRegister, AfterRegister (sign-up), AfterLogin",
+		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows; authkit_email_sign_in expired",
+	})},
 }
+
+// The conditions of finishing a sign-in by email, by code or link.
+var emailSignInStep = []*Error{ErrSignInOtherBrowser, ErrInvalidSignInCode, ErrEmailCodeExpired, ErrCodeUsed, ErrTooManyLogins}
 
 // coreOp is a core route's Operation: the cookies its answers may set
 // or expire (x-set-cookies) are those its success sets (named in
@@ -272,7 +305,7 @@ var routes = []Route{
 // expired).
 func coreOp(op Operation) *Operation {
 	op.SetCookies = []string{}
-	for _, name := range []string{session.DefaultCookieName, DeviceCookie, PendingCookie, TrustedDeviceCookie} {
+	for _, name := range []string{session.DefaultCookieName, DeviceCookie, PendingCookie, TrustedDeviceCookie, EmailSignInCookie} {
 		if strings.Contains(op.Cookies, name) || (name == session.DefaultCookieName && op.Auth == "session") {
 			op.SetCookies = append(op.SetCookies, name)
 		}
@@ -338,7 +371,8 @@ var currentPassword = []*Error{ErrInvalidPassword, ErrTooManyPasswordEntries}
 // module registers it and it answers 404. The session routes are listed
 // only with Config.Sessions, the trusted-device routes only with
 // Config.TrustedDevices, the email-code routes only with
-// Config.EmailCode.Enabled. The routes modules registered
+// Config.EmailCode.Enabled, the email sign-in routes only with
+// Config.EmailSignIn.Enabled. The routes modules registered
 // ([Modules.AddRoutes]) follow core's. Once Routes (or Paths) was called,
 // the table is served: AddRoutes refuses more. The slice is the caller's.
 func (m *Modules) Routes() []Route {

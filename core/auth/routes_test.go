@@ -15,7 +15,8 @@ import (
 )
 
 func TestPaths(t *testing.T) {
-	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}, EmailCode: EmailCodeConfig{Enabled: true}}} // every route listed
+	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}, EmailCode: EmailCodeConfig{Enabled: true},
+		EmailSignIn: EmailSignInConfig{Enabled: true}}} // every route listed
 	paths := s.Modules().Paths()
 	byPattern := map[string]Path{}
 	for _, p := range paths {

@@ -42,23 +42,36 @@ var emailCodeIn = regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`)
 // harness's user store does not implement user.EmailCodes.
 func (s suite) codeEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
-	// On only where the store can hold codes: auth.New refuses email codes
-	// on a store without user.EmailCodes, and the test then skips.
-	e := s.env(t, append([]option{emailCodesWhereStored}, opts...)...)
+	return s.storedCodesEnv(t, emailCodesWhereStored, opts...)
+}
+
+// storedCodesEnv is env with on (a feature whose codes the user store
+// keeps) applied first; it skips the test when the harness's user store
+// does not implement user.EmailCodes (auth.New would refuse the feature).
+func (s suite) storedCodesEnv(t *testing.T, on option, opts ...option) *env {
+	t.Helper()
+	e := s.env(t, append([]option{on}, opts...)...)
 	if _, ok := e.users.(user.EmailCodes); !ok {
 		t.Skipf("authtest: the user store (%T) does not implement user.EmailCodes", e.users)
 	}
 	return e
 }
 
-// emailCodesWhereStored switches email codes on when the harness's user
-// store implements user.EmailCodes, so that the tests of every route
-// (405s, Cache-Control, the hostile corpus) reach their routes too.
-func emailCodesWhereStored(c *auth.Config) {
-	if _, ok := c.Users.(user.EmailCodes); ok {
-		c.EmailCode.Enabled = true
+// whereCodesStored returns an option that applies on only when the
+// harness's user store implements user.EmailCodes, so that the tests of
+// every route (405s, Cache-Control, the hostile corpus) reach the routes
+// of the features that keep codes there too.
+func whereCodesStored(on option) option {
+	return func(c *auth.Config) {
+		if _, ok := c.Users.(user.EmailCodes); ok {
+			on(c)
+		}
 	}
 }
+
+// emailCodesWhereStored switches email codes on where the store can hold
+// them.
+var emailCodesWhereStored = whereCodesStored(func(c *auth.Config) { c.EmailCode.Enabled = true })
 
 // codeUser signs ada@example.com up, verifies her address and turns 2FA
 // on. It returns her record and TOTP secret.
@@ -95,15 +108,15 @@ func (e *env) sendCode(t *testing.T, c *client, addr string) string {
 	if len(ms) != before+1 {
 		t.Fatalf("%d email-code mails to %s, want %d", len(ms), addr, before+1)
 	}
-	return mailedCode(t, ms[len(ms)-1], addr)
+	return mailedCode(t, ms[len(ms)-1], addr, mail.KindTwoFactorEmailCode)
 }
 
 // mailedCode checks an email-code mail and returns its code: to addr, the
 // code in the text and the HTML, never in the subject.
-func mailedCode(t *testing.T, m mail.Message, addr string) string {
+func mailedCode(t *testing.T, m mail.Message, addr string, kind mail.Kind) string {
 	t.Helper()
-	if m.To != addr || m.Kind != mail.KindTwoFactorEmailCode {
-		t.Fatalf("mail %s to %q, want %s to %q", m.Kind, m.To, mail.KindTwoFactorEmailCode, addr)
+	if m.To != addr || m.Kind != kind {
+		t.Fatalf("mail %s to %q, want %s to %q", m.Kind, m.To, kind, addr)
 	}
 	found := emailCodeIn.FindStringSubmatch(m.Text)
 	if found == nil {

@@ -19,7 +19,7 @@ import (
 // methodNotAllowed: every path authkit serves answers the methods it does
 // not serve with a JSON 405 and the same Allow header on every framework.
 func (s suite) methodNotAllowed(t *testing.T) {
-	e := s.env(t, emailCodesWhereStored)
+	e := s.env(t, emailCodesWhereStored, emailSignInWhereStored)
 	c := e.client()
 	for _, p := range e.svc.Modules().Paths() {
 		path := strings.ReplaceAll(strings.ReplaceAll(p.Pattern, "{token}", "tok"), "{id}", "x")
@@ -557,7 +557,7 @@ func (s suite) interleave(t *testing.T, f interleavingFlow, point string, ev int
 // no-store, signed in or not (the client checks every reply; this subtest
 // makes sure every route is asked at least once).
 func (s suite) noStore(t *testing.T) {
-	e := s.env(t, emailCodesWhereStored)
+	e := s.env(t, emailCodesWhereStored, emailSignInWhereStored)
 	e.seed(t, "ada@example.com")
 	anon, signed := e.client(), e.loggedIn(t, "ada@example.com")
 	for _, rt := range e.svc.Modules().Routes() {

@@ -308,6 +308,33 @@ var topics = []struct {
 		{"addresses: huge, multi-line, with a header, refused on every route that takes one", suite.hostileAddresses},
 		{"names with line breaks never reach a mail header", suite.hostileNames},
 	}},
+	// emailsignin.go: sign-in by a mailed code or link (Config.EmailSignIn, off by default).
+	{"EmailSignIn", []test{
+		{"off by default: the routes answer 404 and mail nothing", suite.emailSignInOffByDefault},
+		{"a mailed code signs in, verifies the address and ends the browser binding", suite.emailSignInByCode},
+		{"a spent code cannot be replayed from a copy of the browser", suite.emailSignInReplay},
+		{"the mailed link signs in by POST only, once", suite.emailSignInByLink},
+		{"code and link work only in the browser that asked", suite.emailSignInBoundToBrowser},
+		{"AnyBrowser lets the link finish elsewhere", suite.emailSignInAnyBrowser},
+		{"a new request replaces the old code", suite.emailSignInNewRequestReplaces},
+		{"code and link expire after 10 minutes", suite.emailSignInExpires},
+		{"guessing: 5 wrong codes per address, then 429 even for the right one", suite.emailSignInGuessingLimited},
+		{"requests: 3 mails per address, 5 requests per client address", suite.emailSignInRequestsLimited},
+		{"known, unknown and over-limit addresses answer alike", suite.emailSignInAnswersAlike},
+		{"an unknown address signs up: verified, no password", suite.emailSignInSignsUp},
+		{"with registration off an unknown address gets no mail", suite.emailSignInNoSignUpWithoutRegistration},
+		{"BeforeRegister vetoes a sign-up by email", suite.emailSignInBeforeRegisterVetoes},
+		{"a 2FA account still takes its second step", suite.emailSignInTwoFactor},
+		{"50 browsers verify one code: one session", suite.raceEmailSignIn},
+	}},
+	// secondstep.go: authkit's second step behind the app's own password check (Service.StartSecondStep).
+	{"AppSecondStep", []test{
+		{"an account without 2FA gets authkit's session", suite.appStepNoTwoFactor},
+		{"a 2FA account takes authkit's second step, then gets authkit's session", suite.appStepTwoFactor},
+		{"OwnSession: the verified user goes to the app, no authkit session", suite.appStepOwnSession},
+		{"OwnSession: wrong codes count against the 2FA limit", suite.appStepOwnSessionLimited},
+		{"an unknown user id answers 401", suite.appStepUnknownUser},
+	}},
 	// races.go: ARCHITECTURE.md "Stores": whatever changes security state under concurrency is one
 	// conditional store operation, so of several identical requests racing, exactly one wins. The
 	// races at full size (proof under attack) raise the rate limits but for the one
@@ -399,7 +426,8 @@ type option func(*auth.Config)
 func relaxed(c *auth.Config) {
 	big := auth.Limit{Max: 1000, Window: time.Hour}
 	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
-		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big, NewSignInNotice: big}
+		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big, NewSignInNotice: big,
+		EmailSignInIP: big, EmailSignInEmail: big, EmailSignInVerify: big}
 }
 
 // env is one subtest's world: a Service on fresh stores, served by the
@@ -420,6 +448,13 @@ type env struct {
 // env builds and starts a Service with the suite's defaults changed by
 // opts.
 func (s suite) env(t *testing.T, opts ...option) *env {
+	t.Helper()
+	return s.envWithRoutes(t, nil, opts...)
+}
+
+// envWithRoutes is env whose Service also serves routes (an app's own,
+// added with Modules.AddRoutes before the harness starts it).
+func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Route, opts ...option) *env {
 	t.Helper()
 	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &AuditLog{}}
 	e.users = s.h.NewUsers(t)
@@ -443,6 +478,11 @@ func (s suite) env(t *testing.T, opts ...option) *env {
 			t.Errorf("authtest: Service.Close: %v", err)
 		}
 	})
+	if routes != nil {
+		if err := e.svc.Modules().AddRoutes(routes(e.svc)...); err != nil {
+			t.Fatalf("authtest: AddRoutes: %v", err)
+		}
+	}
 	if e.totp, err = totp.New(totp.Config{Now: e.clock.Now}); err != nil {
 		t.Fatalf("authtest: totp: %v", err)
 	}

@@ -59,14 +59,14 @@ func TestGermanComplete(t *testing.T) {
 	}
 	for _, kind := range []string{"verify_email", "reset_password", "password_changed", "password_reset_done", "two_factor_disabled", "email_changed",
 		"two_factor_enabled", "recovery_codes_regenerated", "recovery_code_used", "new_sign_in", "two_factor_code_reused",
-		"passkey_added", "passkey_deleted", "two_factor_email_code"} {
+		"passkey_added", "passkey_deleted", "two_factor_email_code", "email_sign_in"} {
 		if _, ok := l.Mail(kind); !ok {
 			t.Errorf("no German mail %q", kind)
 		}
 	}
 	for _, key := range []string{"registered", "email_verified", "already_verified", "verification_sent", "email_changed",
 		"forgot_sent", "password_reset", "password_changed", "logged_out", "logged_out_everywhere", "two_factor_enabled", "two_factor_disabled",
-		"email_code_sent"} {
+		"email_code_sent", "email_sign_in_sent"} {
 		if l.Text(key, nil) == "" {
 			t.Errorf("no German text %q", key)
 		}

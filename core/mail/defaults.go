@@ -22,6 +22,7 @@ func DefaultTemplates() Templates {
 		PasskeyAdded:             defaultPasskeyAdded,
 		PasskeyDeleted:           defaultPasskeyDeleted,
 		TwoFactorEmailCode:       defaultTwoFactorEmailCode,
+		EmailSignIn:              defaultEmailSignIn,
 	}
 }
 
@@ -305,5 +306,33 @@ If this was not you, someone else knows your password: do not use the code, rese
 {{with .Code}}<p>Your code: <strong>{{.}}</strong></p>
 {{end}}<p>The code works once{{with .ExpiryText}} and expires in {{.}}{{end}}. Never give it to anyone: we will never ask you for it.</p>
 <p>If this was not you, someone else knows your password: do not use the code, reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+// A sign-in mail works by its code (typed into the browser that asked) or
+// its link (which opens a page that signs in with one button), and says
+// so; like the email code it never shows the code in the subject.
+var defaultEmailSignIn = Template{
+	Subject: subjectPrefix + `Your sign-in code{{with .ExpiryText}} (valid for {{.}}){{end}}`,
+	Text: greeting + `
+
+Someone asked to sign in` + atApp + onTime + fromIP + ` with this email address.
+{{with .Code}}
+Your code: {{.}}
+{{end}}{{with .Link}}
+Or open this link to sign in:
+
+{{.}}
+{{end}}
+The code and the link work once{{with .ExpiryText}} and expire in {{.}}{{end}}. Never give them to anyone: we will never ask you for them.
+
+If you did not ask to sign in, you can ignore this email: nobody can sign in without the code.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Someone asked to sign in` + atApp + onTime + fromIP + ` with this email address.</p>
+{{with .Code}}<p>Your code: <strong>{{.}}</strong></p>
+{{end}}{{with .Link}}<p>Or open this link to sign in: <a href="{{.}}">{{.}}</a></p>
+{{end}}<p>The code and the link work once{{with .ExpiryText}} and expire in {{.}}{{end}}. Never give them to anyone: we will never ask you for them.</p>
+<p>If you did not ask to sign in, you can ignore this email: nobody can sign in without the code.</p>
 ` + htmlTail,
 }

@@ -75,6 +75,12 @@ const (
 	// sign-in as its second step (Data.Code, Data.Expiry, Data.IP): the
 	// fallback factor of auth.Config.EmailCode.
 	KindTwoFactorEmailCode Kind = "two_factor_email_code"
+
+	// KindEmailSignIn carries a one-time code and a link that sign in
+	// without a password (Data.Code, Data.Link, Data.Expiry, Data.IP):
+	// auth.Config.EmailSignIn. To an address without an account it goes
+	// only when the app lets such an address sign up this way.
+	KindEmailSignIn Kind = "email_sign_in"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -84,7 +90,7 @@ func Kinds() []Kind {
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
-		KindTwoFactorEmailCode,
+		KindTwoFactorEmailCode, KindEmailSignIn,
 	}
 }
 

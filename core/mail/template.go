@@ -46,6 +46,7 @@ type Templates struct {
 	PasskeyAdded             Template
 	PasskeyDeleted           Template
 	TwoFactorEmailCode       Template
+	EmailSignIn              Template
 }
 
 // Data is what a template sees.
@@ -101,7 +102,8 @@ type Data struct {
 	// the HTML part escapes.
 	PasskeyName string
 
-	// Code is the one-time code of KindTwoFactorEmailCode. It is a secret
+	// Code is the one-time code of KindTwoFactorEmailCode and
+	// KindEmailSignIn. It is a secret
 	// until used: Message.LogValue never logs the body it is in.
 	Code string
 
@@ -203,7 +205,7 @@ func (t Templates) Render(kind Kind, data Data) (Message, error) {
 			data.Expiry = verifyEmailExpiry
 		case KindResetPassword:
 			data.Expiry = resetPasswordExpiry
-		case KindTwoFactorEmailCode:
+		case KindTwoFactorEmailCode, KindEmailSignIn:
 			data.Expiry = emailCodeExpiry
 		}
 	}
@@ -291,6 +293,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.PasskeyDeleted
 	case KindTwoFactorEmailCode:
 		return &t.TwoFactorEmailCode
+	case KindEmailSignIn:
+		return &t.EmailSignIn
 	}
 	return nil
 }

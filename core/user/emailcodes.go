@@ -12,6 +12,11 @@ import (
 // and the code, under a key the store does not have), and compares it byte
 // for byte.
 //
+// The flows also keep the codes of sign-in by email (auth.Config.EmailSignIn)
+// here, under keys that are no user id ("email-sign-in:" and 64 hex
+// digits, a keyed hash of the address): a store treats userID as an opaque
+// string of at most 255 bytes.
+//
 // Unlike the other parts, EmailCodes does not require the user to exist:
 // a store may keep codes in a table of their own keyed by the user id as
 // text, with no link to the users table (sqlxstore does), so ErrNotFound

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ var emailCodeTests = []test{
 	{"TakeAfterExpiry", testEmailCodeExpiry},
 	{"TakeIsBound", testEmailCodeBinding},
 	{"TakeRace", testEmailCodeRace},
+	{"KeysThatAreNoUserID", testEmailCodeOpaqueKey},
 }
 
 func newEmailCode(u *user.User, hash string) user.EmailCode {
@@ -59,6 +61,23 @@ func testEmailCodePutRead(t *testing.T, s *parts) {
 	wantCode(t, s, newEmailCode(u, "hash-one"))
 	other := mustCreate(t, s, "bob@example.com")
 	wantNoCode(t, s, other.ID)
+}
+
+// testEmailCodeOpaqueKey: the codes of sign-in by email are kept under a
+// key that is no user id ("email-sign-in:" and 64 hex digits): the store
+// holds, replaces and spends them like any other, beside a user's own.
+func testEmailCodeOpaqueKey(t *testing.T, s *parts) {
+	u := mustCreate(t, s, "ada@example.com")
+	key := "email-sign-in:" + strings.Repeat("0123456789abcdef", 4)
+	c := user.EmailCode{UserID: key, Hash: bytes.Repeat([]byte{0xAB}, 32), CreatedAt: base, ExpiresAt: base.Add(10 * time.Minute)}
+	putCode(t, s, c)
+	mine := newEmailCode(u, "users-own")
+	putCode(t, s, mine)
+	wantCode(t, s, c)
+	wantCode(t, s, mine)
+	wantOK(t, "TakeEmailCode under an opaque key", s.TakeEmailCode(ctx(t), key, c.Hash, base))
+	wantNoCode(t, s, key)
+	wantCode(t, s, mine)
 }
 
 func testEmailCodeReplace(t *testing.T, s *parts) {

@@ -194,7 +194,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 
-	emailCode, err := emailCodeSetting(env.Get("EMAIL_CODE", ""))
+	emailCode, err := switchSetting("EMAIL_CODE", env.Get("EMAIL_CODE", ""))
+	var emailSignIn bool
+	if err == nil {
+		emailSignIn, err = switchSetting("EMAIL_SIGN_IN", env.Get("EMAIL_SIGN_IN", ""))
+	}
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -243,8 +247,10 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		TrustedDevices: records.trusted,
 		// EMAIL_CODE: a mailed code as the fallback second step.
 		EmailCode: auth.EmailCodeConfig{Enabled: emailCode},
-		Logger:    logger,
-		Observer:  observer,
+		// EMAIL_SIGN_IN: sign-in by a mailed code or link.
+		EmailSignIn: auth.EmailSignInConfig{Enabled: emailSignIn},
+		Logger:      logger,
+		Observer:    observer,
 	})
 	if err != nil {
 		a.Close(context.Background())
@@ -281,8 +287,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, social sign-in: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), socialDesc, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, email sign-in: %s, social sign-in: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), onOff(emailSignIn), socialDesc, appEnv)
 	return a, nil
 }
 
@@ -390,17 +396,18 @@ func bcryptHasher(setting string, production bool) (password.Hasher, error) {
 	return h, nil
 }
 
-// emailCodeSetting reads EMAIL_CODE: unset or "false", off (the default:
-// the weakest factor, see auth.EmailCodeConfig); "true", the 2FA step
-// offers a code mailed to a verified address.
-func emailCodeSetting(setting string) (bool, error) {
+// switchSetting reads an off-by-default switch: unset or "false", off;
+// "true", on. EMAIL_CODE: the 2FA step offers a code mailed to a verified
+// address (off by default: the weakest factor, see auth.EmailCodeConfig).
+// EMAIL_SIGN_IN: sign-in by a mailed code or link (auth.EmailSignInConfig).
+func switchSetting(name, setting string) (bool, error) {
 	switch strings.TrimSpace(setting) {
 	case "", "false":
 		return false, nil
 	case "true":
 		return true, nil
 	}
-	return false, fmt.Errorf("EMAIL_CODE must be true or false, not %q", setting)
+	return false, fmt.Errorf("%s must be true or false, not %q", name, setting)
 }
 
 func onOff(on bool) string {

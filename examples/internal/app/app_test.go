@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
@@ -314,31 +315,46 @@ func TestPasskeysPath(t *testing.T) {
 	}
 }
 
-// TestEmailCode: EMAIL_CODE is off unless "true", which turns the mailed
-// code of the 2FA step on (on the default SQLite store and in memory);
-// anything else refuses to start.
-func TestEmailCode(t *testing.T) {
-	for _, tt := range []struct {
-		vars    map[string]string
-		on      bool
-		wantErr string
+// TestSwitches: EMAIL_CODE and EMAIL_SIGN_IN are off unless "true", which
+// turns the mailed code of the 2FA step, or sign-in by a mailed code or
+// link, on (on the default SQLite store and in memory); anything else
+// refuses to start.
+func TestSwitches(t *testing.T) {
+	for _, sw := range []struct {
+		name, desc string
+		on         func(*auth.Service) bool
 	}{
-		{vars: map[string]string{}},
-		{vars: map[string]string{"EMAIL_CODE": "false"}},
-		{vars: map[string]string{"EMAIL_CODE": "true"}, on: true},
-		{vars: map[string]string{"EMAIL_CODE": "true", "DATABASE_URL": "memory"}, on: true},
-		{vars: map[string]string{"EMAIL_CODE": "yes"}, wantErr: `EMAIL_CODE must be true or false, not "yes"`},
+		{"EMAIL_CODE", "email codes", (*auth.Service).HasEmailCodes},
+		{"EMAIL_SIGN_IN", "email sign-in", (*auth.Service).HasEmailSignIn},
 	} {
-		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
-		a := loadOrRefuse(t, tt.vars, tt.wantErr)
-		if a == nil {
-			continue
+		for _, tt := range []struct {
+			vars    map[string]string
+			on      bool
+			wantErr string
+		}{
+			{vars: map[string]string{}},
+			{vars: map[string]string{sw.name: "false"}},
+			{vars: map[string]string{sw.name: "true"}, on: true},
+			{vars: map[string]string{sw.name: "true", "DATABASE_URL": "memory"}, on: true},
+			{vars: map[string]string{sw.name: "yes"}, wantErr: sw.name + ` must be true or false, not "yes"`},
+		} {
+			tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
+			a, err := Load(env(tt.vars), io.Discard, quiet)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%v: %v", tt.vars, err)
+			}
+			desc := sw.desc + ": " + onOff(tt.on) + ","
+			if sw.on(a.Service) != tt.on || !strings.Contains(a.Description, desc) {
+				t.Errorf("%v: %s %v, description %q; want %v and %q", tt.vars, sw.desc, sw.on(a.Service), a.Description, tt.on, desc)
+			}
+			a.Close(t.Context())
 		}
-		desc := "email codes: " + onOff(tt.on) + ","
-		if a.Service.HasEmailCodes() != tt.on || !strings.Contains(a.Description, desc) {
-			t.Errorf("%v: email codes %v, description %q; want %v and %q", tt.vars, a.Service.HasEmailCodes(), a.Description, tt.on, desc)
-		}
-		a.Close(t.Context())
 	}
 }
 
