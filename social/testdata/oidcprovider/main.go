@@ -3,9 +3,10 @@
 // storage of that module, in memory. It listens on 127.0.0.1 on a free
 // port and prints its issuer URL as the first line on stdout.
 //
-// It is a module of its own, outside go.work, because zitadel/oidc
-// requires a newer go line than authkit's modules carry; the tests build
-// and run it as a process.
+// It is a module of its own, outside go.work, so that zitadel/oidc and
+// what it brings stay out of authkit's modules; it pins v3.45.6, the last
+// release whose go line is authkit's (go 1.25). The tests build and run it
+// as a process.
 //
 //	oidcprovider -users users.json -client web:secret -redirect http://127.0.0.1:8080/api/auth/oauth/test/callback
 package main
@@ -14,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -43,7 +45,8 @@ func main() {
 	} else {
 		store = storage.NewUserStore(issuer)
 	}
-	router := exampleop.SetupServer(issuer, storage.NewStorage(store), nil, false)
+	router := exampleop.SetupServer(issuer, storage.NewStorage(store),
+		slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), false)
 	fmt.Println(issuer)
 	_ = os.Stdout.Sync()
 	log.Fatal(http.Serve(ln, router))
