@@ -133,7 +133,8 @@ func (h *harness) addTwoFactorUser() string {
 }
 
 // run is the scripted run: a registration (a mail), a second one refused
-// by the register limit, a failed and a good login, a login whose store
+// by the register limit, a failed and a good login, a login from a second
+// browser (a new-sign-in mail), a login whose store
 // is down, a 2FA login with a wrong and then a right recovery code (a
 // mail), and a reset request whose mail fails.
 func (h *harness) run() {
@@ -143,6 +144,7 @@ func (h *harness) run() {
 	h.post("eve", "/api/auth/register", `{"email":"eve@example.com","password":"correct horse battery","name":"Eve"}`, 429)
 	h.post("ada", "/api/login", `{"email":"ada@example.com","password":"wrong horse battery"}`, 401)
 	h.post("ada", "/api/login", `{"email":"ada@example.com","password":"correct horse battery"}`, 200)
+	h.post("ada2", "/api/login", `{"email":"ada@example.com","password":"correct horse battery"}`, 200)
 	h.post("ada", "/api/login", `{"email":"down@example.com","password":"correct horse battery"}`, 503)
 	h.post("bob", "/api/auth/login", `{"email":"bob@example.com","password":"bob's long password"}`, 200)
 	h.post("bob", "/api/2fa/recover", `{"code":"aaaaaaaa-aaaaaaaa"}`, 400)
@@ -202,20 +204,20 @@ func TestMetrics(t *testing.T) {
 	h.run()
 	want := map[string]int64{
 		"authkit.logins{authkit.outcome=failure}":                                                            1,
-		"authkit.logins{authkit.outcome=success}":                                                            2, // ada, bob by recovery code
+		"authkit.logins{authkit.outcome=success}":                                                            3, // ada in two browsers, bob by recovery code
 		"authkit.logins{authkit.outcome=pending_2fa}":                                                        1,
 		"authkit.2fa.verifications{authkit.2fa.method=recovery_code,authkit.outcome=failure}":                1,
 		"authkit.2fa.verifications{authkit.2fa.method=recovery_code,authkit.outcome=success}":                1,
 		"authkit.limit.hits{authkit.limit.name=register:ip}":                                                 1,
 		"authkit.mails{authkit.mail.kind=verify_email,authkit.outcome=sent}":                                 1,
 		"authkit.mails{authkit.mail.kind=recovery_code_used,authkit.outcome=sent}":                           1,
-		"authkit.mails{authkit.mail.kind=new_sign_in,authkit.outcome=sent}":                                  1, // bob's browser is new to his account
+		"authkit.mails{authkit.mail.kind=new_sign_in,authkit.outcome=sent}":                                  1, // ada's second browser (bob's first sign-in under authkit mails none)
 		"authkit.mails{authkit.mail.kind=reset_password,authkit.outcome=failed}":                             1,
 		"authkit.store.errors{authkit.store.part=Accounts,db.operation.name=ByEmail,error.type=unavailable}": 1,
 		"authkit.flow.duration{authkit.flow=register,authkit.outcome=success}":                               1,
 		"authkit.flow.duration{authkit.flow=register,authkit.outcome=failure}":                               1,
 		"authkit.flow.duration{authkit.flow=login,authkit.outcome=failure}":                                  1,
-		"authkit.flow.duration{authkit.flow=login,authkit.outcome=success}":                                  2,
+		"authkit.flow.duration{authkit.flow=login,authkit.outcome=success}":                                  3,
 		"authkit.flow.duration{authkit.flow=login,authkit.outcome=error}":                                    1,
 		"authkit.flow.duration{authkit.flow=2fa/recover,authkit.outcome=failure}":                            1,
 		"authkit.flow.duration{authkit.flow=2fa/recover,authkit.outcome=success}":                            1,

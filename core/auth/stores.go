@@ -56,8 +56,8 @@ func bindUsers(cfg *Config) (userStore, error) {
 		{bindPart(cfg.Users, &s.reset), "user.PasswordReset", cfg.featureOn(FeaturePasswordReset), "password reset", "add auth.FeaturePasswordReset to Config.Disable"},
 		{bindPart(cfg.Users, &s.change), "user.PasswordChange", cfg.featureOn(FeaturePasswordChange), "password change", "add auth.FeaturePasswordChange to Config.Disable"},
 		{bindPart(cfg.Users, &s.twoFactor), "user.TwoFactor", cfg.featureOn(FeatureTwoFactor), "two-factor authentication", "add auth.FeatureTwoFactor to Config.Disable"},
-		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailCode.Enabled || cfg.EmailSignIn.Enabled,
-			"email codes (Config.EmailCode) and sign-in by email (Config.EmailSignIn)", "leave Config.EmailCode.Enabled and Config.EmailSignIn.Enabled false"},
+		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailCode.Enabled, "email codes (Config.EmailCode)", "leave Config.EmailCode.Enabled false"},
+		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailSignIn.Enabled, "sign-in by email (Config.EmailSignIn)", "leave Config.EmailSignIn.Enabled false"},
 		{bindPart(cfg.Users, &s.lockout), "user.Lockout", cfg.Lockout.Max > 0, "the account lock-out (Config.Lockout)", "set Config.Lockout to auth.LockoutOff"},
 	} {
 		if p.bind() || !p.needed {

@@ -236,7 +236,7 @@ func TestCookieAttributes(t *testing.T) {
 		{"custom", func(c *Config) {
 			c.CookieName, c.Path, c.Domain, c.RememberLifetime = "sid", "/app", "example.com", 90*time.Minute+500*time.Millisecond
 		}, true,
-			CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/app", Domain: "example.com", MaxAge: 5400}, "sid"},
+			CookieOptions{HTTPOnly: true, Secure: true, SameSite: http.SameSiteLaxMode, Path: "/app", Domain: "example.com", MaxAge: 5401}, "sid"}, // rounded up to whole seconds
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

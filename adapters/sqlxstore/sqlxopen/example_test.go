@@ -35,6 +35,8 @@ func Example() {
 	// applied 0004_challenges
 	// applied 0005_email_codes
 	// applied 0006_schema_settings
+	// applied 0007_identities
+	// applied 0008_sign_ins
 	// sqlite 1
 }
 
