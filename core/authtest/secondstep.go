@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -43,11 +44,28 @@ func appRoutes(svc *auth.Service) []auth.Route {
 		}
 		return map[string]any{"appUser": res.User.ID}, nil
 	}
-	op := func(id string) auth.Operation { return auth.Operation{ID: id, Summary: "the flow suite's app: " + id} }
+	// Described like authkit's own routes, so that the OpenAPI drift test
+	// holds them to their description too.
+	obj := func(props map[string]any, required ...string) map[string]any {
+		return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	}
+	id := map[string]any{"type": "string"}
+	cookies := []string{session.DefaultCookieName, auth.DeviceCookie, auth.PendingCookie, auth.TrustedDeviceCookie}
+	loginOp := func(opID string) auth.Operation {
+		return auth.Operation{ID: opID, Summary: "the flow suite's app: its own login, then authkit's second step",
+			OK:         obj(map[string]any{"requiresTwoFactor": map[string]any{"type": "boolean"}, "appUser": id}, "requiresTwoFactor", "appUser"),
+			SetCookies: cookies, Errors: []*auth.Error{auth.ErrUnknownUser, auth.ErrInvalidCredentials}, Hooks: "AfterLogin"}
+	}
 	return []auth.Route{
-		auth.NewRoute(http.MethodPost, appLoginPath, login(false), op("appLogin")),
-		auth.NewRoute(http.MethodPost, appOwnLoginPath, login(true), op("appOwnLogin")),
-		auth.NewRoute(http.MethodPost, appOwnVerifyPath, verify, op("appOwnVerify")),
+		auth.NewRoute(http.MethodPost, appLoginPath, login(false), loginOp("appLogin")),
+		auth.NewRoute(http.MethodPost, appOwnLoginPath, login(true), loginOp("appOwnLogin")),
+		auth.NewRoute(http.MethodPost, appOwnVerifyPath, verify, auth.Operation{ID: "appOwnVerify",
+			Summary: "the flow suite's app: authkit's second step for an app with its own sessions", Auth: "pending",
+			OK:         obj(map[string]any{"appUser": id}, "appUser"),
+			SetCookies: cookies,
+			Errors: []*auth.Error{auth.ErrNoPendingTwoFactor, auth.ErrTwoFactorExpired, auth.ErrInvalidSession, auth.ErrTooManyTwoFactor,
+				auth.ErrInvalidTwoFactorCode, auth.ErrCodeUsed},
+			Hooks: "AfterLogin"}),
 	}
 }
 
