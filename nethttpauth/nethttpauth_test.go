@@ -88,6 +88,15 @@ func TestRateLimit(t *testing.T) {
 	authtest.CheckRateLimit(t, authtest.Serve(t, h)+"/", "ok")
 }
 
+// TestRateLimitWithoutService: the middleware over a ratelimit.Limiter
+// alone answers as over a Service's limit.
+func TestRateLimitWithoutService(t *testing.T) {
+	h := nethttpauth.RateLimit(authtest.NewRequestLimiter(t, "search", 2))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	authtest.CheckRateLimit(t, authtest.Serve(t, h)+"/", "ok")
+}
+
 func TestMountPrefix(t *testing.T) {
 	svc, _ := newService(t)
 	mux := http.NewServeMux()
