@@ -85,7 +85,7 @@ func NewService(t testing.TB, users user.Store, opts ...func(*auth.Config)) (*au
 // minimum-cost hashing, no log, cookies without Secure (the tests' servers
 // speak plain http, and a cookie jar sends no Secure cookie over it), and
 // mail links to http://app.test.
-func baseConfig(t testing.TB, users user.Store, mailer mail.Mailer, now func() time.Time) auth.Config {
+func baseConfig(t testing.TB, users user.Accounts, mailer mail.Mailer, now func() time.Time) auth.Config {
 	t.Helper()
 	keyText, err := secretbox.GenerateKey()
 	if err != nil {
