@@ -3,6 +3,7 @@ package pages
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
@@ -285,7 +286,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	var buf bytes.Buffer
 	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
 		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", v.Page, "err", err)
-		http.Error(w, "Internal server error", http.StatusInternalServerError)
+		h.serverError(w, r, v.lang)
 		return
 	}
 	if visit != nil {
@@ -298,6 +299,34 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	hd.Set("Content-Language", v.Lang())
 	hd.Add("Vary", "Accept-Language")
 	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// serverError answers 500 with an HTML page that says something went
+// wrong, in the visit's language: the problem page, or, should that
+// template fail too (an app's own override), a page that needs no
+// template. It is HTML, like every other answer of the pages, so that the
+// script shows it in place instead of a network error. No cookie or
+// header of the visit is written: what failed may have been half done.
+func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, lang *i18n.Language) {
+	v := &View{Page: "problem", h: h, lang: lang, Errors: map[string]string{"": h.text(lang, "error.server")}}
+	var buf bytes.Buffer
+	if err := h.tmpl["problem"].ExecuteTemplate(&buf, "layout", v); err != nil {
+		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", "problem", "err", err)
+		buf.Reset()
+		fmt.Fprintf(&buf, "<!doctype html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title></head>"+
+			"<body><main id=\"main\"><h1>%s</h1><p>%s</p><p><a href=\"%s\">%s</a></p></main></body></html>\n",
+			template.HTMLEscapeString(v.Lang()), template.HTMLEscapeString(v.T("title.problem")),
+			template.HTMLEscapeString(v.T("title.problem")), template.HTMLEscapeString(v.T("error.server")),
+			template.HTMLEscapeString(h.afterLogin), template.HTMLEscapeString(v.T("problem.back")))
+	}
+	hd := w.Header()
+	secure(hd)
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Language", v.Lang())
+	hd.Add("Vary", "Accept-Language")
+	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write(buf.Bytes())
 }
 

@@ -12,6 +12,7 @@ var english = map[string]string{
 	"https_warning":  "This page was opened over plain HTTP, but signing in needs HTTPS: your browser will not keep the sign-in cookie and will bring you back to the login page. Open this site with an https:// address.",
 	"errors.title":   "There is a problem",
 	"script.network": "The server cannot be reached. Check your connection and try again.",
+	"error.server":   "Something went wrong on our side. Please try again in a moment.",
 
 	"title.login":      "Log in",
 	"title.register":   "Create an account",
