@@ -303,7 +303,7 @@ func TestGerman(t *testing.T) {
 	}
 	// English stays English.
 	b.header.Set("Accept-Language", "en")
-	if body := b.get("/login").Body; !strings.Contains(body, "<title>Log in · authkit</title>") {
+	if body := b.get("/login").Body; !strings.Contains(body, "<title>Sign in · authkit</title>") {
 		t.Errorf("/login for English:\n%s", body)
 	}
 }
@@ -369,7 +369,7 @@ func TestLanguageWithoutPageTexts(t *testing.T) {
 	b := e.browser()
 	b.header.Set("Accept-Language", "fr")
 	p := b.post("/login", form("email", adaEmail, "password", "wrong password"))
-	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Log in · authkit</title>") {
+	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Sign in · authkit</title>") {
 		t.Errorf("French without page texts: want the English page\n%s", p.Body)
 	}
 	p.wantFieldError(t, "password", "Identifiants invalides")

@@ -9,12 +9,12 @@ var english = map[string]string{
 	"nav.dashboard":  "Dashboard",
 	"nav.security":   "Security",
 	"nav.logout":     "Sign out",
-	"https_warning":  "This page was opened over plain HTTP, but signing in needs HTTPS: your browser will not keep the sign-in cookie and will bring you back to the login page. Open this site with an https:// address.",
+	"https_warning":  "This page was opened over plain HTTP, but signing in needs HTTPS: your browser will not keep the sign-in cookie and will bring you back to the sign-in page. Open this site with an https:// address.",
 	"errors.title":   "There is a problem",
 	"script.network": "The server cannot be reached. Check your connection and try again.",
 	"error.server":   "Something went wrong on our side. Please try again in a moment.",
 
-	"title.login":      "Log in",
+	"title.login":      "Sign in",
 	"title.register":   "Create an account",
 	"title.twofactor":  "Two-factor authentication",
 	"title.verify":     "Verify your email",
@@ -44,13 +44,13 @@ var english = map[string]string{
 	"password.show":           "Show password",
 
 	"login.remember": "Keep me signed in for 30 days",
-	"login.submit":   "Log in",
+	"login.submit":   "Sign in",
 	"login.forgot":   "Forgot your password?",
 	"login.register": "Create an account",
 
 	"register.submit":       "Create account",
 	"register.have_account": "Already registered?",
-	"register.login":        "Log in",
+	"register.login":        "Sign in",
 
 	"2fa.help":            "Enter the 6-digit code from your authenticator app.",
 	"2fa.submit":          "Verify",
@@ -64,14 +64,14 @@ var english = map[string]string{
 	"2fa.email_resend":    "Send a new code",
 	"field.email_code":    "Code from the email",
 	"2fa.restart":         "Signing in takes too long?",
-	"2fa.restart_link":    "Start again from the login page",
+	"2fa.restart_link":    "Start again from the sign-in page",
 
 	"verify.resend": "Send a new verification link",
 	"resend.help":   "We will send a new verification link to {email}. It is valid for 24 hours.",
 	"resend.submit": "Send verification link",
 	"forgot.help":   "Enter the address of your account; if it exists, we will mail a link to reset your password. The link is valid for 1 hour.",
 	"forgot.submit": "Send reset link",
-	"forgot.back":   "Back to the login page",
+	"forgot.back":   "Back to the sign-in page",
 
 	"login.email_sign_in": "Email me a sign-in code",
 	"signin.help":         "Enter your email address; we will mail you a code and a link that sign you in, in this browser. They are valid for 10 minutes.",
@@ -147,7 +147,7 @@ var english = map[string]string{
 
 	"notfound.text":  "There is no page at this address. Check it for typing mistakes, or go on from one of these:",
 	"notfound.home":  "Your dashboard",
-	"notfound.login": "Log in",
+	"notfound.login": "Sign in",
 	"problem.back":   "Go back to your dashboard",
 
 	"done.registered":            "Welcome! We sent you a link to verify your email address.",
@@ -156,9 +156,9 @@ var english = map[string]string{
 	"done.verification-sent":     "Verification email sent. Check your inbox.",
 	"done.logged-out":            "You are signed out.",
 	"done.logged-out-everywhere": "You are signed out on every device.",
-	"done.session-ended":         "Your session has ended. Log in again.",
+	"done.session-ended":         "Your session has ended. Sign in again.",
 	"done.forgot-sent":           "If an account exists for that email, a password reset link has been sent.",
-	"done.password-reset":        "Password has been reset. You can now log in.",
+	"done.password-reset":        "Your password has been reset. You can now sign in.",
 	"done.2fa-enabled":           "Two-factor authentication is on.",
 	"done.2fa-disabled":          "Two-factor authentication is off.",
 	"done.2fa-required":          "Your account must use two-factor authentication: set it up below.",
