@@ -69,6 +69,7 @@ var english = map[string]string{
 	"verify.resend": "Send a new verification link",
 	"resend.help":   "We will send a new verification link to {email}. It is valid for 24 hours.",
 	"resend.submit": "Send verification link",
+	"resend.verified": "{email} is verified: there is nothing to send.",
 	"forgot.help":   "Enter the address of your account; if it exists, we will mail a link to reset your password. The link is valid for 1 hour.",
 	"forgot.submit": "Send reset link",
 	"forgot.back":   "Back to the sign-in page",
