@@ -22,7 +22,7 @@ func withRecords(a *auth.Config, _ *Config) {
 // the id of the one marked as this browser's.
 func sessionIDs(t *testing.T, p *page) (ids []string, current string) {
 	t.Helper()
-	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>([^<]*)</strong>.*?name="session" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
+	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>(.*?)</strong>.*?name="session" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
 		ids = append(ids, li[2])
 		if li[1] == "This browser" {
 			current = li[2]
@@ -42,6 +42,11 @@ func TestSessionList(t *testing.T) {
 	ids, current := sessionIDs(t, p)
 	if len(ids) != 3 || current == "" {
 		t.Fatalf("session list: ids %q, current %q; want 3 with this browser's marked\n%s", ids, current, p.Body)
+	}
+	// The others are named by their browser, the raw User-Agent kept in a
+	// tooltip.
+	if n := strings.Count(p.Body, `<span title="Go-http-client/1.1">Go HTTP client</span>`); n != 2 {
+		t.Errorf("%d sessions named by their browser, want 2\n%s", n, p.Body)
 	}
 	_, otherID := sessionIDs(t, other.get("/settings/security"))
 	_, thirdID := sessionIDs(t, third.get("/settings/security"))
