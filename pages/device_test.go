@@ -1,8 +1,10 @@
 package pages
 
 import (
+	"html/template"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authkit-go/authkit/core/i18n"
 )
@@ -38,5 +40,23 @@ func TestDevice(t *testing.T) {
 		if got := de.Device(tt.ua); got != tt.de {
 			t.Errorf("German Device(%q) = %q, want %q", tt.ua, got, tt.de)
 		}
+	}
+}
+
+// TestTimeInText: TH puts Time's element into a text as it is and escapes
+// the text and every other var.
+func TestTimeInText(t *testing.T) {
+	e := setup(t, nil)
+	v := &View{h: e.pages}
+	at := time.Date(2031, 3, 14, 15, 9, 26, 0, time.FixedZone("CET", 3600))
+	got := v.TH("passkeys.used", "when", v.Time(at))
+	if want := template.HTML(`last used <time datetime="2031-03-14T14:09:26Z" data-local>2031-03-14 14:09 UTC</time>`); got != want {
+		t.Errorf("TH = %s, want %s", got, want)
+	}
+	if got := v.TH("sessions.from", "ip", "<b>&"); got != "from &lt;b&gt;&amp;" {
+		t.Errorf("TH with a plain var = %s", got)
+	}
+	if got := v.Time(time.Time{}); got != "-" {
+		t.Errorf("Time of the zero time = %s", got)
 	}
 }

@@ -402,6 +402,35 @@ func (v *View) When(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
+// Time is When as a <time> element the script shows in the viewer's own
+// time zone and language (the page without the script says UTC). Put it in
+// a text with TH.
+func (v *View) Time(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "-"
+	}
+	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `" data-local>` + v.When(t) + `</time>`)
+}
+
+// TH is T for a text with HTML in it: each var that is a template.HTML
+// (Time's element) goes in as it is, the text and every other var are
+// escaped.
+func (v *View) TH(key string, vars ...any) template.HTML {
+	var parts []template.HTML
+	plain := slices.Clone(vars)
+	for i := 1; i < len(plain); i += 2 {
+		if h, ok := plain[i].(template.HTML); ok {
+			plain[i] = fmt.Sprintf("\u27e6%d\u27e7", len(parts)) // ⟦n⟧: survives escaping, in no text
+			parts = append(parts, h)
+		}
+	}
+	out := template.HTMLEscapeString(v.T(key, plain...))
+	for i, h := range parts {
+		out = strings.Replace(out, fmt.Sprintf("\u27e6%d\u27e7", i), string(h), 1)
+	}
+	return template.HTML(out)
+}
+
 // TrustOffered reports whether the 2FA page offers to trust the browser.
 func (v *View) TrustOffered() bool { return v.h.svc.HasTrustedDevices() }
 
