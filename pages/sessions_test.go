@@ -126,3 +126,40 @@ func TestNoRecordsNoLists(t *testing.T) {
 	}
 	b.post("/settings/sessions/end", form("session", "x")).wantPage(t, http.StatusNotFound, "notfound")
 }
+
+// TestSecurityContents: the security page opens with links to each of its
+// sections that is shown, and every link leads to one.
+func TestSecurityContents(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*auth.Config, *Config)
+		want   []string
+	}{
+		{"the defaults", nil, []string{"twofa", "email", "password", "sessions"}},
+		{"with records and passkeys", func(a *auth.Config, c *Config) { withRecords(a, c); withPasskeys(a, c) },
+			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices"}},
+		{"without email and password change", func(a *auth.Config, _ *Config) {
+			a.Disable = []auth.Feature{auth.FeatureEmailChange, auth.FeaturePasswordChange}
+		}, []string{"twofa", "sessions"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, tt.change)
+			p := e.registered().get("/settings/security")
+			p.wantPage(t, http.StatusOK, "security")
+			toc := regexp.MustCompile(`(?s)<nav id="security-toc"[^>]*>(.*?)</nav>`).FindStringSubmatch(p.Body)
+			if toc == nil {
+				t.Fatalf("no contents\n%s", p.Body)
+			}
+			var got []string
+			for _, m := range regexp.MustCompile(`<a href="#([a-z]+)">`).FindAllStringSubmatch(toc[1], -1) {
+				got = append(got, m[1])
+				if !strings.Contains(p.Body, `<section id="`+m[1]+`"`) {
+					t.Errorf("the contents link to #%s, which no section is", m[1])
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("contents %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

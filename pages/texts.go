@@ -115,6 +115,7 @@ var english = map[string]string{
 	"security.sessions_help":   "Signs you out on every device and browser, this one included.",
 	"security.logout_all":      "Sign out everywhere",
 	"sessions.title":           "Where you are signed in",
+	"security.toc":             "On this page",
 	"sessions.current":         "This browser",
 	"device.on":                "{browser} on {system}",
 	"device.unknown":           "Unknown browser",
