@@ -115,7 +115,7 @@ func (s suite) partsEnv(t *testing.T) *env {
 }
 
 // missingFeatures is Config.Disable for a store: every feature whose part
-// the store lacks (the table of ARCHITECTURE.md, "The user store").
+// the store lacks (the table of ARCHITECTURE.md, "Stores").
 func missingFeatures(users user.Accounts) []auth.Feature {
 	var off []auth.Feature
 	for _, f := range []struct {
