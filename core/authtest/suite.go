@@ -10,6 +10,7 @@ import (
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -391,11 +392,16 @@ var topics = []struct {
 	// advisories.go: the classes of bug the advisories of comparable projects show recurring, one
 	// case each (SECURITY.md "Advisories of comparable projects").
 	{"Advisories", advisoryTests},
+	// parts.go: a store of three parts (RunParts runs it on an app's own).
+	{"StoreOfSomeParts", partsTests},
 	{"SpecErrors", specErrorTests},
 }
 
 // suite carries the harness to the subtests.
-type suite struct{ h Harness }
+type suite struct {
+	h     Harness
+	parts *PartsHarness // RunParts's store of some parts; nil in Run
+}
 
 // test is one behaviour of a topic: a name that says what it checks, and
 // the check, which runs in parallel with the others on a fresh env.
@@ -436,13 +442,17 @@ type env struct {
 	t     *testing.T
 	h     Harness
 	clock *Clock
-	users user.Store
-	mail  *mail.Capture
-	audit *AuditLog
-	svc   *auth.Service
-	base  string
-	totp  *totp.TOTP
-	tr    *http.Transport // shared by the env's browsers
+	users user.Store // nil in an env on a store of only some parts (parts.go)
+	// accounts is the store as auth.Config.Users holds it: users, or a
+	// store of some parts, read by user, byID and noUser.
+	accounts user.Accounts
+	seedFn   storetest.Seed // how seed makes a user without user.Registration
+	mail     *mail.Capture
+	audit    *AuditLog
+	svc      *auth.Service
+	base     string
+	totp     *totp.TOTP
+	tr       *http.Transport // shared by the env's browsers
 }
 
 // env builds and starts a Service with the suite's defaults changed by
@@ -458,6 +468,7 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	t.Helper()
 	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &AuditLog{}}
 	e.users = s.h.NewUsers(t)
+	e.accounts = e.users
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.Record
 	if s.h.NewLimitStore != nil {
