@@ -1,16 +1,13 @@
 package authtest
 
 import (
-	"context"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/store/storetest"
-	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -94,23 +91,7 @@ func (s suite) partsEnv(t *testing.T) *env {
 	if _, ok := e.accounts.(user.Lockout); !ok {
 		cfg.Lockout = auth.LockoutOff
 	}
-	var err error
-	if e.svc, err = auth.New(cfg); err != nil {
-		t.Fatalf("authtest: auth.New on a store of some parts: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := e.svc.Close(ctx); err != nil {
-			t.Errorf("authtest: Service.Close: %v", err)
-		}
-	})
-	if e.totp, err = totp.New(totp.Config{Now: e.clock.Now}); err != nil {
-		t.Fatalf("authtest: totp: %v", err)
-	}
-	e.base = s.h.Start(t, e.svc)
-	e.tr = http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(e.tr.CloseIdleConnections)
+	e.start(t, s, cfg, nil)
 	return e
 }
 

@@ -477,9 +477,16 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	for _, o := range opts {
 		o(&cfg)
 	}
+	e.start(t, s, cfg, routes)
+	return e
+}
+
+// start builds e's Service from cfg, adds routes (when not nil) and serves
+// it with the harness; the Service is closed when the test ends.
+func (e *env) start(t *testing.T, s suite, cfg auth.Config, routes func(*auth.Service) []auth.Route) {
+	t.Helper()
 	var err error
-	e.svc, err = auth.New(cfg)
-	if err != nil {
+	if e.svc, err = auth.New(cfg); err != nil {
 		t.Fatalf("authtest: auth.New: %v", err)
 	}
 	t.Cleanup(func() {
@@ -503,7 +510,6 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	// to wait for.
 	e.tr = http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(e.tr.CloseIdleConnections)
-	return e
 }
 
 // skipRealTime skips a subtest that moves the clock past a rate-limit
