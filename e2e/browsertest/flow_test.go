@@ -365,7 +365,7 @@ func (f *flow) resetPassword() {
 	b.Fill("confirmPassword", password2)
 	b.Submit("reset-form")
 	b.WaitPage("login", "/login")
-	b.WaitText("notice", "Password has been reset")
+	b.WaitText("notice", "Your password has been reset")
 	b.Shot("reset-done")
 
 	// The same link again: used, which the page says as it opens, offering
