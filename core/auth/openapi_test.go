@@ -326,7 +326,7 @@ func TestOpenAPIListsTheCodesOfEachRoute(t *testing.T) {
 		{"POST /api/auth/confirm-password", []string{"400 invalid_json", "400 invalid_form", "400 duplicate_field", "400 wrong_field_type", "400 invalid_characters", "400 unreadable_body",
 			"400 invalid_two_factor_code", "400 code_already_used", "401 invalid_password", "401 not_authenticated", "403 cross_origin_blocked",
 			"403 two_factor_code_required", "413 body_too_large", "415 unsupported_content_type",
-			"429 too_many_password_attempts", "500 internal_error", "503 service_unavailable"}},
+			"429 too_many_password_attempts", "429 too_many_two_factor_attempts", "500 internal_error", "503 service_unavailable"}},
 	} {
 		have := got[tc.op]
 		slices.Sort(have)
