@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -257,6 +258,29 @@ func (s suite) sessionsLogoutEndsCopies(t *testing.T) {
 	}
 }
 
+func (s suite) sessionsReauthRetiresCookie(t *testing.T) {
+	e := s.recordEnv(t)
+	c, copied, other := e.copiedSession(t)
+	before := current(t, sessions(t, c)).ID
+	otherID := current(t, sessions(t, other)).ID
+	mustConfirmPassword(t, c)
+	mustBeSignedIn(t, c, "ada@example.com")
+	// The cookie the confirmation came with, and its copy, are retired:
+	// whoever holds a copy does not share the recent session.
+	mustBeSignedOut(t, copied)
+	mustStatus(t, copied.get("/api/auth/sessions"), http.StatusUnauthorized, errNotAuthenticated)
+	list := sessions(t, c)
+	after := current(t, list).ID
+	if after == before {
+		t.Errorf("session id %s after the confirmation: want a new one", after)
+	}
+	if got := ids(list); len(got) != 2 || !slices.Contains(got, after) || !slices.Contains(got, otherID) {
+		t.Errorf("list after the confirmation: session ids %v, want %s and %s", got, after, otherID)
+	}
+	mustSessionNotFound(t, c.del("/api/auth/sessions/"+before))
+	mustBeSignedIn(t, other, "ada@example.com")
+}
+
 func (s suite) sessionsEndOtherNeedsReauth(t *testing.T) {
 	e := s.recordEnv(t)
 	e.seed(t, "ada@example.com")
@@ -270,6 +294,7 @@ func (s suite) sessionsEndOtherNeedsReauth(t *testing.T) {
 	mustBeSignedIn(t, thief, "ada@example.com")
 	mustBeSignedIn(t, owner, "ada@example.com")
 	mustConfirmPassword(t, owner)
+	ownerID = current(t, sessions(t, owner)).ID // the confirmation moved the session to a new record
 	mustMessage(t, owner.del("/api/auth/sessions/"+thiefID), msgSessionEnded)
 	mustBeSignedOut(t, thief)
 	mustBeSignedIn(t, owner, "ada@example.com")
@@ -320,14 +345,17 @@ func (s suite) sessionsChangesKeepCurrent(t *testing.T) {
 		} else {
 			mustLogin(t, other, email, pw)
 		}
-		id := current(t, sessions(t, c)).ID
 		if n := len(sessions(t, c)); n != 2 {
 			t.Fatalf("before the %s: %d sessions, want 2", change.name, n)
 		}
 		e.clock.Advance(time.Second)
 		mustMessage(t, change.do(), change.msg)
 		mustBeSignedOut(t, other)
-		wantIDList(t, "list after the "+change.name, sessions(t, c), id)
+		// Only the current session stays (under a new id when the
+		// change re-authenticated it: the old cookie is retired).
+		if list := sessions(t, c); len(list) != 1 || !list[0].Current {
+			t.Errorf("list after the %s: %+v, want only the current session", change.name, list)
+		}
 	}
 }
 

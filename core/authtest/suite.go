@@ -161,6 +161,7 @@ var topics = []struct {
 		{"last use is written at most once a minute", suite.sessionsLastSeen},
 		{"ending the current session logs out every copy of its cookie", suite.sessionsEndCurrent},
 		{"logout ends the record: a copy taken before answers 401", suite.sessionsLogoutEndsCopies},
+		{"re-authentication retires the cookie it came with: a copy taken before answers 401", suite.sessionsReauthRetiresCookie},
 		{"ending another session needs a recent authentication", suite.sessionsEndOtherNeedsReauth},
 		{"another user's or an unknown id answers 404 and ends nothing", suite.sessionsOthersNotFound},
 		{"password change, email change and 2FA disable keep only the current record", suite.sessionsChangesKeepCurrent},

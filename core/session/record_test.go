@@ -259,7 +259,7 @@ func TestRecordRenewKeepsRecord(t *testing.T) {
 	if _, err := s.User(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
+	if err := s.Renew(context.Background(), f.alice); err != nil {
 		t.Fatal(err)
 	}
 	if s.RecordID() != id {
@@ -274,5 +274,61 @@ func TestRecordRenewKeepsRecord(t *testing.T) {
 	recs.byID = map[string]Record{}
 	if err := s.Renew(context.Background(), f.alice); !errors.Is(err, ErrNotAuthenticated) {
 		t.Errorf("Renew of an ended record = %v, want ErrNotAuthenticated", err)
+	}
+}
+
+// TestRecordReauthenticateRetiresOldCookie: a re-authentication moves the
+// session to a new record (same creation, expiry, client, remember) and
+// deletes the old one, so the cookie the request came with, and every
+// copy of it, stops working; the new cookie works.
+func TestRecordReauthenticateRetiresOldCookie(t *testing.T) {
+	f, recs := recordFixture(t)
+	old := f.loginWithRecord(t, true)
+	before := recs.only(t)
+	f.clk.t = t0.Add(time.Hour)
+	b := newBridge(DefaultCookieName, old)
+	s := f.m.Session(b)
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
+		t.Fatal(err)
+	}
+	after := recs.only(t)
+	if after.ID == before.ID || s.RecordID() != after.ID {
+		t.Errorf("record %q after re-authentication (session's %q), want a new id in place of %q", after.ID, s.RecordID(), before.ID)
+	}
+	want := before
+	want.ID, want.LastSeenAt = after.ID, t0.Add(time.Hour)
+	if fmt.Sprint(after) != fmt.Sprint(want) {
+		t.Errorf("new record %+v, want %+v", after, want)
+	}
+	fresh := b.lastSet(t)
+	if u, _, err := f.user(fresh); err != nil || u == nil {
+		t.Errorf("the new cookie: %v, want the session", err)
+	}
+	u, ob, err := f.user(old)
+	checkDead(t, u, ob, err, errRecordGone)
+	if !s.AuthenticatedAt().Equal(t0.Add(time.Hour)) {
+		t.Errorf("AuthenticatedAt %v, want %v", s.AuthenticatedAt(), t0.Add(time.Hour))
+	}
+}
+
+// TestRecordReauthenticateEndedMeanwhile: a record ended between the
+// request's read and its re-authentication ends the session, and leaves
+// no record behind.
+func TestRecordReauthenticateEndedMeanwhile(t *testing.T) {
+	f, recs := recordFixture(t)
+	tok := f.loginWithRecord(t, false)
+	s := f.m.Session(newBridge(DefaultCookieName, tok))
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs.byID = map[string]Record{}
+	if err := s.Reauthenticate(context.Background(), f.alice); !errors.Is(err, ErrNotAuthenticated) {
+		t.Errorf("Reauthenticate of an ended record = %v, want ErrNotAuthenticated", err)
+	}
+	if len(recs.byID) != 0 {
+		t.Errorf("%d records left, want 0", len(recs.byID))
 	}
 }

@@ -404,11 +404,63 @@ func (s *Session) Renew(ctx context.Context, u *user.User) error {
 // keeps a session alive past its lifetime. Flows that
 // change the password or the factors and check the current password use it,
 // as does a password confirmation ("sudo mode").
+//
+// With a Store the session moves to a new record (the old one's creation,
+// expiry, client and remember choice, a new id) and the old record is
+// deleted, so the cookie the request came with stops working: a copy of
+// it taken before the re-authentication never shares the new, recent
+// session. A record ended meanwhile (a logout racing this request) ends
+// the session here too: ErrNotAuthenticated, and no new record stays.
+// Stateless cookies cannot retire a copy; it lives until its lifetime
+// ends, as after a logout.
 func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
 	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.m.now(), s.start, s.record)
+	record := s.record
+	if record != "" && s.m.store != nil {
+		var err error
+		if record, err = s.rotate(ctx); err != nil {
+			return err
+		}
+	}
+	return s.issue(u, s.remember, s.m.now(), s.start, record)
+}
+
+// rotate moves the session's record to a new id and deletes the old one:
+// create first, then delete, so that a Delete or DeleteAll racing it
+// either finds the old record (the delete here then fails, and the new one
+// is removed) or runs after and removes both.
+func (s *Session) rotate(ctx context.Context) (string, error) {
+	old, err := s.m.store.Get(ctx, s.record)
+	switch {
+	case errors.Is(err, user.ErrNotFound):
+		return "", s.end(errRecordGone)
+	case err != nil:
+		return "", fmt.Errorf("session: reauthenticate: %w", err)
+	case old.UserID != s.user.ID:
+		return "", s.end(errRecordGone)
+	}
+	var b [recordIDLen]byte
+	if _, err := io.ReadFull(s.m.rand, b[:]); err != nil {
+		return "", fmt.Errorf("session: record id: %w", err)
+	}
+	r := old
+	r.ID = hex.EncodeToString(b[:])
+	r.LastSeenAt = s.m.now().Truncate(time.Millisecond)
+	if err := s.m.store.Create(ctx, r); err != nil {
+		return "", fmt.Errorf("session: reauthenticate: create record: %w", err)
+	}
+	if err := s.m.store.Delete(ctx, old.UserID, old.ID); err != nil {
+		if derr := s.m.store.Delete(ctx, r.UserID, r.ID); derr != nil && !errors.Is(derr, user.ErrNotFound) {
+			return "", fmt.Errorf("session: reauthenticate: remove new record: %w", derr)
+		}
+		if errors.Is(err, user.ErrNotFound) {
+			return "", s.end(errRecordGone)
+		}
+		return "", fmt.Errorf("session: reauthenticate: delete old record: %w", err)
+	}
+	return r.ID, nil
 }
 
 // renewable checks that the session can be renewed for u and, with a
