@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -42,6 +43,22 @@ var (
 
 // Sessions returns the session-record store over the sessions table.
 func (db *DB) Sessions() *SessionStore { return newSessionStore(db, db.t.sessions, "session") }
+
+var (
+	_ session.Provider = (*DB)(nil)
+	_ onetime.Provider = (*DB)(nil)
+)
+
+// SessionStore implements [session.Provider]: [DB.Sessions], so that
+// auth.New keeps session records in this database unless the app sets
+// auth.Config.Sessions or asks for stateless cookies.
+func (db *DB) SessionStore() session.Store { return db.Sessions() }
+
+// OneTimeStore implements [onetime.Provider]: [DB.OneTime], so that
+// auth.New keeps the logins waiting for their second step
+// (auth.Config.PendingLogins) in this database, shared by every instance
+// on it, unless the app sets another store.
+func (db *DB) OneTimeStore() onetime.Store { return db.OneTime() }
 
 // TrustedDevices returns the trusted-device store over the
 // trusted_devices table: the same records as [DB.Sessions], in a table of

@@ -18,6 +18,7 @@ import (
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/recovery"
@@ -202,6 +203,20 @@ type Config struct {
 	// Needs Sessions. Default: 0, off.
 	SessionIdleTimeout time.Duration
 
+	// PendingLogins keeps each login waiting for its second step (the
+	// 2fa_pending cookie) until a second step takes it, once: a pending
+	// login finishes one sign-in, so its cookie, kept or copied after the
+	// second step succeeded, is refused (ErrTwoFactorExpired) with any
+	// other factor within its 5 minutes; of concurrent second steps with
+	// one cookie exactly one signs in. Several instances behind a load
+	// balancer must share it (sqlxstore's DB.OneTime(), redisstore's
+	// OneTime, as for the passkeys module's challenges), or a second step
+	// that reaches another instance than its password step is refused.
+	// Default: the user store's own when it offers one
+	// ([onetime.Provider]: sqlxstore's DB does, so instances sharing the
+	// database share it), else an in-process onetime.MemoryStore.
+	PendingLogins onetime.Store
+
 	// TrustedDevices keeps the browsers a user trusted at the second step
 	// of a login ("trustDevice": true on 2FA verify or recover): a later
 	// password login from such a browser needs no second step. A
@@ -328,6 +343,8 @@ type Service struct {
 
 	dummyHash string // for timing-equal failures on unknown emails
 
+	pendingLogins onetime.Store // Config.PendingLogins, or its default
+
 	registerFields []field // the registration body: email, password, name and Config.RegisterFields
 }
 
@@ -431,6 +448,16 @@ func New(cfg Config) (*Service, error) {
 		cfg.TrustedDevices = observedRecords(cfg.TrustedDevices, "TrustedDevices", cfg.Observer)
 	}
 	s := &Service{cfg: cfg, users: users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	s.pendingLogins = cfg.PendingLogins
+	if s.pendingLogins == nil {
+		if p, ok := cfg.Users.(onetime.Provider); ok {
+			s.pendingLogins = p.OneTimeStore()
+		}
+	}
+	if s.pendingLogins == nil {
+		s.pendingLogins = onetime.NewMemoryStore(onetime.MemoryConfig{Now: cfg.Now})
+	}
+	s.pendingLogins = s.Modules().ObserveOneTime("PendingLogins", s.pendingLogins)
 	s.registerFields = []field{str("email"), str("password"), str("name")}
 	for _, f := range cfg.RegisterFields {
 		s.registerFields = append(s.registerFields, str(f))
