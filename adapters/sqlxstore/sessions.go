@@ -45,20 +45,20 @@ var (
 func (db *DB) Sessions() *SessionStore { return newSessionStore(db, db.t.sessions, "session") }
 
 var (
-	_ session.Provider = (*DB)(nil)
-	_ onetime.Provider = (*DB)(nil)
+	_ session.Provider = (*UserStore)(nil)
+	_ onetime.Provider = (*UserStore)(nil)
 )
 
-// SessionStore implements [session.Provider]: [DB.Sessions], so that
-// auth.New keeps session records in this database unless the app sets
-// auth.Config.Sessions or asks for stateless cookies.
-func (db *DB) SessionStore() session.Store { return db.Sessions() }
+// SessionStore implements [session.Provider]: its DB's [DB.Sessions], so
+// that auth.New keeps session records in this database unless the app
+// sets auth.Config.Sessions or asks for stateless cookies.
+func (s *UserStore) SessionStore() session.Store { return s.db.Sessions() }
 
-// OneTimeStore implements [onetime.Provider]: [DB.OneTime], so that
-// auth.New keeps the logins waiting for their second step
+// OneTimeStore implements [onetime.Provider]: its DB's [DB.OneTime], so
+// that auth.New keeps the logins waiting for their second step
 // (auth.Config.PendingLogins) in this database, shared by every instance
 // on it, unless the app sets another store.
-func (db *DB) OneTimeStore() onetime.Store { return db.OneTime() }
+func (s *UserStore) OneTimeStore() onetime.Store { return s.db.OneTime() }
 
 // TrustedDevices returns the trusted-device store over the
 // trusted_devices table: the same records as [DB.Sessions], in a table of

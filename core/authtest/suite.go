@@ -156,7 +156,7 @@ var topics = []struct {
 	// and ending one, logout and the changes that end sessions ending their records, the idle
 	// timeout, and a session ended while in use.
 	{"Sessions", []test{
-		{"without a record store the routes answer 404", suite.sessionsOffWithoutStore},
+		{"with stateless sessions the routes answer 404", suite.sessionsOffWithoutStore},
 		{"the routes need a session", suite.sessionsNeedSession},
 		{"the list shows every session newest first, the current one marked", suite.sessionsList},
 		{"last use is written at most once a minute", suite.sessionsLastSeen},
@@ -422,6 +422,14 @@ func (s suite) topic(tests []test) func(*testing.T) {
 
 // option changes the Config of one subtest's Service.
 type option func(*auth.Config)
+
+// stateless asks for stateless session cookies (no records, whatever the
+// user store offers), for subtests about cookies made without a record.
+func stateless(c *auth.Config) { c.StatelessSessions, c.Sessions = true, nil }
+
+// noIdle switches the idle timeout off, for subtests about the lifetimes
+// that move the clock on for hours between a session's requests.
+func noIdle(c *auth.Config) { c.SessionIdleTimeout = -1 }
 
 // relaxed raises every rate limit far above what a subtest uses, for
 // subtests about something else that log in more often than the spec's

@@ -48,7 +48,7 @@ type Store interface {
 // also keep one-time values in the same backend: auth.New uses it for the
 // logins waiting for their second step (auth.Config.PendingLogins) when
 // the app sets none, so that instances sharing the user store share those
-// too. adapters/sqlxstore's DB is one.
+// too. adapters/sqlxstore's user store (DB.Users) is one.
 type Provider interface {
 	// OneTimeStore returns the one-time store; every call the same.
 	OneTimeStore() Store

@@ -294,22 +294,38 @@ func TestRecordReauthenticateRetiresOldCookie(t *testing.T) {
 	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
 		t.Fatal(err)
 	}
-	after := recs.only(t)
-	if after.ID == before.ID || s.RecordID() != after.ID {
-		t.Errorf("record %q after re-authentication (session's %q), want a new id in place of %q", after.ID, s.RecordID(), before.ID)
+	after, ok := recs.byID[s.RecordID()]
+	if !ok || after.ID == before.ID || len(recs.byID) != 2 {
+		t.Fatalf("records %v after re-authentication (session's %q), want %q retired and a new one", recs.byID, s.RecordID(), before.ID)
 	}
 	want := before
 	want.ID, want.LastSeenAt = after.ID, t0.Add(time.Hour)
 	if fmt.Sprint(after) != fmt.Sprint(want) {
 		t.Errorf("new record %+v, want %+v", after, want)
 	}
+	retired := before
+	retired.LastSeenAt, retired.ExpiresAt = t0.Add(time.Hour), t0.Add(time.Hour+RetireGrace)
+	if got := recs.byID[before.ID]; fmt.Sprint(got) != fmt.Sprint(retired) {
+		t.Errorf("old record %+v, want %+v", got, retired)
+	}
 	fresh := b.lastSet(t)
+	// Requests under way with the old cookie finish within the grace.
+	f.clk.t = t0.Add(time.Hour + RetireGrace - time.Millisecond)
+	if u, _, err := f.user(old); err != nil || u == nil {
+		t.Errorf("the old cookie within the grace: %v, want the session", err)
+	}
+	f.clk.t = t0.Add(time.Hour + RetireGrace)
 	if u, _, err := f.user(fresh); err != nil || u == nil {
 		t.Errorf("the new cookie: %v, want the session", err)
 	}
 	u, ob, err := f.user(old)
 	checkDead(t, u, ob, err, errRecordGone)
-	if !s.AuthenticatedAt().Equal(t0.Add(time.Hour)) {
+	// Renewing with the old cookie (read within the grace) never
+	// extends its record again.
+	if got := recs.byID[before.ID].ExpiresAt; !got.Equal(retired.ExpiresAt) {
+		t.Errorf("old record expires %v after its end, want %v", got, retired.ExpiresAt)
+	}
+	if s.AuthenticatedAt().IsZero() {
 		t.Errorf("AuthenticatedAt %v, want %v", s.AuthenticatedAt(), t0.Add(time.Hour))
 	}
 }
