@@ -45,7 +45,7 @@ func TestSecureDefaults(t *testing.T) {
 	if s.cfg.SessionIdleTimeout != time.Hour || s.cfg.RememberIdleTimeout != time.Hour {
 		t.Errorf("SessionIdleTimeout 1h: idle %v, remember %v; want 1h, 1h", s.cfg.SessionIdleTimeout, s.cfg.RememberIdleTimeout)
 	}
-	s = mustNewWith(t, func(c *Config) { c.Users, c.RememberIdleTimeout = m, 7 * 24 * time.Hour })
+	s = mustNewWith(t, func(c *Config) { c.Users, c.RememberIdleTimeout = m, 7*24*time.Hour })
 	if s.cfg.SessionIdleTimeout != DefaultSessionIdleTimeout || s.cfg.RememberIdleTimeout != 7*24*time.Hour {
 		t.Errorf("RememberIdleTimeout 7d: idle %v, remember %v", s.cfg.SessionIdleTimeout, s.cfg.RememberIdleTimeout)
 	}
