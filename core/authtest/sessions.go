@@ -412,6 +412,31 @@ func (s suite) sessionsIdleTimeout(t *testing.T) {
 	mustBeSignedOut(t, idle)
 }
 
+// sessionsIdleByDefault: with records and no idle timeout configured, a
+// session no request used for 30 minutes ends, while a "remember me"
+// session, the user's choice of 30 days, lives on however seldom it is
+// used; an idle timeout the app sets applies to remembered sessions too.
+func (s suite) sessionsIdleByDefault(t *testing.T) {
+	e := s.recordEnv(t)
+	e.seed(t, "ada@example.com")
+	short := e.loggedIn(t, "ada@example.com")
+	long := e.client()
+	mustBody(t, long.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+	e.clock.Advance(auth.DefaultSessionIdleTimeout - time.Second)
+	mustBeSignedIn(t, short, "ada@example.com")
+	e.clock.Advance(auth.DefaultSessionIdleTimeout)
+	mustBeSignedOut(t, short)
+	e.clock.Advance(7 * 24 * time.Hour)
+	mustBeSignedIn(t, long, "ada@example.com")
+
+	set := s.recordEnv(t, func(c *auth.Config) { c.SessionIdleTimeout = time.Hour })
+	set.seed(t, "ada@example.com")
+	kept := set.client()
+	mustBody(t, kept.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+	set.clock.Advance(time.Hour)
+	mustBeSignedOut(t, kept)
+}
+
 // sessionsEndRace: a session is ended while requests use it. Whatever the
 // order, once the end has answered no request with its cookie succeeds, and
 // it is gone from the list.

@@ -168,6 +168,7 @@ var topics = []struct {
 		{"password change, email change and 2FA disable keep only the current record", suite.sessionsChangesKeepCurrent},
 		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
 		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
+		{"by default 30 minutes idle end a session, not a remembered one", suite.sessionsIdleByDefault},
 		{"a session ended while in use never stays alive", suite.sessionsEndRace},
 		{"a change saved as its session is ended is mailed, audited and answered as done", suite.signOutDuringChange},
 		{"a sign-out racing a change: saved and notified, or refused, never a server error", suite.signOutRacesChange},
