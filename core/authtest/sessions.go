@@ -430,9 +430,9 @@ func (s suite) sessionsIdleByDefault(t *testing.T) {
 	mustBeSignedIn(t, long, "ada@example.com")
 
 	set := s.recordEnv(t, func(c *auth.Config) { c.SessionIdleTimeout = time.Hour })
-	set.seed(t, "ada@example.com")
+	set.seed(t, "bob@example.com") // a store of a harness may be shared by the subtest's Services
 	kept := set.client()
-	mustBody(t, kept.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+	mustBody(t, kept.post("/api/login", obj{"email": "bob@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
 	set.clock.Advance(time.Hour)
 	mustBeSignedOut(t, kept)
 }
