@@ -1,11 +1,15 @@
 package auth
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // TestSecureDefaults: the shortest configuration keeps session records in
@@ -75,3 +79,46 @@ type oneTimeUsers struct {
 }
 
 func (u oneTimeUsers) OneTimeStore() onetime.Store { return u.ot }
+
+// downOneTime is a one-time store whose backend is down.
+type downOneTime struct{}
+
+func (downOneTime) Put(context.Context, string, []byte, time.Time) error {
+	return errors.New("connection refused")
+}
+func (downOneTime) Take(context.Context, string, time.Time) ([]byte, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestPendingStoreDown: when Config.PendingLogins cannot keep a pending
+// login, the password step of a 2FA account answers 503 (not 500) and
+// sets no pending cookie.
+func TestPendingStoreDown(t *testing.T) {
+	ctx := context.Background()
+	m := store.NewMemory(store.MemoryConfig{})
+	s := mustNewWith(t, func(c *Config) { c.Users, c.PendingLogins = m, downOneTime{} })
+	h, err := password.ForTesting().Hash(ctx, goodPW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := m.Create(ctx, &user.User{Email: "ada@example.com", Name: "Ada", PasswordHash: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.BeginTOTPSetup(ctx, u.ID, "pending"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.EnableTOTP(ctx, u.ID, user.EnableTOTP{Pending: "pending", Secret: "sealed", RecoveryCodeHashes: []string{"h"}}); err != nil {
+		t.Fatal(err)
+	}
+	v := s.Visit(jsonReq(`{}`))
+	_, err = s.Login(ctx, v, LoginInput{Email: "ada@example.com", Password: goodPW})
+	if got := AsError(err); got != ErrUnavailable {
+		t.Fatalf("login with the pending store down: %v (%v), want 503", got, err)
+	}
+	for _, c := range v.Cookies() {
+		if c.Name == PendingCookie && c.MaxAge >= 0 {
+			t.Errorf("a pending cookie was set: %v", c)
+		}
+	}
+}

@@ -193,7 +193,7 @@ func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, ff f
 	// The second step takes this entry once (holdPending): a pending
 	// login finishes one sign-in, whatever factor a second try brings.
 	if err := s.pendingLogins.Put(ctx, pendingKey(nonce[:]), []byte(u.ID), s.now().Add(PendingLifetime)); err != nil {
-		return LoginResult{}, fmt.Errorf("%s: pending login: %w", ff.how, err)
+		return LoginResult{}, fmt.Errorf("%s: pending login: %w: %w", ff.how, errBackend, err) // 503: the store is down (or full)
 	}
 	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
 	s.audit(ctx, v, Event{Type: EventLoginPending, UserID: u.ID})
@@ -386,7 +386,7 @@ func (s *Service) holdPending(ctx context.Context, claims token.Claims) (*heldPe
 	case errors.Is(err, onetime.ErrNotFound):
 		return nil, ErrTwoFactorExpired
 	case err != nil:
-		return nil, fmt.Errorf("pending login: %w", err)
+		return nil, fmt.Errorf("pending login: %w: %w", errBackend, err)
 	case string(id) != claims.UserID:
 		return nil, ErrTwoFactorExpired
 	}
