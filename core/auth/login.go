@@ -457,7 +457,8 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 }
 
 // finishPending ends a 2FA login: the pending cookie goes, the session
-// starts. The caller holds the pending login (holdPending). remember, when set, overrides the one given at the password step.
+// starts. The caller holds the pending login (holdPending). remember, when
+// set, overrides the one given at the password step.
 // u is the user as last read from the store: every path that turns a
 // pending login into a session goes through here, and here a pending login
 // older than u's session version (a password reset or change, 2FA disable,
