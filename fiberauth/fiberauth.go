@@ -213,10 +213,12 @@ func CurrentUser(c *fiber.Ctx) (*user.User, bool) {
 	return auth.UserFromContext(c.UserContext())
 }
 
-// RateLimit limits the routes after it with rl: allowed requests get the
+// RateLimit limits the routes after it with rl (an [*auth.RateLimit] of a
+// Service, or an [*auth.RequestLimiter] over a ratelimit.Limiter alone, for
+// an app that uses authkit for nothing else): allowed requests get the
 // X-RateLimit-* headers, others the same 429 {error, retryAfter} as
 // authkit's routes.
-func RateLimit(rl *auth.RateLimit) fiber.Handler {
+func RateLimit(rl auth.LimitChecker) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		h, deny := rl.Check(request{c})
 		if deny != nil {

@@ -133,6 +133,14 @@ func TestRateLimit(t *testing.T) {
 	authtest.CheckRateLimit(t, serve(t, app)+"/", "ok")
 }
 
+// TestRateLimitWithoutService: the middleware over a ratelimit.Limiter
+// alone, in an app with no Service, answers as over a Service's limit.
+func TestRateLimitWithoutService(t *testing.T) {
+	app := fiber.New()
+	app.Get("/", fiberauth.RateLimit(authtest.NewRequestLimiter(t, "search", 2)), func(c *fiber.Ctx) error { return c.SendString("ok") })
+	authtest.CheckRateLimit(t, serve(t, app)+"/", "ok")
+}
+
 // TestRateLimitKeysOnTheSocketPeer: X-Forwarded-For from an untrusted peer
 // does not give a client a fresh limit (fiber's c.IP() is not used).
 func TestRateLimitKeysOnTheSocketPeer(t *testing.T) {

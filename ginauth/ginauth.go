@@ -143,10 +143,12 @@ func CurrentUser(c *gin.Context) (*user.User, bool) {
 	return auth.UserFromContext(c.Request.Context())
 }
 
-// RateLimit limits the handlers after it with rl: allowed requests get the
+// RateLimit limits the handlers after it with rl (an [*auth.RateLimit] of a
+// Service, or an [*auth.RequestLimiter] over a ratelimit.Limiter alone, for
+// an app that uses authkit for nothing else): allowed requests get the
 // X-RateLimit-* headers, others the same 429 {error, retryAfter} as
 // authkit's routes and the chain stops.
-func RateLimit(rl *auth.RateLimit) gin.HandlerFunc {
+func RateLimit(rl auth.LimitChecker) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		h, deny := rl.Check(Request(c))
 		if deny != nil {

@@ -135,6 +135,22 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// TestRateLimitWithoutService: the middleware over a ratelimit.Limiter
+// alone answers as over a Service's limit, and the handler runs only for
+// the allowed requests.
+func TestRateLimitWithoutService(t *testing.T) {
+	r := gin.New()
+	var calls int
+	r.GET("/search", ginauth.RateLimit(authtest.NewRequestLimiter(t, "search", 2)), func(c *gin.Context) {
+		calls++
+		c.String(http.StatusOK, "ok")
+	})
+	authtest.CheckRateLimit(t, authtest.Serve(t, r)+"/search", "ok")
+	if calls != 2 {
+		t.Errorf("handler ran %d times, want 2 (not behind the 429)", calls)
+	}
+}
+
 // limitedEngine serves GET / behind a limit of one request per minute,
 // keyed by the client address that core chooses.
 func limitedEngine(t *testing.T, svc *auth.Service) string {

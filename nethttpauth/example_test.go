@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/nethttpauth"
@@ -86,4 +88,37 @@ func ExampleWriteError() {
 	fmt.Println(w.Code, w.Header().Get("X-RateLimit-Remaining"), w.Body.String())
 	// Output:
 	// 401 4 {"error":"Invalid credentials","code":"invalid_credentials"}
+}
+
+// An app that wants authkit's rate limit and nothing else: a
+// ratelimit.Limiter (here on the memory store; sqlxstore and redisstore
+// hold its counters across instances) behind RateLimit, with no Service.
+func ExampleRateLimit_withoutService() {
+	store := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{})
+	defer store.Close()
+	lim, err := ratelimit.New(ratelimit.Config{MaxAttempts: 2, Window: time.Minute, Store: store})
+	if err != nil {
+		panic(err)
+	}
+	search, err := auth.NewRequestLimiter(auth.RequestLimiterConfig{Limiter: lim, Name: "search"})
+	if err != nil {
+		panic(err)
+	}
+	h := nethttpauth.RateLimit(search)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "results")
+	}))
+
+	for range 3 {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/search?q=go", nil))
+		line := fmt.Sprintf("%d, %s left", w.Code, w.Header().Get("X-RateLimit-Remaining"))
+		if after := w.Header().Get("Retry-After"); after != "" {
+			line += ", retry after " + after + "s"
+		}
+		fmt.Println(line)
+	}
+	// Output:
+	// 200, 1 left
+	// 200, 0 left
+	// 429, 0 left, retry after 60s
 }

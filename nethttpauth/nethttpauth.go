@@ -127,10 +127,12 @@ func CurrentUser(r *http.Request) (*user.User, bool) {
 	return auth.UserFromContext(r.Context())
 }
 
-// RateLimit limits the wrapped handler with rl: allowed requests get the
+// RateLimit limits the wrapped handler with rl (an [*auth.RateLimit] of a
+// Service, or an [*auth.RequestLimiter] over a ratelimit.Limiter alone, for
+// an app that uses authkit for nothing else): allowed requests get the
 // X-RateLimit-* headers, others the same 429 {error, retryAfter} as
 // authkit's routes.
-func RateLimit(rl *auth.RateLimit) func(http.Handler) http.Handler {
+func RateLimit(rl auth.LimitChecker) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h, deny := rl.Check(Request(r))

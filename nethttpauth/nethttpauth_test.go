@@ -12,6 +12,7 @@ import (
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
@@ -19,6 +20,32 @@ func TestFlows(t *testing.T) {
 	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
 		return authtest.Serve(t, nethttpauth.Handler(svc))
 	}))
+}
+
+// signInOnly is the store of an app that creates and verifies its accounts
+// itself and wants authkit's sign-in with the lock-out: two parts.
+type signInOnly struct {
+	user.Accounts
+	user.Lockout
+}
+
+// TestFlowsOnAStoreOfSomeParts: RunParts on a store of two parts, its
+// users put in the app's way.
+func TestFlowsOnAStoreOfSomeParts(t *testing.T) {
+	authtest.RunParts(t, authtest.PartsHarness{
+		Start: func(t *testing.T, svc *auth.Service) string { return authtest.Serve(t, nethttpauth.Handler(svc)) },
+		NewStore: func(*testing.T) user.Accounts {
+			m := store.NewMemory(store.MemoryConfig{})
+			return signInOnly{m, m}
+		},
+		Seed: func(t *testing.T, s user.Accounts, u *user.User) *user.User {
+			created, err := s.(signInOnly).Accounts.(*store.Memory).Create(t.Context(), u) // the app's own insert
+			if err != nil {
+				t.Fatal(err)
+			}
+			return created
+		},
+	})
 }
 
 // newService returns a Service on a fresh memory store for the unit tests
@@ -83,6 +110,15 @@ func TestRateLimit(t *testing.T) {
 	svc, _ := newService(t)
 	rl := authtest.NewRateLimit(t, svc, "search", 2)
 	h := nethttpauth.RateLimit(rl)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	authtest.CheckRateLimit(t, authtest.Serve(t, h)+"/", "ok")
+}
+
+// TestRateLimitWithoutService: the middleware over a ratelimit.Limiter
+// alone answers as over a Service's limit.
+func TestRateLimitWithoutService(t *testing.T) {
+	h := nethttpauth.RateLimit(authtest.NewRequestLimiter(t, "search", 2))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	authtest.CheckRateLimit(t, authtest.Serve(t, h)+"/", "ok")

@@ -76,6 +76,15 @@ func TestVerifyEmail(t *testing.T) {
 	}
 	// Signed in: on to AfterLogin; again: already verified.
 	b.get(link).wantRedirect(t, "/dashboard?done=already-verified")
+	// The page that sends a new link offers none to a verified address.
+	p := b.get("/resend-verification")
+	p.wantPage(t, http.StatusOK, "resend")
+	if got := p.text(t, "resend-verified"); got != "ada@example.com is verified: there is nothing to send." {
+		t.Errorf("resend page of a verified address: %q", got)
+	}
+	if strings.Contains(p.Body, `id="resend-form"`) {
+		t.Error("the resend page offers a link to a verified address")
+	}
 }
 
 func TestVerifyEmailBadLink(t *testing.T) {

@@ -297,7 +297,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.ErrorContext(r.Context(), "authkit pages: panic", "path", r.URL.Path, "panic", p)
-			http.Error(w, "Internal server error", http.StatusInternalServerError)
+			h.serverError(w, r, h.visit(r).Language())
 		}
 	}()
 	h.mux.ServeHTTP(w, r)

@@ -354,7 +354,7 @@ func TestGerman(t *testing.T) {
 	}
 	// English stays English.
 	b.header.Set("Accept-Language", "en")
-	if body := b.get("/login").Body; !strings.Contains(body, "<title>Log in · authkit</title>") {
+	if body := b.get("/login").Body; !strings.Contains(body, "<title>Sign in · authkit</title>") {
 		t.Errorf("/login for English:\n%s", body)
 	}
 }
@@ -420,7 +420,7 @@ func TestLanguageWithoutPageTexts(t *testing.T) {
 	b := e.browser()
 	b.header.Set("Accept-Language", "fr")
 	p := b.post("/login", form("email", adaEmail, "password", "wrong password"))
-	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Log in · authkit</title>") {
+	if !strings.Contains(p.Body, `<html lang="en">`) || p.Header.Get("Content-Language") != "en" || !strings.Contains(p.Body, "<title>Sign in · authkit</title>") {
 		t.Errorf("French without page texts: want the English page\n%s", p.Body)
 	}
 	p.wantFieldError(t, "password", "Identifiants invalides")
@@ -446,5 +446,51 @@ func TestAppTexts(t *testing.T) {
 	if !strings.Contains(p.Body, `<html lang="fr">`) || !strings.Contains(p.Body, "<title>Connexion · authkit</title>") ||
 		!strings.Contains(p.Body, `<label for="password">Password</label>`) {
 		t.Errorf("the app's French: want its title, English where it has no text\n%s", p.Body)
+	}
+}
+
+// TestServerErrorPage: a template that fails while rendering (an app's
+// override calling a method on a nil value) answers 500 with an HTML page
+// saying so, in the visit's language, never a bare text the script would
+// take for a lost connection; when the problem page fails too, a page that
+// needs no template says the same.
+func TestServerErrorPage(t *testing.T) {
+	nilUser := `{{define "content"}}<p>{{.User.Email}}</p>{{end}}` // no user on the forgot page: a nil pointer
+	for _, tt := range []struct {
+		name      string
+		templates fstest.MapFS
+		problem   bool // the problem page's layout, with its link back
+	}{
+		{"the problem page", fstest.MapFS{"forgot.html": {Data: []byte(nilUser)}}, true},
+		{"a page without templates", fstest.MapFS{"forgot.html": {Data: []byte(nilUser)}, "problem.html": {Data: []byte(nilUser)}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, func(a *auth.Config, c *Config) { german(a, c); c.Templates = tt.templates })
+			for _, lang := range []struct{ accept, text, lang string }{
+				{"en", "Something went wrong on our side. Please try again in a moment.", "en"},
+				{"de", "Bei uns ist etwas schiefgelaufen. Bitte versuchen Sie es gleich noch einmal.", "de"},
+			} {
+				b := e.browser()
+				b.header.Set("Accept-Language", lang.accept)
+				p := b.get("/forgot-password")
+				if p.Status != http.StatusInternalServerError {
+					t.Fatalf("%s: status %d, want 500", lang.accept, p.Status)
+				}
+				for name, want := range map[string]string{
+					"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+					"Content-Language": lang.lang, "X-Content-Type-Options": "nosniff", "Content-Security-Policy": ContentSecurityPolicy,
+				} {
+					if got := p.Header.Get(name); got != want {
+						t.Errorf("%s: %s %q, want %q", lang.accept, name, got, want)
+					}
+				}
+				if !strings.Contains(p.Body, lang.text) || !strings.Contains(p.Body, `lang="`+lang.lang+`"`) || strings.Contains(p.Body, "Internal server error") {
+					t.Errorf("%s: body does not say what happened in its language:\n%s", lang.accept, p.Body)
+				}
+				if got := strings.Contains(p.Body, `data-page="problem"`); got != tt.problem {
+					t.Errorf("%s: the problem page's layout: %v, want %v", lang.accept, got, tt.problem)
+				}
+			}
+		})
 	}
 }

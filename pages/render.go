@@ -3,6 +3,7 @@ package pages
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
@@ -293,7 +294,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	var buf bytes.Buffer
 	if err := h.tmpl[v.Page].ExecuteTemplate(&buf, "layout", v); err != nil {
 		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", v.Page, "err", err)
-		http.Error(w, "Internal server error", http.StatusInternalServerError)
+		h.serverError(w, r, v.lang)
 		return
 	}
 	if visit != nil {
@@ -306,6 +307,34 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	hd.Set("Content-Language", v.Lang())
 	hd.Add("Vary", "Accept-Language")
 	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// serverError answers 500 with an HTML page that says something went
+// wrong, in the visit's language: the problem page, or, should that
+// template fail too (an app's own override), a page that needs no
+// template. It is HTML, like every other answer of the pages, so that the
+// script shows it in place instead of a network error. No cookie or
+// header of the visit is written: what failed may have been half done.
+func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, lang *i18n.Language) {
+	v := &View{Page: "problem", h: h, lang: lang, Errors: map[string]string{"": h.text(lang, "error.server")}}
+	var buf bytes.Buffer
+	if err := h.tmpl["problem"].ExecuteTemplate(&buf, "layout", v); err != nil {
+		h.log.ErrorContext(r.Context(), "authkit pages: template", "page", "problem", "err", err)
+		buf.Reset()
+		fmt.Fprintf(&buf, "<!doctype html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title></head>"+
+			"<body><main id=\"main\"><h1>%s</h1><p>%s</p><p><a href=\"%s\">%s</a></p></main></body></html>\n",
+			template.HTMLEscapeString(v.Lang()), template.HTMLEscapeString(v.T("title.problem")),
+			template.HTMLEscapeString(v.T("title.problem")), template.HTMLEscapeString(v.T("error.server")),
+			template.HTMLEscapeString(h.afterLogin), template.HTMLEscapeString(v.T("problem.back")))
+	}
+	hd := w.Header()
+	secure(hd)
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Language", v.Lang())
+	hd.Add("Vary", "Accept-Language")
+	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write(buf.Bytes())
 }
 
@@ -379,6 +408,35 @@ func (v *View) When(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Time is When as a <time> element the script shows in the viewer's own
+// time zone and language (the page without the script says UTC). Put it in
+// a text with TH.
+func (v *View) Time(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "-"
+	}
+	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `" data-local>` + v.When(t) + `</time>`)
+}
+
+// TH is T for a text with HTML in it: each var that is a template.HTML
+// (Time's element) goes in as it is, the text and every other var are
+// escaped.
+func (v *View) TH(key string, vars ...any) template.HTML {
+	var parts []template.HTML
+	plain := slices.Clone(vars)
+	for i := 1; i < len(plain); i += 2 {
+		if h, ok := plain[i].(template.HTML); ok {
+			plain[i] = fmt.Sprintf("\u27e6%d\u27e7", len(parts)) // ⟦n⟧: survives escaping, in no text
+			parts = append(parts, h)
+		}
+	}
+	out := template.HTMLEscapeString(v.T(key, plain...))
+	for i, h := range parts {
+		out = strings.Replace(out, fmt.Sprintf("\u27e6%d\u27e7", i), string(h), 1)
+	}
+	return template.HTML(out)
 }
 
 // TrustOffered reports whether the 2FA page offers to trust the browser.

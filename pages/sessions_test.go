@@ -22,7 +22,7 @@ func withRecords(a *auth.Config, _ *Config) {
 // the id of the one marked as this browser's.
 func sessionIDs(t *testing.T, p *page) (ids []string, current string) {
 	t.Helper()
-	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>([^<]*)</strong>.*?name="session" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
+	for _, li := range regexp.MustCompile(`(?s)<li>\s*<strong>(.*?)</strong>.*?name="session" value="([^"]+)"`).FindAllStringSubmatch(p.Body, -1) {
 		ids = append(ids, li[2])
 		if li[1] == "This browser" {
 			current = li[2]
@@ -42,6 +42,11 @@ func TestSessionList(t *testing.T) {
 	ids, current := sessionIDs(t, p)
 	if len(ids) != 3 || current == "" {
 		t.Fatalf("session list: ids %q, current %q; want 3 with this browser's marked\n%s", ids, current, p.Body)
+	}
+	// The others are named by their browser, the raw User-Agent kept in a
+	// tooltip.
+	if n := strings.Count(p.Body, `<span title="Go-http-client/1.1">Go HTTP client</span>`); n != 2 {
+		t.Errorf("%d sessions named by their browser, want 2\n%s", n, p.Body)
 	}
 	_, otherID := sessionIDs(t, other.get("/settings/security"))
 	_, thirdID := sessionIDs(t, third.get("/settings/security"))
@@ -121,4 +126,41 @@ func TestNoRecordsNoLists(t *testing.T) {
 		t.Error("the 2FA page offers trust without trusted devices")
 	}
 	b.post("/settings/sessions/end", form("session", "x")).wantPage(t, http.StatusNotFound, "notfound")
+}
+
+// TestSecurityContents: the security page opens with links to each of its
+// sections that is shown, and every link leads to one.
+func TestSecurityContents(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*auth.Config, *Config)
+		want   []string
+	}{
+		{"the defaults", nil, []string{"twofa", "email", "password", "sessions"}},
+		{"with records and passkeys", func(a *auth.Config, c *Config) { withRecords(a, c); withPasskeys(a, c) },
+			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices"}},
+		{"without email and password change", func(a *auth.Config, _ *Config) {
+			a.Disable = []auth.Feature{auth.FeatureEmailChange, auth.FeaturePasswordChange}
+		}, []string{"twofa", "sessions"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, tt.change)
+			p := e.registered().get("/settings/security")
+			p.wantPage(t, http.StatusOK, "security")
+			toc := regexp.MustCompile(`(?s)<nav id="security-toc"[^>]*>(.*?)</nav>`).FindStringSubmatch(p.Body)
+			if toc == nil {
+				t.Fatalf("no contents\n%s", p.Body)
+			}
+			var got []string
+			for _, m := range regexp.MustCompile(`<a href="#([a-z]+)">`).FindAllStringSubmatch(toc[1], -1) {
+				got = append(got, m[1])
+				if !strings.Contains(p.Body, `<section id="`+m[1]+`"`) {
+					t.Errorf("the contents link to #%s, which no section is", m[1])
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("contents %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -306,15 +306,20 @@ func (s *Service) resetLimit(ctx context.Context, v *Visit, lm *limiter, part st
 
 // rateHeaders sets the rate-limit headers (docs/api.md, Rate limits) from vd.
 func (s *Service) rateHeaders(h http.Header, vd verdict) {
-	if !vd.checked {
-		return
+	if vd.checked {
+		limitHeaders(h, vd.res, vd.limited, s.now())
 	}
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(vd.res.Remaining))
-	h.Set("X-RateLimit-Reset", isoTime(vd.res.ResetAt))
-	if vd.limited {
+}
+
+// limitHeaders sets the rate-limit headers of an attempt's result res at
+// now: Retry-After too when the attempt was limited.
+func limitHeaders(h http.Header, res ratelimit.Result, limited bool, now time.Time) {
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", isoTime(res.ResetAt))
+	if limited {
 		// At least one second: a refused request never says "retry now",
 		// even when the store's clock (Redis) runs ahead of this server's.
-		secs := max(int64(vd.res.RetryAfter(s.now())/time.Second), 1)
+		secs := max(int64(res.RetryAfter(now)/time.Second), 1)
 		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 }

@@ -287,7 +287,10 @@ func (s *Service) respond(v *Visit, status int, body any) Response {
 }
 
 // json encodes body as an answer with authkit's headers.
-func (s *Service) json(status int, body any) Response {
+func (s *Service) json(status int, body any) Response { return jsonResponse(status, body) }
+
+// jsonResponse encodes body as an answer with authkit's headers.
+func jsonResponse(status int, body any) Response {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)                 // URIs keep their '&'; the body is JSON, never HTML

@@ -10,6 +10,7 @@ import (
 	"github.com/authkit-go/authkit/core/clock"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -395,11 +396,16 @@ var topics = []struct {
 	// advisories.go: the classes of bug the advisories of comparable projects show recurring, one
 	// case each (SECURITY.md "Advisories of comparable projects").
 	{"Advisories", advisoryTests},
+	// parts.go: a store of three parts (RunParts runs it on an app's own).
+	{"StoreOfSomeParts", partsTests},
 	{"SpecErrors", specErrorTests},
 }
 
 // suite carries the harness to the subtests.
-type suite struct{ h Harness }
+type suite struct {
+	h     Harness
+	parts *PartsHarness // RunParts's store of some parts; nil in Run
+}
 
 // test is one behaviour of a topic: a name that says what it checks, and
 // the check, which runs in parallel with the others on a fresh env.
@@ -448,13 +454,17 @@ type env struct {
 	t     *testing.T
 	h     Harness
 	clock *Clock
-	users user.Store
-	mail  *mail.Capture
-	audit *AuditLog
-	svc   *auth.Service
-	base  string
-	totp  *totp.TOTP
-	tr    *http.Transport // shared by the env's browsers
+	users user.Store // nil in an env on a store of only some parts (parts.go)
+	// accounts is the store as auth.Config.Users holds it: users, or a
+	// store of some parts, read by user, byID and noUser.
+	accounts user.Accounts
+	seedFn   storetest.Seed // how seed makes a user without user.Registration
+	mail     *mail.Capture
+	audit    *AuditLog
+	svc      *auth.Service
+	base     string
+	totp     *totp.TOTP
+	tr       *http.Transport // shared by the env's browsers
 }
 
 // env builds and starts a Service with the suite's defaults changed by
@@ -470,6 +480,7 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	t.Helper()
 	e := &env{t: t, h: s.h, clock: clock.New(start), mail: &mail.Capture{}, audit: &AuditLog{}}
 	e.users = s.h.NewUsers(t)
+	e.accounts = e.users
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.Record
 	if s.h.NewLimitStore != nil {
@@ -478,9 +489,16 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	for _, o := range opts {
 		o(&cfg)
 	}
+	e.start(t, s, cfg, routes)
+	return e
+}
+
+// start builds e's Service from cfg, adds routes (when not nil) and serves
+// it with the harness; the Service is closed when the test ends.
+func (e *env) start(t *testing.T, s suite, cfg auth.Config, routes func(*auth.Service) []auth.Route) {
+	t.Helper()
 	var err error
-	e.svc, err = auth.New(cfg)
-	if err != nil {
+	if e.svc, err = auth.New(cfg); err != nil {
 		t.Fatalf("authtest: auth.New: %v", err)
 	}
 	t.Cleanup(func() {
@@ -504,7 +522,6 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	// to wait for.
 	e.tr = http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(e.tr.CloseIdleConnections)
-	return e
 }
 
 // skipRealTime skips a subtest that moves the clock past a rate-limit

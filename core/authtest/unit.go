@@ -21,6 +21,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/password"
+	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -84,7 +85,7 @@ func NewService(t testing.TB, users user.Store, opts ...func(*auth.Config)) (*au
 // minimum-cost hashing, no log, cookies without Secure (the tests' servers
 // speak plain http, and a cookie jar sends no Secure cookie over it), and
 // mail links to http://app.test.
-func baseConfig(t testing.TB, users user.Store, mailer mail.Mailer, now func() time.Time) auth.Config {
+func baseConfig(t testing.TB, users user.Accounts, mailer mail.Mailer, now func() time.Time) auth.Config {
 	t.Helper()
 	keyText, err := secretbox.GenerateKey()
 	if err != nil {
@@ -302,6 +303,26 @@ func NewRateLimit(t testing.TB, svc *auth.Service, name string, max int) *auth.R
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rl.Close() })
+	return rl
+}
+
+// NewRequestLimiter returns a limit of max requests a minute over a
+// ratelimit.Limiter alone (no Service), on a memory store whose clock
+// stands still where NewService's does, so that CheckRateLimit checks a
+// framework module's RateLimit middleware over it as over NewRateLimit's.
+func NewRequestLimiter(t testing.TB, name string, max int) *auth.RequestLimiter {
+	t.Helper()
+	now := func() time.Time { return unitNow }
+	store := ratelimit.NewMemoryStore(ratelimit.MemoryConfig{Now: now})
+	t.Cleanup(func() { _ = store.Close() })
+	lim, err := ratelimit.New(ratelimit.Config{MaxAttempts: max, Window: time.Minute, Store: store, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := auth.NewRequestLimiter(auth.RequestLimiterConfig{Limiter: lim, Name: name, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return rl
 }
 

@@ -166,6 +166,22 @@ func (t *TOTP) Code(secret string, at time.Time) (string, error) {
 	return t.code(secret, step)
 }
 
+// NextAccepted returns the code a user whose last accepted step is
+// lastStep (0: none yet) can use first, at or after now, and the time from
+// which Match accepts it: now when a fresh code is accepted at once, else
+// the start of the step after lastStep (the replay rule refuses every code
+// while the current step is at or below lastStep). It is for tests and
+// end-to-end scripts that sign in more than once within a period: they
+// wait until at, not a whole period. Servers never need it.
+func (t *TOTP) NextAccepted(secret string, lastStep int64, now time.Time) (code string, at time.Time, err error) {
+	at = now
+	if lastStep > 0 && t.Step(now) <= lastStep {
+		at = time.Unix((lastStep+1)*t.period, 0).In(now.Location())
+	}
+	code, err = t.Code(secret, at)
+	return code, at, err
+}
+
 // code computes the code of a step for a canonical secret.
 func (t *TOTP) code(secret string, step int64) (string, error) {
 	c, err := hotp.GenerateCodeCustom(secret, uint64(step), hotp.ValidateOpts{

@@ -609,3 +609,51 @@ func BenchmarkGenerateSecret(b *testing.B) {
 		}
 	}
 }
+
+// TestNextAccepted: the code NextAccepted gives is accepted at the time it
+// gives, and not a moment before (a replay), after a login in the current
+// step, after one with the next step's code, and with none yet.
+func TestNextAccepted(t *testing.T) {
+	tp, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := tp.GenerateSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_700_000_020, 0).UTC() // 10 s into a 30 s step
+	cur := tp.Step(now)
+	for _, tt := range []struct {
+		name     string
+		lastStep int64
+		wait     time.Duration
+	}{
+		{"no step accepted yet", 0, 0},
+		{"the last login was a step ago", cur - 1, 0},
+		{"the last login was in this step", cur, 20 * time.Second},
+		{"the last login used the next step's code", cur + 1, 50 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, at, err := tp.NextAccepted(secret, tt.lastStep, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := at.Sub(now); got != tt.wait {
+				t.Fatalf("at is %v after now, want %v", got, tt.wait)
+			}
+			m, err := tp.Match(code, secret, at, tt.lastStep)
+			if err != nil {
+				t.Fatalf("Match at the time given: %v", err)
+			}
+			if m.LastStep() <= tt.lastStep {
+				t.Errorf("LastStep %d, want above %d", m.LastStep(), tt.lastStep)
+			}
+			if tt.wait > 0 {
+				if _, err := tp.Match(code, secret, at.Add(-time.Second), tt.lastStep); !errors.Is(err, ErrCodeUsed) {
+					t.Errorf("Match a second before: %v, want ErrCodeUsed", err)
+				}
+			}
+		})
+	}
+}

@@ -36,7 +36,7 @@ type Server struct {
 var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
 // Start builds the example server examples/<name> ("nethttp", "gin",
-// "fiber", "customstore"), once per test process (Build), and runs it on 127.0.0.1:0 with env added to a
+// "fiber", "customstore", "jsononly", ...), once per test process (Build), and runs it on 127.0.0.1:0 with env added to a
 // minimal environment. It waits for the first log line and stops the
 // server at the end of the test.
 func Start(t *testing.T, name string, env ...string) *Server {

@@ -8,24 +8,33 @@
 //	cfg.VerifyEmailPath = "/app/verify-email/"   // {APP_URL}/app/verify-email/{token}
 //	cfg.ResetPasswordPath = "/app/reset-password/"
 //
-// A front end on another origin sets APP_URL to its origin and lists it
-// in TRUSTED_ORIGINS (auth.Config.TrustedOrigins) so its posts pass the
-// cross-origin check.
+// The front end may live on another origin of the same site
+// (https://app.example.com calling https://api.example.com; README.md, "A
+// front end on another origin"): the API then lists the front end's origin
+// in FRONTEND_ORIGINS, which answers CORS with credentials to exactly those
+// origins (github.com/rs/cors) and trusts their posts
+// (auth.Config.TrustedOrigins), and the server that hosts the front end
+// is told the API's origin in API_URL.
 //
-// It reads ADDR (default "localhost:8080", loopback only) and APP_URL (default
-// http://localhost:8080); users live in memory, secrets are random at each
-// start, and mail is printed on standard output.
+// It reads ADDR (default "localhost:8080", loopback only), APP_URL (default
+// http://localhost:8080; the front end's origin, where mailed links lead),
+// FRONTEND_ORIGINS and API_URL (both unset: one origin); users live in
+// memory, secrets are random at each start, and mail is printed on
+// standard output.
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"io/fs"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -34,6 +43,7 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/nethttpauth"
+	"github.com/rs/cors"
 )
 
 //go:embed spa
@@ -48,21 +58,45 @@ func main() {
 		log.Fatal(err)
 	}
 	appURL := cmp.Or(os.Getenv("APP_URL"), "http://localhost:8080")
+	origins := splitList(os.Getenv("FRONTEND_ORIGINS"))
 	svc, err := newService(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Keys: keys,
 		Secrets: []string{base64.RawURLEncoding.EncodeToString(secret[:])}, AppURL: appURL,
 		// Secure cookies unless the app runs on plain HTTP (development).
 		Insecure: !strings.HasPrefix(appURL, "https://"),
-		Logger:   slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		// The front end's posts from its own origin pass authkit's check.
+		TrustedOrigins: origins,
+		Logger:         slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := handler(svc)
+	h, err := handler(svc, frontEnd{apiURL: strings.TrimSuffix(os.Getenv("API_URL"), "/"), origins: origins})
 	if err != nil {
 		log.Fatal(err)
 	}
-	addr := cmp.Or(os.Getenv("ADDR"), "localhost:8080")
-	fmt.Fprintf(os.Stderr, "authkit example (jsononly) listening on %s; the front end is at /app/\n", addr)
-	log.Fatal(http.ListenAndServe(addr, h))
+	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("ADDR"), "localhost:8080"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "authkit example (jsononly) listening on http://%s; the front end is at /app/\n", ln.Addr())
+	log.Fatal(http.Serve(ln, h))
+}
+
+// frontEnd is where the front end and the API live when they are apart.
+type frontEnd struct {
+	// apiURL is the API's origin the front end calls ("": its own).
+	apiURL string
+	// origins are the front ends on other origins the API answers.
+	origins []string
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSuffix(strings.TrimSpace(p), "/"); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // newService is auth.New with the mailed links pointing at the front end.
@@ -75,8 +109,9 @@ func newService(cfg auth.Config) (*auth.Service, error) {
 // handler serves authkit's JSON routes and the front end: every path
 // under /app/ answers its one page, which reads the path itself (a
 // single-page app's routing); its script and style are files under
-// /app/assets/.
-func handler(svc *auth.Service) (http.Handler, error) {
+// /app/assets/. With fe.origins, the API answers those origins' requests
+// with credentials (CORS); with fe.apiURL, the page calls the API there.
+func handler(svc *auth.Service, fe frontEnd) (http.Handler, error) {
 	mux := http.NewServeMux()
 	nethttpauth.Mount(mux, svc, "")
 	spa, err := fs.Sub(spaFS, "spa")
@@ -87,11 +122,19 @@ func handler(svc *auth.Service) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The page learns where the API is from a meta element (escaped: it is
+	// the operator's setting, but still text in HTML).
+	index = bytes.Replace(index, []byte(`<meta name="authkit-api" content="">`),
+		[]byte(`<meta name="authkit-api" content="`+html.EscapeString(fe.apiURL)+`">`), 1)
+	connect := "'self'"
+	if fe.apiURL != "" {
+		connect += " " + fe.apiURL
+	}
 	assets := http.FileServerFS(spa)
 	mux.Handle("GET /app/assets/", http.StripPrefix("/app", assets))
 	mux.HandleFunc("GET /app/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src "+connect+"; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 		w.Header().Set("Referrer-Policy", "no-referrer") // the tokens in the path stay here
 		_, _ = w.Write(index)
 	})
@@ -106,5 +149,16 @@ func handler(svc *auth.Service) (http.Handler, error) {
 		}
 		http.NotFound(w, r)
 	})
-	return mux, nil
+	if len(fe.origins) == 0 {
+		return mux, nil
+	}
+	// Exactly the listed origins, with credentials; never "*", never the
+	// Origin echoed back.
+	return cors.New(cors.Options{
+		AllowedOrigins:   fe.origins,
+		AllowCredentials: true,
+		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete},
+		AllowedHeaders:   []string{"Content-Type"},
+		MaxAge:           600,
+	}).Handler(mux), nil
 }

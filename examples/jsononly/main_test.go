@@ -31,7 +31,7 @@ func TestMailedLinksPointAtTheFrontEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close(context.Background())
-	h, err := handler(svc)
+	h, err := handler(svc, frontEnd{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +101,60 @@ func TestMailedLinksPointAtTheFrontEnd(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/javascript") {
 		t.Errorf("GET /app/assets/app.js: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// TestFrontEndOnAnotherOrigin: with FRONTEND_ORIGINS the API answers CORS
+// with credentials to exactly those origins (a preflight and the request
+// itself), never to another, and trusts their posts; with API_URL the
+// page names the API and may connect to it.
+func TestFrontEndOnAnotherOrigin(t *testing.T) {
+	key, _ := secretbox.GenerateKey()
+	keys, _ := secretbox.ParseKeyring(key)
+	const front = "https://app.example.com"
+	svc, err := newService(auth.Config{Users: store.NewMemory(store.MemoryConfig{}), Keys: keys,
+		Secrets: []string{strings.Repeat("s", 32)}, AppURL: front, Mailer: &mail.Capture{}, TrustedOrigins: []string{front},
+		Hasher: password.ForTesting(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close(context.Background())
+	h, err := handler(svc, frontEnd{apiURL: "https://api.example.com", origins: []string{front}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, path, origin string, header ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, path, strings.NewReader(`{"email":"ada@example.com","password":"correct horse","name":"Ada"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Origin", origin)
+		r.Header.Set("Sec-Fetch-Site", "same-site")
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	pre := do(http.MethodOptions, "/api/auth/register", front, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type")
+	if pre.Code != http.StatusNoContent || pre.Header().Get("Access-Control-Allow-Origin") != front ||
+		pre.Header().Get("Access-Control-Allow-Credentials") != "true" || !strings.Contains(strings.ToLower(pre.Header().Get("Access-Control-Allow-Headers")), "content-type") {
+		t.Errorf("preflight from the front end: %d %v", pre.Code, pre.Header())
+	}
+	if got := do(http.MethodPost, "/api/auth/register", front); got.Code != http.StatusOK || got.Header().Get("Access-Control-Allow-Origin") != front ||
+		got.Header().Get("Access-Control-Allow-Credentials") != "true" || !strings.Contains(got.Header().Get("Vary"), "Origin") {
+		t.Errorf("register from the front end: %d %s %v", got.Code, got.Body, got.Header())
+	}
+	const evil = "https://evil.example.com"
+	if pre := do(http.MethodOptions, "/api/auth/register", evil, "Access-Control-Request-Method", "POST"); pre.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from another origin allowed: %v", pre.Header())
+	}
+	if got := do(http.MethodPost, "/api/auth/register", evil); got.Code != http.StatusForbidden || !strings.Contains(got.Body.String(), `"code":"cross_origin_blocked"`) ||
+		got.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("register from another origin: %d %s, want 403 cross_origin_blocked and no CORS answer", got.Code, got.Body)
+	}
+	page := do(http.MethodGet, "/app/", front)
+	if !strings.Contains(page.Body.String(), `<meta name="authkit-api" content="https://api.example.com">`) ||
+		!strings.Contains(page.Header().Get("Content-Security-Policy"), "connect-src 'self' https://api.example.com;") {
+		t.Errorf("the page does not name the API or may not connect to it: %v\n%s", page.Header(), page.Body)
 	}
 }

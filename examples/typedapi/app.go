@@ -53,6 +53,12 @@ type app struct {
 	log   *slog.Logger
 	pages map[string]*template.Template
 	h     http.Handler
+
+	// The staff sign-in (directory.go): the app's own check, then
+	// authkit's second step.
+	users      user.Accounts
+	directory  directory
+	staffLimit *auth.RateLimit
 }
 
 // page is what every template gets.
@@ -75,14 +81,19 @@ type setup struct {
 	QRImage template.URL // authkit's data:image/png URL, trusted as such
 }
 
-// newApp returns the app over a Service made from cfg. main and the tests
-// both build it here, the tests with their own mailer, clock and hasher.
-func newApp(cfg auth.Config) (*app, error) {
+// newApp returns the app over a Service made from cfg, with staff, the
+// directory of its staff sign-in. main and the tests both build it here,
+// the tests with their own mailer, clock and hasher.
+func newApp(cfg auth.Config, staff directory) (*app, error) {
 	svc, err := auth.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{svc: svc, log: cfg.Logger, pages: map[string]*template.Template{}}
+	a := &app{svc: svc, log: cfg.Logger, pages: map[string]*template.Template{}, users: cfg.Users, directory: staff}
+	if a.staffLimit, err = svc.NewRateLimit("staff-login", staffLimit, nil, ""); err != nil {
+		_ = svc.Close(context.Background())
+		return nil, err
+	}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -107,6 +118,8 @@ func newApp(cfg auth.Config) (*app, error) {
 	mux.HandleFunc("POST /register", a.register)
 	mux.HandleFunc("GET /login", a.show("login.html", "Sign in"))
 	mux.HandleFunc("POST /login", a.login)
+	mux.HandleFunc("GET /staff-login", a.show("staff.html", "Staff sign-in"))
+	mux.HandleFunc("POST /staff-login", a.staffLogin)
 	mux.HandleFunc("GET /2fa", a.show("twofactor.html", "Two-factor authentication"))
 	mux.HandleFunc("POST /2fa", a.verifyTwoFactor)
 	mux.HandleFunc("GET /2fa/recover", a.showRecover)
@@ -145,7 +158,9 @@ func (a *app) sameOrigin(next http.Handler) http.Handler {
 func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.h.ServeHTTP(w, r) }
 
 // Close stops the Service: queued mail is sent.
-func (a *app) Close(ctx context.Context) error { return a.svc.Close(ctx) }
+func (a *app) Close(ctx context.Context) error {
+	return errors.Join(a.staffLimit.Close(), a.svc.Close(ctx))
+}
 
 // securePages sets the headers of every answer. no-referrer keeps the
 // tokens of /verify-email/ and /reset-password/ URLs from leaking; no-store

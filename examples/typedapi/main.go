@@ -100,7 +100,11 @@ func run(logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	a, err := newApp(cfg)
+	staff, err := parseDirectory(getenv("STAFF_DIRECTORY", ""))
+	if err != nil {
+		return err
+	}
+	a, err := newApp(cfg, staff)
 	if err != nil {
 		return err
 	}

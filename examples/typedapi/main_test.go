@@ -67,6 +67,10 @@ func start(t *testing.T) *env {
 		Insecure: true, // plain HTTP: the jar would keep Secure cookies from it
 		Now:      e.clock.Now,
 		Logger:   slog.New(slog.NewTextHandler(t.Output(), nil)), // audit events, shown with -v or on failure
+	}, directory{
+		"ada":   {email: "ada@example.com", password: "ada's directory password"},
+		"bob":   {email: "bob@example.com", password: "bob's directory password"},
+		"carol": {email: "carol@example.com", password: "carol's directory password"}, // no account in authkit
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -417,5 +421,76 @@ func TestConfirmPasswordStep(t *testing.T) {
 	p := b.post("/account/2fa/setup", nil).expect(t, 200, "/account/2fa/setup")
 	if !strings.Contains(p.body, `id="otpauth"`) {
 		t.Fatalf("setup after the confirmation shows no key:\n%s", p.body)
+	}
+}
+
+// TestStaffSignIn: the app's own check of a name and password, then
+// authkit's second step (StartSecondStep): a member with 2FA goes on to the
+// same /2fa page as a password login and is signed in only after it; one
+// without is signed in at once; a wrong password, an unknown name and a
+// member without an account get one answer; the app's own limit holds.
+func TestStaffSignIn(t *testing.T) {
+	e := start(t)
+	ada := e.browser(t)
+	ada.post("/register", url.Values{"email": {"ada@example.com"}, "password": {"correct horse battery"}, "name": {"Ada"}}).
+		expect(t, 200, "/account?notice=registered", 303)
+	p := ada.post("/account/2fa/setup", nil).expect(t, 200, "/account/2fa/setup")
+	uri, err := url.Parse(p.text("otpauth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := uri.Query().Get("secret")
+	ada.post("/account/2fa/confirm", url.Values{"code": {e.code(t, secret)}}).expect(t, 200, "/account/2fa/confirm")
+	ada.post("/logout", nil).expect(t, 200, "/login?notice=signed-out", 303)
+	bob := e.browser(t)
+	bob.post("/register", url.Values{"email": {"bob@example.com"}, "password": {"another fine password"}, "name": {"Bob"}}).
+		expect(t, 200, "/account?notice=registered", 303)
+	bob.post("/logout", nil).expect(t, 200, "/login?notice=signed-out", 303)
+
+	ada.get("/login").expect(t, 200, "/login")
+	ada.get("/staff-login").expect(t, 200, "/staff-login")
+	for _, bad := range []url.Values{
+		{"name": {"ada"}, "password": {"correct horse battery"}}, // authkit's password is not the directory's
+		{"name": {"mallory"}, "password": {"anything at all"}},
+		{"name": {"carol"}, "password": {"carol's directory password"}},
+	} {
+		ada.post("/staff-login", bad).expect(t, 401, "/staff-login").has(t, "error-password", "Unknown name or wrong password")
+	}
+	ada.get("/account").expect(t, 200, "/login", 303)
+
+	// Ada has 2FA on: the directory's yes is only the first step.
+	ada.post("/staff-login", url.Values{"name": {"ada"}, "password": {"ada's directory password"}}).expect(t, 200, "/2fa", 303)
+	ada.get("/account").expect(t, 200, "/login", 303)
+	ada.post("/staff-login", url.Values{"name": {"ada"}, "password": {"ada's directory password"}}).expect(t, 200, "/2fa", 303)
+	e.clock.Advance(30 * time.Second)
+	ada.post("/2fa", url.Values{"code": {e.code(t, secret)}}).expect(t, 200, "/account", 303).has(t, "email", "ada@example.com")
+
+	// Bob has none: signed in at once.
+	bob.post("/staff-login", url.Values{"name": {"bob"}, "password": {"bob's directory password"}}).
+		expect(t, 200, "/account", 303).has(t, "email", "bob@example.com")
+
+	// Six attempts so far from this address; the app allows ten in 15
+	// minutes, then answers authkit's 429.
+	for range 4 {
+		e.browser(t).post("/staff-login", url.Values{"name": {"mallory"}, "password": {"guess"}}).expect(t, 401, "/staff-login")
+	}
+	p = e.browser(t).post("/staff-login", url.Values{"name": {"bob"}, "password": {"bob's directory password"}}).
+		expect(t, 429, "/staff-login").has(t, "error", "Too many requests. Try again later.")
+	if p.header.Get("Retry-After") == "" {
+		t.Error("the 429 has no Retry-After")
+	}
+}
+
+// TestParseDirectory: STAFF_DIRECTORY's form, and its errors naming it.
+func TestParseDirectory(t *testing.T) {
+	d, err := parseDirectory(" ada:Ada@Example.com:pw:with:colons , bob:bob@example.com:x,")
+	if err != nil || len(d) != 2 || d["ada"] != (staffMember{email: "ada@example.com", password: "pw:with:colons"}) ||
+		d["bob"] != (staffMember{email: "bob@example.com", password: "x"}) {
+		t.Fatalf("parseDirectory = %+v, %v", d, err)
+	}
+	for _, bad := range []string{"ada", "ada:ada@example.com", ":ada@example.com:pw", "ada:ada@example.com:", "ada:nobody:pw"} {
+		if _, err := parseDirectory(bad); err == nil || !strings.HasPrefix(err.Error(), "STAFF_DIRECTORY: ") {
+			t.Errorf("parseDirectory(%q) = %v, want an error naming STAFF_DIRECTORY", bad, err)
+		}
 	}
 }

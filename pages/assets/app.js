@@ -20,6 +20,7 @@ function enhance(focus) {
   const copy = document.getElementById("codes-copy");
   if (copy) copy.hidden = false;
   warnPlainHTTP();
+  localTimes();
   enhancePasskeys();
   if (!focus) return;
   // After an answer replaced the page: the element the server marked
@@ -27,6 +28,23 @@ function enhance(focus) {
   // main region, so a screen reader starts reading the new page.
   const target = document.querySelector("[autofocus]") || document.getElementById("main");
   if (target) target.focus();
+}
+
+// localTimes shows the lists' times (rendered in UTC) in the viewer's
+// time zone, in the page's language; the UTC text stays as the tooltip.
+function localTimes() {
+  let format;
+  try {
+    format = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "short" });
+  } catch (e) {
+    return;
+  }
+  for (const t of document.querySelectorAll("time[data-local]")) {
+    const at = new Date(t.dateTime);
+    if (isNaN(at)) continue;
+    if (!t.title) t.title = t.textContent;
+    t.textContent = format.format(at);
+  }
 }
 
 // warnPlainHTTP shows the layout's HTTPS warning (rendered only when the

@@ -157,6 +157,7 @@ func testDeleteEmailCode(t *testing.T, s *parts) {
 
 // The case it exists for: an account deleted with its code left behind.
 func testDeleteEmailCodeDeletedUser(t *testing.T, s *parts) {
+	needRegistration(t, s)
 	if s.Registration == nil {
 		t.Skip("the store does not implement user.Registration")
 	}

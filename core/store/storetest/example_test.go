@@ -38,10 +38,12 @@ func Example() {
 	//	}
 	//
 	// A store that keeps its own time, such as Redis, ignores the clock and
-	// passes storetest.LimitOptions{RealTime: true}.
+	// passes storetest.LimitOptions{RealTime: true}. A user store without
+	// user.Registration (the app creates its accounts) passes
+	// storetest.WithSeed, how the app puts a user in.
 	var (
-		_ func(*testing.T, func(*testing.T) *store.Memory) = storetest.RunUserStore[*store.Memory]
-		_ func(*testing.T) *store.Memory                   = newUserStore
-		_ storetest.LimitStoreFactory                      = newLimitStore
+		_ func(*testing.T, func(*testing.T) *store.Memory, ...storetest.Option) = storetest.RunUserStore[*store.Memory]
+		_ func(*testing.T) *store.Memory                                        = newUserStore
+		_ storetest.LimitStoreFactory                                           = newLimitStore
 	)
 }

@@ -177,6 +177,7 @@ func testAddIdentityRace(t *testing.T, s *parts) {
 }
 
 func testDeleteUserIdentities(t *testing.T, s *parts) {
+	needRegistration(t, s)
 	a := mustCreate(t, s, "ada@example.com")
 	link(t, s, a, "google", "a-1", base)
 	wantOK(t, "Delete", s.Delete(ctx(t), a.ID))

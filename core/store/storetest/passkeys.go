@@ -242,6 +242,7 @@ func testAddPasskeyRace(t *testing.T, s *parts) {
 }
 
 func testDeleteUserPasskeys(t *testing.T, s *parts) {
+	needRegistration(t, s)
 	u, h := withHandle(t, s, "ada@example.com")
 	wantOK(t, "AddPasskey", s.AddPasskey(ctx(t), newPasskey(u, h, "cred-1", base)))
 	wantOK(t, "Delete", s.Delete(ctx(t), u.ID))

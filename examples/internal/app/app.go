@@ -30,6 +30,7 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/clientip"
+	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
@@ -217,6 +218,11 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	if err == nil {
 		idle, err = parseIdle(env.Get("SESSION_IDLE_TIMEOUT", ""))
 	}
+	var languages *i18n.Catalog
+	var languagesDesc string
+	if err == nil {
+		languages, languagesDesc, err = catalog(env.Get("LANGUAGES", ""))
+	}
 	if err != nil {
 		a.Close(context.Background())
 		return nil, err
@@ -255,6 +261,9 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		EmailSignIn: auth.EmailSignInConfig{Enabled: emailSignIn},
 		Logger:      logger,
 		Observer:    observer,
+		// LANGUAGES: the answers, mails and pages in the visitor's
+		// language (Accept-Language); English and German by default.
+		Catalog: languages,
 	})
 	if err != nil {
 		a.Close(context.Background())
@@ -290,8 +299,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, email sign-in: %s, social sign-in: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), onOff(emailSignIn), socialDesc, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, email sign-in: %s, social sign-in: %s, languages: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), onOff(emailSignIn), socialDesc, languagesDesc, appEnv)
 	return a, nil
 }
 

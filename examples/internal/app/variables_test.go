@@ -184,3 +184,46 @@ func TestBcryptCost(t *testing.T) {
 		t.Errorf("Load with BCRYPT_COST=2: %v, want it refused", err)
 	}
 }
+
+// TestLanguagesVariable: by default a visitor asking for German gets the
+// answers and the pages in German, one asking for English or for nothing
+// English; LANGUAGES=en keeps every visitor in English; a language authkit
+// does not ship refuses to start, naming the variable.
+func TestLanguagesVariable(t *testing.T) {
+	login := func(a *App, accept string) (status int, text string) {
+		r := httptest.NewRequest("POST", "/api/login", nil)
+		if accept != "" {
+			r.Header.Set("Accept-Language", accept)
+		}
+		v := a.Service.Visit(auth.HTTPRequest(r, nil))
+		_, err := a.Service.Login(t.Context(), v, auth.LoginInput{Email: "nobody@example.com", Password: "wrong password"})
+		e := auth.AsError(err)
+		return e.Status, a.Service.Modules().Text(v, err)
+	}
+	for _, tt := range []struct {
+		languages, accept, want string
+	}{
+		{"", "de-DE,de;q=0.9", "E-Mail-Adresse oder Passwort ist falsch"},
+		{"", "en", "Invalid credentials"},
+		{"", "", "Invalid credentials"},
+		{"en", "de", "Invalid credentials"},
+		{"de,en,de", "de", "E-Mail-Adresse oder Passwort ist falsch"},
+	} {
+		a := loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory", "LANGUAGES": tt.languages}, "")
+		if status, text := login(a, tt.accept); status != 401 || text != tt.want {
+			t.Errorf("LANGUAGES=%q, Accept-Language %q: %d %q, want 401 %q", tt.languages, tt.accept, status, text, tt.want)
+		}
+		if tt.languages == "" && tt.accept == "de-DE,de;q=0.9" {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", "/login", nil)
+			req.Header.Set("Accept-Language", tt.accept)
+			a.Pages.ServeHTTP(rec, req)
+			if rec.Code != 200 || rec.Header().Get("Content-Language") != "de" || !strings.Contains(rec.Body.String(), `<html lang="de">`) {
+				t.Errorf("the login page for German: %d, Content-Language %q", rec.Code, rec.Header().Get("Content-Language"))
+			}
+		}
+		a.Close(t.Context())
+	}
+	loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory", "LANGUAGES": "de,fr"},
+		`LANGUAGES: "fr" is not a language authkit ships (en, de)`)
+}
