@@ -107,6 +107,8 @@ func ExampleRegister() {
 	// /auth/api/auth/register
 	// /auth/api/auth/resend-verification
 	// /auth/api/auth/reset-password/:token
+	// /auth/api/auth/sessions
+	// /auth/api/auth/sessions/:id
 	// /auth/api/auth/verify-email/:token
 	// /auth/api/login
 }

@@ -502,7 +502,8 @@ func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	visit := h.visit(r)
 	u, _ := h.viewer(r, visit)
 	v := &View{Page: "reset", User: u, Token: r.PathValue("token")}
-	err := h.svc.CheckResetLink(r.Context(), visit, v.Token)
+	var err error
+	v.PasswordMin, err = h.svc.CheckResetLinkMin(r.Context(), visit, v.Token)
 	switch {
 	case errors.Is(err, auth.ErrResetLinkInvalid) || errors.Is(err, auth.ErrResetLinkUsed):
 		v.BadLink, v.Form = true, "reset-form"
@@ -524,7 +525,11 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 		Password: r.PostFormValue("password"), ConfirmPassword: r.PostFormValue("confirmPassword")})
 	if err != nil {
 		bad := errors.Is(err, auth.ErrResetLinkInvalid) || errors.Is(err, auth.ErrResetLinkUsed)
-		h.fail(w, r, visit, &View{Page: "reset", Form: "reset-form", Token: token, BadLink: bad}, err, resetFields)
+		v := &View{Page: "reset", Form: "reset-form", Token: token, BadLink: bad}
+		if !bad {
+			v.PasswordMin, _ = h.svc.CheckResetLinkMin(r.Context(), visit, token) // 0 on failure: the visitor's minimum
+		}
+		h.fail(w, r, visit, v, err, resetFields)
 		return
 	}
 	h.redirect(w, r, h.prefix+"/login?done=password-reset", visit)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/i18n"
+	"github.com/authkit-go/authkit/core/password"
 )
 
 // publicPages answer a signed-out visitor with their form.
@@ -119,6 +120,56 @@ func TestAutocomplete(t *testing.T) {
 		if !strings.Contains(body, w) {
 			t.Errorf("/settings/security lacks %s", w)
 		}
+	}
+}
+
+// TestNewPasswordMinLength: a new password's minlength is what the
+// configured policy accepts for the account: 8 by default; under
+// password.NIST() 15 for a registration (no second factor yet) and for
+// the reset or change of an account without 2FA, 8 with 2FA.
+func TestNewPasswordMinLength(t *testing.T) {
+	minlength := func(t *testing.T, body, id string) string {
+		t.Helper()
+		m := regexp.MustCompile(`id="` + id + `" name="` + id + `" type="password" autocomplete="new-password" required minlength="([0-9]+)"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no new-password field %s with a minlength", id)
+		}
+		return m[1]
+	}
+	for _, tc := range []struct {
+		name      string
+		policy    password.Policy
+		plain, mf string // without, with 2FA
+	}{
+		{"default", password.Policy{}, "8", "8"},
+		{"NIST", password.NIST(), "15", "8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := setup(t, func(c *auth.Config, _ *Config) { c.PasswordPolicy = tc.policy })
+			if got := minlength(t, e.browser().get("/register").Body, "password"); got != tc.plain {
+				t.Errorf("register: minlength %s, want %s", got, tc.plain)
+			}
+			reset := e.browser().get(resetLink(t, e)).Body
+			for _, id := range []string{"password", "confirmPassword"} {
+				if got := minlength(t, reset, id); got != tc.plain {
+					t.Errorf("reset, no 2FA: %s minlength %s, want %s", id, got, tc.plain)
+				}
+			}
+			b := e.browser()
+			b.register()
+			if got := minlength(t, b.get("/settings/security").Body, "newPassword"); got != tc.plain {
+				t.Errorf("change, no 2FA: minlength %s, want %s", got, tc.plain)
+			}
+			b.enableTwoFactor()
+			if got := minlength(t, b.get("/settings/security").Body, "newPassword"); got != tc.mf {
+				t.Errorf("change, 2FA: minlength %s, want %s", got, tc.mf)
+			}
+			b.post("/forgot-password", form("email", adaEmail))
+			links := e.mailed("reset-password")
+			if got := minlength(t, e.browser().get(links[len(links)-1]).Body, "password"); got != tc.mf {
+				t.Errorf("reset, 2FA: minlength %s, want %s", got, tc.mf)
+			}
+		})
 	}
 }
 

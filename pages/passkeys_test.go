@@ -115,7 +115,10 @@ func TestPasskeyTwoFactorPage(t *testing.T) {
 // each with a rename and a delete form; "Add a passkey" is a template
 // the script inserts, so without it there is no form that cannot work.
 func TestPasskeyList(t *testing.T) {
-	e := setup(t, withPasskeys)
+	e := setup(t, func(c *auth.Config, p *Config) {
+		withPasskeys(c, p)
+		c.SessionIdleTimeout = -1 // an hour passes between the page's requests
+	})
 	b := e.registered()
 	p := b.get("/settings/security")
 	p.wantText(t, "no-passkeys", "You have no passkeys yet.")

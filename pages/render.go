@@ -50,6 +50,9 @@ type View struct {
 	CodesFile template.URL
 	// RecoveryOpen opens the recovery-code part of the 2FA page.
 	RecoveryOpen bool
+	// PasswordMin is the minlength of a new password's fields when it is
+	// not the signed-in user's (a reset link's account); 0: the visitor's.
+	PasswordMin int
 	// Next is the key of the page a password confirmation returns to.
 	Next string
 	// Sessions are the signed-in user's sessions, and Devices the
@@ -196,7 +199,12 @@ func (v *View) Field(id, name, typ, autocomplete, labelKey string) Field {
 		f.Value = ""
 		f.Show, f.Hide = v.T("password.show"), v.T("password.hide")
 		if autocomplete == "new-password" {
-			f.MinLength = 8
+			f.MinLength = v.PasswordMin
+			if f.MinLength <= 0 {
+				// The account's own minimum: a signed-in user's factors
+				// decide it; a registration has no second factor yet.
+				f.MinLength = v.h.svc.PasswordMinLength(v.User != nil && v.User.TwoFactorEnabled)
+			}
 		}
 	}
 	if f.Error != "" {

@@ -16,6 +16,7 @@ import (
 func TestRequireTwoFactorPages(t *testing.T) {
 	e := setup(t, func(c *auth.Config, _ *Config) {
 		c.RequireTwoFactor = auth.TwoFactorPolicy{Enabled: true, Grace: 2 * time.Hour}
+		c.SessionIdleTimeout = -1 // hours pass between the pages' requests
 	})
 	b := e.browser()
 	b.post("/register", form("name", "Ada", "email", adaEmail, "password", adaPass)).wantRedirect(t, twoFactorRequired)

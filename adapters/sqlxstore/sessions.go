@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -42,6 +43,22 @@ var (
 
 // Sessions returns the session-record store over the sessions table.
 func (db *DB) Sessions() *SessionStore { return newSessionStore(db, db.t.sessions, "session") }
+
+var (
+	_ session.Provider = (*UserStore)(nil)
+	_ onetime.Provider = (*UserStore)(nil)
+)
+
+// SessionStore implements [session.Provider]: its DB's [DB.Sessions], so
+// that auth.New keeps session records in this database unless the app
+// sets auth.Config.Sessions or asks for stateless cookies.
+func (s *UserStore) SessionStore() session.Store { return s.db.Sessions() }
+
+// OneTimeStore implements [onetime.Provider]: its DB's [DB.OneTime], so
+// that auth.New keeps the logins waiting for their second step
+// (auth.Config.PendingLogins) in this database, shared by every instance
+// on it, unless the app sets another store.
+func (s *UserStore) OneTimeStore() onetime.Store { return s.db.OneTime() }
 
 // TrustedDevices returns the trusted-device store over the
 // trusted_devices table: the same records as [DB.Sessions], in a table of

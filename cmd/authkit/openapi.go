@@ -13,7 +13,6 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/secretbox"
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 )
 
@@ -35,7 +34,8 @@ depend on the passkeys module, leaves those out.
 Flags:
 	-o file               write the document to file instead of stdout
 	-session-cookie name  the session cookie's name (Config.SessionCookie;
-	                      default authkit_session)
+	                      default __Host-authkit_session, a Secure
+	                      Service's; authkit_session with Insecure)
 `,
 	run: runOpenAPI,
 }
@@ -43,7 +43,7 @@ Flags:
 func runOpenAPI(_ context.Context, c *command, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	out := fs.String("o", "", "")
-	cookie := fs.String("session-cookie", session.DefaultCookieName, "")
+	cookie := fs.String("session-cookie", auth.SecureSessionCookie, "")
 	if exit, ok := c.parseFlags(fs, args, stdout, stderr); !ok {
 		return exit
 	}

@@ -48,7 +48,7 @@ func TestOpenAPI(t *testing.T) {
 	if exit := run([]string{"openapi", "-o", file}, &out, &errOut); exit != 0 || out.Len() != 0 {
 		t.Fatalf("-o: exit %d, stdout %q: %s", exit, out.String(), errOut.String())
 	}
-	if b, err := os.ReadFile(file); err != nil || !bytes.Contains(b, []byte(`"name": "authkit_session"`)) {
+	if b, err := os.ReadFile(file); err != nil || !bytes.Contains(b, []byte(`"name": "__Host-authkit_session"`)) {
 		t.Errorf("-o wrote %.100q, %v", b, err)
 	}
 	if exit := run([]string{"openapi", "extra"}, &out, &errOut); exit != 2 {

@@ -422,15 +422,35 @@ type ResetPasswordInput struct {
 // ErrResetLinkUsed (the password changed since the link was mailed). A
 // page calls it when the link is opened, to offer a new link at once
 // instead of after the form; ResetPassword checks the same again.
-func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) (err error) {
+func (s *Service) CheckResetLink(ctx context.Context, v *Visit, token string) error {
+	_, err := s.CheckResetLinkMin(ctx, v, token)
+	return err
+}
+
+// CheckResetLinkMin is CheckResetLink that also returns, for a link that
+// can still be used, the fewest characters Config.PasswordPolicy accepts
+// for the new password of its account (which depends on the account's
+// factors under password.NIST()), so that a form's minlength says what the
+// reset will accept. It changes nothing.
+func (s *Service) CheckResetLinkMin(ctx context.Context, v *Visit, token string) (minLength int, err error) {
 	ctx, flow := s.enter(ctx, v, "reset-password/check")
 	defer flow.end(&err)
 	if err := s.enabled(FeaturePasswordReset); err != nil {
-		return err
+		return 0, err
 	}
-	_, _, err = s.resetLink(ctx, v, token)
-	return err
+	u, _, err := s.resetLink(ctx, v, token)
+	if err != nil {
+		return 0, err
+	}
+	return s.PasswordMinLength(u.TwoFactorEnabled), nil
 }
+
+// PasswordMinLength returns the fewest characters Config.PasswordPolicy
+// accepts for a new password of an account with (secondFactor) or without
+// a second factor: 8 by default; under password.NIST() 15 without, 8 with.
+// A fresh registration has no second factor. Pages use it for a new
+// password's minlength.
+func (s *Service) PasswordMinLength(secondFactor bool) int { return s.policy.MinFor(secondFactor) }
 
 // resetLink returns the account of a reset token and its claims, when the
 // link can still be used.

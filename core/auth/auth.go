@@ -18,6 +18,7 @@ import (
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/recovery"
@@ -168,9 +169,14 @@ type Config struct {
 	// Only for development over plain HTTP.
 	Insecure bool
 
-	// SessionCookie names the session cookie, e.g. "__Host-session" for a
-	// cookie the browser binds to this exact origin over HTTPS.
-	// Default: "authkit_session".
+	// SessionCookie names the session cookie. Default: "__Host-authkit_session"
+	// ([SecureSessionCookie]) when cookies are Secure (Insecure unset): the
+	// prefix makes the browser keep it only when it was set Secure, by
+	// this exact origin, for Path=/ and without Domain, so neither a
+	// sibling subdomain nor a plain-HTTP page can plant or overwrite it
+	// (SECURITY.md deviation 22); "authkit_session" with Insecure
+	// (development over plain HTTP, where a browser refuses the prefix).
+	// An app's own name is kept as it is.
 	SessionCookie string
 
 	// SessionLifetime and RememberLifetime: see session.Config.
@@ -184,9 +190,23 @@ type Config struct {
 	// /api/auth/sessions/{id}), logout ends the record so that every copy
 	// of the cookie dies, and the changes that end other sessions delete
 	// their records. Each authenticated request then reads the record once
-	// (and writes it at most once a minute). Default: nil, stateless
-	// cookies; the session routes are not registered.
+	// (and writes it at most once a minute). Default: the user store's
+	// own when it offers one ([session.Provider]: core/store's Memory and
+	// sqlxstore's user store do), so logout means logout; with none (a user store
+	// that offers no records) stateless cookies, and the session routes
+	// are not registered. StatelessSessions asks for stateless cookies
+	// whatever the user store offers.
 	Sessions session.Store
+
+	// StatelessSessions keeps no session records even when the user store
+	// offers them: a session is its signed cookie alone. That saves the
+	// record read of each authenticated request, and is weaker: logout
+	// ends only the copy of the cookie in this browser (a stolen copy
+	// works until its lifetime ends, unless the user logs out
+	// everywhere), there is no idle timeout, no list of sessions, and a
+	// re-authentication cannot retire the cookie it came with (SECURITY.md,
+	// "Known limits"). Not with Sessions. Default: false.
+	StatelessSessions bool
 
 	// MaxSessionsPerUser bounds the session records of one account, and
 	// its trusted browsers: a login (or a trust) that would pass it ends
@@ -199,8 +219,36 @@ type Config struct {
 
 	// SessionIdleTimeout ends a session no request used for that long
 	// (to within a minute: last use is written at most once a minute).
-	// Needs Sessions. Default: 0, off.
+	// Needs session records (Sessions, or the user store's). Default:
+	// [DefaultSessionIdleTimeout] (30 minutes, ASVS 4.0.3 3.3.2 at Level
+	// 2) with records, for sessions without "remember me" (see
+	// RememberIdleTimeout); none without records. Negative: off. Within
+	// its lifetime (SessionLifetime, 24 hours) a session in use never
+	// ends; one left alone ends after this.
 	SessionIdleTimeout time.Duration
+
+	// RememberIdleTimeout is SessionIdleTimeout for a "remember me"
+	// session: a session the user asked to keep for RememberLifetime (30
+	// days) on a device of their own, which an idle timeout of minutes
+	// would turn back into an ordinary one. Default: SessionIdleTimeout
+	// when the app sets that, none when SessionIdleTimeout is the default
+	// (a remembered session then lasts its RememberLifetime, however
+	// seldom it is used). Negative: none. Needs session records.
+	RememberIdleTimeout time.Duration
+
+	// PendingLogins keeps each login waiting for its second step (the
+	// 2fa_pending cookie) until a second step takes it, once: a pending
+	// login finishes one sign-in, so its cookie, kept or copied after the
+	// second step succeeded, is refused (ErrTwoFactorExpired) with any
+	// other factor within its 5 minutes; of concurrent second steps with
+	// one cookie exactly one signs in. Several instances behind a load
+	// balancer must share it (sqlxstore's DB.OneTime(), redisstore's
+	// OneTime, as for the passkeys module's challenges), or a second step
+	// that reaches another instance than its password step is refused.
+	// Default: the user store's own when it offers one
+	// ([onetime.Provider]: sqlxstore's user store does, so instances sharing the
+	// database share it), else an in-process onetime.MemoryStore.
+	PendingLogins onetime.Store
 
 	// TrustedDevices keeps the browsers a user trusted at the second step
 	// of a login ("trustDevice": true on 2FA verify or recover): a later
@@ -284,6 +332,15 @@ type Config struct {
 	Rand io.Reader
 }
 
+// DefaultSessionIdleTimeout is Config.SessionIdleTimeout when the app sets
+// none and sessions have records.
+const DefaultSessionIdleTimeout = 30 * time.Minute
+
+// SecureSessionCookie is the session cookie's name when the app names
+// none and cookies are Secure: session.DefaultCookieName with the
+// "__Host-" prefix (SECURITY.md deviation 22).
+const SecureSessionCookie = "__Host-" + session.DefaultCookieName
+
 // Lockout configures the per-account cap on consecutive failed logins.
 type Lockout struct {
 	Max      int           // Default: 100. Negative: off ([LockoutOff]).
@@ -328,6 +385,8 @@ type Service struct {
 
 	dummyHash string // for timing-equal failures on unknown emails
 
+	pendingLogins onetime.Store // Config.PendingLogins, or its default
+
 	registerFields []field // the registration body: email, password, name and Config.RegisterFields
 }
 
@@ -348,6 +407,9 @@ func (cfg *Config) check() error {
 	}
 	if cfg.AppURL == "" && cfg.EmailSignIn.Enabled {
 		return errors.New("auth: Config.AppURL is required: the mailed sign-in link (Config.EmailSignIn) starts with it")
+	}
+	if cfg.StatelessSessions && cfg.Sessions != nil {
+		return errors.New("auth: Config.StatelessSessions and Config.Sessions exclude each other")
 	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err
@@ -412,8 +474,35 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Lockout.Duration <= 0 {
 		cfg.Lockout.Duration = time.Hour
 	}
+	if cfg.Sessions == nil && !cfg.StatelessSessions {
+		if p, ok := cfg.Users.(session.Provider); ok {
+			cfg.Sessions = p.SessionStore()
+		}
+	}
+	if cfg.SessionCookie == "" && !cfg.Insecure {
+		cfg.SessionCookie = SecureSessionCookie
+	}
+	cfg.SessionIdleTimeout, cfg.RememberIdleTimeout = idleTimeouts(cfg.SessionIdleTimeout, cfg.RememberIdleTimeout, cfg.Sessions != nil)
 	cfg.Limits = cfg.Limits.withDefaults()
 	return cfg
+}
+
+// idleTimeouts are the idle timeouts the session manager gets (0: none),
+// from Config.SessionIdleTimeout and RememberIdleTimeout as the app set
+// them and whether sessions have records.
+func idleTimeouts(idle, remember time.Duration, records bool) (time.Duration, time.Duration) {
+	if remember == 0 {
+		switch {
+		case idle == 0 && records:
+			remember = -1 // the default idle timeout leaves remembered sessions alone
+		default:
+			remember = idle
+		}
+	}
+	if idle == 0 && records {
+		idle = DefaultSessionIdleTimeout
+	}
+	return max(idle, 0), max(remember, 0)
 }
 
 // New checks cfg and returns a Service.
@@ -431,6 +520,16 @@ func New(cfg Config) (*Service, error) {
 		cfg.TrustedDevices = observedRecords(cfg.TrustedDevices, "TrustedDevices", cfg.Observer)
 	}
 	s := &Service{cfg: cfg, users: users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	s.pendingLogins = cfg.PendingLogins
+	if s.pendingLogins == nil {
+		if p, ok := cfg.Users.(onetime.Provider); ok {
+			s.pendingLogins = p.OneTimeStore()
+		}
+	}
+	if s.pendingLogins == nil {
+		s.pendingLogins = onetime.NewMemoryStore(onetime.MemoryConfig{Now: cfg.Now})
+	}
+	s.pendingLogins = s.Modules().ObserveOneTime("PendingLogins", s.pendingLogins)
 	s.registerFields = []field{str("email"), str("password"), str("name")}
 	for _, f := range cfg.RegisterFields {
 		s.registerFields = append(s.registerFields, str(f))
@@ -466,17 +565,18 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	s.sessions, err = session.New(session.Config{
-		Secrets:          cfg.Secrets,
-		ResolveUser:      s.resolveUser,
-		CookieName:       cmp.Or(cfg.SessionCookie, session.DefaultCookieName),
-		Lifetime:         cfg.SessionLifetime,
-		RememberLifetime: cfg.RememberLifetime,
-		Insecure:         cfg.Insecure,
-		Store:            cfg.Sessions,
-		IdleTimeout:      cfg.SessionIdleTimeout,
-		MaxPerUser:       cfg.MaxSessionsPerUser,
-		Now:              cfg.Now,
-		Rand:             cfg.Rand,
+		Secrets:             cfg.Secrets,
+		ResolveUser:         s.resolveUser,
+		CookieName:          cmp.Or(cfg.SessionCookie, session.DefaultCookieName),
+		Lifetime:            cfg.SessionLifetime,
+		RememberLifetime:    cfg.RememberLifetime,
+		Insecure:            cfg.Insecure,
+		Store:               cfg.Sessions,
+		IdleTimeout:         cfg.SessionIdleTimeout,
+		RememberIdleTimeout: cmp.Or(cfg.RememberIdleTimeout, -1),
+		MaxPerUser:          cfg.MaxSessionsPerUser,
+		Now:                 cfg.Now,
+		Rand:                cfg.Rand,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)

@@ -184,8 +184,16 @@
 //     recent authentication, ending one's own does not; an id that is not
 //     the user's answers 404 session_not_found whatever it is; the changes
 //     that raise the session version delete the other records (reset and
-//     logout-all: every one). Without a record store the session routes
-//     are not registered and the methods answer ErrFeatureDisabled.
+//     logout-all: every one). Without a record store (Config.StatelessSessions,
+//     or a user store that offers none) the session routes are not
+//     registered and the methods answer ErrFeatureDisabled.
+//   - Secure defaults: session records where the user store holds them
+//     (session.Provider), an idle timeout of 30 minutes for sessions
+//     without "remember me" (a remembered session is the user's choice of
+//     30 days; RememberIdleTimeout bounds it), a Secure session cookie
+//     named "__Host-authkit_session", a re-authentication that retires
+//     the cookie it came with, and a pending 2FA login that finishes once
+//     (Config.PendingLogins).
 //   - Trusted devices (Config.TrustedDevices): forgetting one needs no
 //     recent authentication (it only takes a shortcut away); every change
 //     that raises the session version ends every trust; a failure to

@@ -92,6 +92,11 @@ func (m *Modules) FinishTwoFactor(ctx context.Context, v *Visit, in SecondFactor
 	if !pendingCurrent(claims, u) {
 		return TwoFactorResult{}, ErrTwoFactorExpired
 	}
+	held, err := s.holdPending(ctx, claims)
+	if err != nil {
+		return TwoFactorResult{}, err
+	}
+	defer held.release(ctx, &err)
 	if err := in.Verify(ctx, u); err != nil {
 		var e *Error
 		if errors.As(err, &e) {

@@ -145,8 +145,12 @@ func TestUserStoreDown(t *testing.T) {
 
 func TestSessionCookieName(t *testing.T) {
 	s := testService(t, noUsers{}, false)
-	if got := s.Modules().SessionManager().CookieName(); got != "authkit_session" {
-		t.Fatalf("default cookie name %q", got)
+	if got := s.Modules().SessionManager().CookieName(); got != SecureSessionCookie {
+		t.Fatalf("default cookie name %q with Secure cookies, want %s", got, SecureSessionCookie)
+	}
+	dev := mustNewWith(t, func(c *Config) { c.AppURL, c.Insecure = "http://localhost", true })
+	if got := dev.Modules().SessionManager().CookieName(); got != "authkit_session" {
+		t.Fatalf("default cookie name %q with Insecure, want authkit_session (a browser refuses __Host- over plain HTTP)", got)
 	}
 	h := mustNewWith(t, func(c *Config) { c.AppURL, c.SessionCookie = "https://app.test", "__Host-sid" })
 	if got := h.Modules().SessionManager().CookieName(); got != "__Host-sid" {

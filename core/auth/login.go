@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/recovery"
 	"github.com/authkit-go/authkit/core/session"
@@ -188,6 +190,11 @@ func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, ff f
 	if err != nil {
 		return LoginResult{}, fmt.Errorf("%s: pending token: %w", ff.how, err)
 	}
+	// The second step takes this entry once (holdPending): a pending
+	// login finishes one sign-in, whatever factor a second try brings.
+	if err := s.pendingLogins.Put(ctx, pendingKey(nonce[:]), []byte(u.ID), s.now().Add(PendingLifetime)); err != nil {
+		return LoginResult{}, fmt.Errorf("%s: pending login: %w: %w", ff.how, errBackend, err) // 503: the store is down (or full)
+	}
 	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
 	s.audit(ctx, v, Event{Type: EventLoginPending, UserID: u.ID})
 	return LoginResult{User: u, RequiresTwoFactor: true}, nil
@@ -329,18 +336,81 @@ func pendingFlags(ff firstFactor) byte {
 }
 
 // parsePendingData reads pendingData's payload. A payload without the
-// nonce, as tokens issued before it had one carry, is still read, so a
-// login pending across an upgrade can finish.
+// nonce, as tokens issued before it had one carry, is still read (and
+// refused by holdPending, which needs the nonce).
 func parsePendingData(d []byte) (flags byte, version int64, ok bool) {
+	flags, version, _, ok = parsePending(d)
+	return flags, version, ok
+}
+
+// parsePending is parsePendingData with the nonce: nil for a token
+// issued before pending logins had one.
+func parsePending(d []byte) (flags byte, version int64, nonce []byte, ok bool) {
 	if len(d) < 2 || d[0]&^pendingAllFlags != 0 {
-		return 0, 0, false
+		return 0, 0, nil, false
 	}
 	version, n := binary.Varint(d[1:])
 	if n <= 0 {
-		return 0, 0, false
+		return 0, 0, nil, false
 	}
-	rest := len(d) - 1 - n
-	return d[0], version, rest == 0 || rest == pendingNonceBytes
+	switch rest := d[1+n:]; len(rest) {
+	case 0:
+		return d[0], version, nil, true
+	case pendingNonceBytes:
+		return d[0], version, rest, true
+	}
+	return 0, 0, nil, false
+}
+
+// pendingKey is the key of a pending login in Config.PendingLogins.
+func pendingKey(nonce []byte) string { return "2fa_pending:" + hex.EncodeToString(nonce) }
+
+// holdPending takes the pending login of claims for the one request that
+// may finish it, before that request checks or spends its factor: of any
+// number of second steps with one 2fa_pending cookie, concurrent or one
+// after another, one at a time gets past here, and once one has finished
+// the login none does (ErrTwoFactorExpired; likewise a token issued before
+// pending logins were kept, which has no nonce). A second step that fails
+// gives the pending login back (release), so that the user may try again
+// or use another factor, as the spec keeps the cookie after a wrong code;
+// taking it first means a loser spends no factor (a recovery code) for a
+// login it cannot finish.
+func (s *Service) holdPending(ctx context.Context, claims token.Claims) (*heldPending, error) {
+	_, _, nonce, ok := parsePending(claims.Data)
+	if !ok || nonce == nil {
+		return nil, ErrTwoFactorExpired
+	}
+	key := pendingKey(nonce)
+	id, err := s.pendingLogins.Take(ctx, key, s.now())
+	switch {
+	case errors.Is(err, onetime.ErrNotFound):
+		return nil, ErrTwoFactorExpired
+	case err != nil:
+		return nil, fmt.Errorf("pending login: %w: %w", errBackend, err)
+	case string(id) != claims.UserID:
+		return nil, ErrTwoFactorExpired
+	}
+	return &heldPending{s: s, key: key, userID: claims.UserID, expires: claims.IssuedAt.Add(PendingLifetime)}, nil
+}
+
+// heldPending is a pending login a second step has taken (holdPending).
+type heldPending struct {
+	s       *Service
+	key     string
+	userID  string
+	expires time.Time
+}
+
+// release gives the pending login back when *err is set (the second step
+// failed), for the rest of its lifetime. A store that cannot take it back
+// is logged: the user then logs in again.
+func (h *heldPending) release(ctx context.Context, err *error) {
+	if *err == nil || !h.s.now().Before(h.expires) {
+		return
+	}
+	if perr := h.s.pendingLogins.Put(context.WithoutCancel(ctx), h.key, []byte(h.userID), h.expires); perr != nil {
+		h.s.log.WarnContext(ctx, "authkit: a pending login could not be given back after a failed second step", "user", h.userID, "err", perr)
+	}
 }
 
 func (s *Service) pendingCookie(value string, maxAge int) *http.Cookie {
@@ -387,7 +457,8 @@ func pendingCurrent(claims token.Claims, u *user.User) bool {
 }
 
 // finishPending ends a 2FA login: the pending cookie goes, the session
-// starts. remember, when set, overrides the one given at the password step.
+// starts. The caller holds the pending login (holdPending). remember, when
+// set, overrides the one given at the password step.
 // u is the user as last read from the store: every path that turns a
 // pending login into a session goes through here, and here a pending login
 // older than u's session version (a password reset or change, 2FA disable,
@@ -449,7 +520,7 @@ func (s *Service) VerifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	return TwoFactorResult{User: u, RemainingCodes: len(u.RecoveryCodeHashes)}, nil
 }
 
-func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (*user.User, error) {
+func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInput) (_ *user.User, err error) {
 	if err := checkText(text{"code", in.Code}); err != nil {
 		return nil, err
 	}
@@ -466,6 +537,11 @@ func (s *Service) verifyTwoFactor(ctx context.Context, v *Visit, in TwoFactorInp
 	if !pendingCurrent(claims, u) {
 		return nil, ErrTwoFactorExpired
 	}
+	held, err := s.holdPending(ctx, claims)
+	if err != nil {
+		return nil, err
+	}
+	defer held.release(ctx, &err)
 	code := normalizeCode(in.Code)
 	if code == "" || len(code) > maxCodeBytes {
 		return nil, ErrInvalidTwoFactorCode
@@ -526,6 +602,11 @@ func (s *Service) RecoverTwoFactor(ctx context.Context, v *Visit, in TwoFactorIn
 	if in.Code == "" || len(in.Code) > maxCodeBytes {
 		return TwoFactorResult{}, ErrInvalidRecoveryCode
 	}
+	held, err := s.holdPending(ctx, claims)
+	if err != nil {
+		return TwoFactorResult{}, err
+	}
+	defer held.release(ctx, &err)
 	var remaining []string
 	for attempt := 0; ; attempt++ {
 		valid, rest, err := recovery.Verify(ctx, in.Code, u.RecoveryCodeHashes, s.recovery)

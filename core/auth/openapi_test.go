@@ -65,9 +65,12 @@ func TestOpenAPIHasTheRoutesTheServiceRegisters(t *testing.T) {
 		has    []string
 		hasNot []string
 	}{
-		{"defaults", nil,
-			[]string{"POST /api/login", "POST /api/auth/register", "GET /api/auth/me", "POST /api/2fa/setup"},
-			[]string{"GET /api/auth/sessions", "GET /api/2fa/trusted-devices", "POST /api/2fa/email-code"}},
+		{"defaults", nil, // the memory store offers session records: on by default
+			[]string{"POST /api/login", "POST /api/auth/register", "GET /api/auth/me", "POST /api/2fa/setup", "GET /api/auth/sessions", "DELETE /api/auth/sessions/{id}"},
+			[]string{"GET /api/2fa/trusted-devices", "POST /api/2fa/email-code"}},
+		{"stateless sessions", func(c *Config) { c.StatelessSessions = true },
+			[]string{"POST /api/login", "GET /api/auth/me"},
+			[]string{"GET /api/auth/sessions", "DELETE /api/auth/sessions/{id}"}},
 		{"every store", func(c *Config) {
 			c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 			c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
@@ -108,8 +111,8 @@ func TestOpenAPIHasTheRoutesTheServiceRegisters(t *testing.T) {
 
 func TestOpenAPINamesTheSessionCookie(t *testing.T) {
 	d := openAPIOf(t, newFlow(t, nil).s)
-	if got := d.Components.SecuritySchemes["session"].Name; got != "authkit_session" {
-		t.Errorf("default session cookie = %q, want authkit_session", got)
+	if got := d.Components.SecuritySchemes["session"].Name; got != SecureSessionCookie {
+		t.Errorf("default session cookie = %q, want %s", got, SecureSessionCookie)
 	}
 	d = openAPIOf(t, newFlow(t, func(c *Config) { c.SessionCookie = "__Host-sid" }).s)
 	if got := d.Components.SecuritySchemes["session"].Name; got != "__Host-sid" {
@@ -326,7 +329,7 @@ func TestOpenAPIListsTheCodesOfEachRoute(t *testing.T) {
 		{"POST /api/auth/confirm-password", []string{"400 invalid_json", "400 invalid_form", "400 duplicate_field", "400 wrong_field_type", "400 invalid_characters", "400 unreadable_body",
 			"400 invalid_two_factor_code", "400 code_already_used", "401 invalid_password", "401 not_authenticated", "403 cross_origin_blocked",
 			"403 two_factor_code_required", "413 body_too_large", "415 unsupported_content_type",
-			"429 too_many_password_attempts", "500 internal_error", "503 service_unavailable"}},
+			"429 too_many_password_attempts", "429 too_many_two_factor_attempts", "500 internal_error", "503 service_unavailable"}},
 	} {
 		have := got[tc.op]
 		slices.Sort(have)

@@ -29,13 +29,13 @@ func TestConfirmPassword(t *testing.T) {
 		t.Fatal("a refused setup stored a pending secret")
 	}
 
-	before := b.cookies["authkit_session"]
+	before := b.cookies[SecureSessionCookie]
 	err = f.do(b, func(v *Visit) error {
 		_, err := f.s.ConfirmPassword(ctx, v, ConfirmPasswordInput{Password: "wrong password!"})
 		return err
 	})
-	if !errors.Is(err, ErrInvalidPassword) || b.cookies["authkit_session"] != before {
-		t.Fatalf("wrong password: %v, cookie changed %v", err, b.cookies["authkit_session"] != before)
+	if !errors.Is(err, ErrInvalidPassword) || b.cookies[SecureSessionCookie] != before {
+		t.Fatalf("wrong password: %v, cookie changed %v", err, b.cookies[SecureSessionCookie] != before)
 	}
 	if _, ok := f.event(EventPasswordConfirmed); ok {
 		t.Fatal("a wrong password was audited as a confirmation")
@@ -49,7 +49,7 @@ func TestConfirmPassword(t *testing.T) {
 	if err != nil || res.User == nil || res.User.ID != u.ID || !res.Until.Equal(f.now.Add(DefaultReauthWindow)) {
 		t.Fatalf("ConfirmPassword = %+v, %v; want the user, until %v", res, err, f.now.Add(DefaultReauthWindow))
 	}
-	if b.cookies["authkit_session"] == before {
+	if b.cookies[SecureSessionCookie] == before {
 		t.Fatal("ConfirmPassword did not reissue the session cookie")
 	}
 	if ev, ok := f.event(EventPasswordConfirmed); !ok || ev.UserID != u.ID || ev.IP != "192.0.2.7" {
@@ -74,7 +74,7 @@ func TestReauthWindowConfig(t *testing.T) {
 	if got := mustNewWith(t, func(*Config) {}).cfg.ReauthWindow; got != 15*time.Minute {
 		t.Errorf("default ReauthWindow = %v, want 15m", got)
 	}
-	f := newFlow(t, func(c *Config) { c.ReauthWindow = -1 })
+	f := newFlow(t, func(c *Config) { c.ReauthWindow, c.SessionIdleTimeout = -1, -1 }) // a day passes between requests
 	b, _ := f.register("ada@example.com", goodPW)
 	f.now = f.now.Add(23 * time.Hour)
 	ctx := context.Background()

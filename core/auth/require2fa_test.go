@@ -66,6 +66,7 @@ func TestAuthenticateTwoFactorRequired(t *testing.T) {
 	var f *flow
 	f = newFlow(t, func(c *Config) {
 		c.RequireTwoFactor = TwoFactorPolicy{Enabled: true, Grace: 2 * time.Hour}
+		c.SessionIdleTimeout = -1 // hours pass between requests
 		// The store stamps CreatedAt with the flow's clock too.
 		c.Users = store.NewMemory(store.MemoryConfig{Now: func() time.Time { return f.now }})
 	})

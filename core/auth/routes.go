@@ -221,7 +221,7 @@ var routes = []Route{
 		Description: "On an account with 2FA on, code (a TOTP code or a recovery code) is required too, counted against the 2FA limit.",
 		Body:        formBody(obj{"password": oaStr("the current password"), "code": oaStr("with 2FA on: a TOTP code or a recovery code")}, []string{"password"}),
 		OK:          oaMessage("Password confirmed"),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed}, currentPassword),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed, ErrTooManyTwoFactor}, currentPassword),
 		Cookies:     "authkit_session (reissued, authenticated now)",
 	})},
 	{Method: http.MethodGet, Pattern: "/api/auth/sessions", handle: listSessionsRoute, needs: sessionRecords, doc: coreOp(Operation{

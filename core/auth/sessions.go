@@ -55,10 +55,9 @@ func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, 
 	return out, nil
 }
 
-// idle reports whether r is past Config.SessionIdleTimeout.
-func (s *Service) idle(r session.Record, now time.Time) bool {
-	return s.cfg.SessionIdleTimeout > 0 && !now.Before(r.LastSeenAt.Add(s.cfg.SessionIdleTimeout))
-}
+// idle reports whether r is past its idle timeout (Config.SessionIdleTimeout,
+// Config.RememberIdleTimeout).
+func (s *Service) idle(r session.Record, now time.Time) bool { return s.sessions.Idle(r, now) }
 
 // EndSessionInput is what EndSession takes.
 type EndSessionInput struct {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/password"
-	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -131,8 +130,8 @@ func TestSmallestStore(t *testing.T) {
 	}
 	w := httptest.NewRecorder()
 	v.WriteHeaders(w)
-	sid := setCookie(t, w, session.DefaultCookieName)
-	v = s.Visit(&fakeRequest{method: "POST", cookies: map[string]string{session.DefaultCookieName: sid}})
+	sid := setCookie(t, w, SecureSessionCookie)
+	v = s.Visit(&fakeRequest{method: "POST", cookies: map[string]string{SecureSessionCookie: sid}})
 	if err := s.LogoutEverywhere(ctx, v); err != nil {
 		t.Fatalf("logout everywhere: %v", err)
 	}

@@ -107,7 +107,7 @@ func (s suite) sessionCookieNotToken(t *testing.T) {
 }
 
 func (s suite) sessionLifetime(t *testing.T) {
-	e := s.env(t, relaxed)
+	e := s.env(t, relaxed, noIdle)
 	e.seed(t, "ada@example.com")
 	short := e.loggedIn(t, "ada@example.com")
 	long := e.client()

@@ -61,7 +61,7 @@ func (s suite) registerExistingEmail(t *testing.T) {
 }
 
 func (s suite) verifyLinkVerifies(t *testing.T) {
-	e := s.env(t)
+	e := s.env(t, noIdle)
 	c := e.client()
 	u := e.signup(t, c, "ada@example.com")
 	tok := e.verifyToken(t, "ada@example.com")

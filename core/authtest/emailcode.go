@@ -269,11 +269,11 @@ func (s suite) emailCodeOnce(t *testing.T) {
 	code := e.sendCode(t, b, "ada@example.com")
 	mustBody(t, b.verifyCode(code), obj{"success": true})
 	// A copy of the pending cookie taken before the success, with the
-	// same code: the code is spent.
+	// same code: the pending login is finished (and the code spent).
 	x := e.client()
 	x.setCookie(auth.PendingCookie, kept)
 	r := x.verifyCode(code)
-	mustStatus(t, r, http.StatusBadRequest, errInvalid2FACode)
+	mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
 	mustBeSignedOut(t, x)
 }
 
@@ -403,10 +403,9 @@ func (s suite) raceEmailCode(t *testing.T) {
 			mustBody(t, r, obj{"success": true})
 		case r.Status == http.StatusOK:
 			t.Errorf("%s: request %d won too (request %d won first)", r, i, winner)
-		case r.str("error") == errCodeUsed:
-			mustStatus(t, r, http.StatusBadRequest, errCodeUsed) // took it just after the winner
 		default:
-			mustStatus(t, r, http.StatusBadRequest, errInvalid2FACode) // read it after the winner took it
+			// The winner holds the pending login, then finishes it.
+			mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
 		}
 	}
 	if winner < 0 {

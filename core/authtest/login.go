@@ -176,6 +176,33 @@ func (s suite) verifyAfterDisable(t *testing.T) {
 	mustBeSignedOut(t, b)
 }
 
+func (s suite) pendingFinishesOnce(t *testing.T) {
+	e := s.env(t)
+	_, u, secret, codes := e.twoFactorUser(t)
+	b := e.pending(t)
+	kept := e.client() // a copy of the pending cookie, kept past the second step
+	kept.setCookie(auth.PendingCookie, b.cookie(auth.PendingCookie).Value)
+	e.nextStep()
+	mustBody(t, b.verify(e.now(t, secret)), obj{"success": true})
+	// Within its 5 minutes, with another factor: refused, and the
+	// recovery code is not spent.
+	e.clock.Advance(time.Minute)
+	mustStatus(t, kept.recover(codes[0]), http.StatusUnauthorized, err2FAExpired)
+	e.nextStep()
+	mustStatus(t, kept.verify(e.now(t, secret)), http.StatusUnauthorized, err2FAExpired)
+	mustBeSignedOut(t, kept)
+	if n := len(e.byID(t, u.ID).RecoveryCodeHashes); n != 8 {
+		t.Errorf("store: %d recovery codes after the refused second try, want 8", n)
+	}
+	if n := e.audit.Count(auth.EventLoginSucceeded, u.ID); n != 1 {
+		t.Errorf("%d login_succeeded events, want 1", n)
+	}
+	// A wrong code gives the pending login back: the next right one signs in.
+	c := e.pending(t)
+	mustStatus(t, c.recover("aaaaaaaa-aaaaaaaa"), http.StatusBadRequest, errInvalidRecovery)
+	mustBody(t, c.recover(codes[0]), obj{"success": true, "remainingCodes": 7})
+}
+
 func (s suite) pendingEndedBySessionBump(t *testing.T) {
 	e := s.env(t)
 	c, _, secret, codes := e.twoFactorUser(t)

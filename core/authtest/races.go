@@ -450,6 +450,55 @@ func (s suite) raceSpendRecoveryCode(t *testing.T) {
 	mustBody(t, b.recover(codes[1]), obj{"success": true, "remainingCodes": 6})
 }
 
+func (s suite) raceOnePendingLogin(t *testing.T) {
+	e := s.env(t, relaxed, fast)
+	_, u, secret, codes := e.twoFactorUser(t)
+	pending := e.pending(t).cookie(auth.PendingCookie).Value
+	bs := make([]*client, stormSize)
+	for i := range bs {
+		bs[i] = e.client()
+		bs[i].setCookie(auth.PendingCookie, pending)
+	}
+	e.nextStep()
+	totpCode := e.now(t, secret)
+	// Every racer brings a factor that is right on its own: the TOTP
+	// code, or one of the recovery codes.
+	rs := storm(t, stormSize, func(i int) (*reply, error) {
+		if i%(len(codes)+1) == len(codes) {
+			return bs[i].send("/api/2fa/verify", obj{"code": totpCode})
+		}
+		return bs[i].send("/api/2fa/recover", obj{"code": codes[i%(len(codes)+1)]})
+	})
+	winner := -1
+	for i, r := range rs {
+		switch {
+		case r.Status == http.StatusOK && winner < 0:
+			winner = i
+		case r.Status == http.StatusOK:
+			t.Errorf("%s: request %d signed in too (request %d first)", r, i, winner)
+		default:
+			mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("no second step signed in")
+	}
+	mustOneSession(t, bs, winner, "ada@example.com")
+	fresh := e.byID(t, u.ID)
+	spent := len(codes) - len(fresh.RecoveryCodeHashes)
+	if fresh.LastTOTPStep == e.totp.Step(e.clock.Now()) {
+		spent++
+	}
+	if spent != 1 {
+		t.Errorf("%d factors spent (recovery codes left %d, last TOTP step %d), want 1", spent, len(fresh.RecoveryCodeHashes), fresh.LastTOTPStep)
+	}
+	// A TOTP sign-in is audited as login_succeeded, a recovery as
+	// recovery_code_used.
+	if n, m := e.audit.Count(auth.EventLoginSucceeded, u.ID), e.audit.Count(auth.EventRecoveryCodeUsed, u.ID); n+m != 1 {
+		t.Errorf("%d login_succeeded and %d recovery_code_used events, want 1 in all", n, m)
+	}
+}
+
 func (s suite) raceResetLink(t *testing.T) {
 	e := s.env(t, relaxed, fast)
 	u := e.seedFast(t, "ada@example.com")

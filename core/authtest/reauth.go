@@ -288,7 +288,7 @@ func (s suite) reauthTwoFactorNeedsCode(t *testing.T) {
 // authentication was recorded still signs in, is never recent, and a
 // password confirmation makes it so.
 func (s suite) reauthOldCookie(t *testing.T) {
-	e := s.env(t)
+	e := s.env(t, stateless) // a cookie of that format has no record
 	u := e.seed(t, "ada@example.com")
 	forger, err := token.NewVerifier(token.Config{Secrets: []string{testSecret}, Purpose: session.Purpose, Expiry: time.Hour, Now: e.clock.Now})
 	if err != nil {
@@ -308,7 +308,7 @@ func (s suite) reauthOldCookie(t *testing.T) {
 
 // reauthOff: a negative ReauthWindow lets a session of any age through.
 func (s suite) reauthOff(t *testing.T) {
-	e := s.env(t, func(c *auth.Config) { c.ReauthWindow = -1 })
+	e := s.env(t, noIdle, func(c *auth.Config) { c.ReauthWindow = -1 })
 	c := e.client()
 	e.signup(t, c, "ada@example.com")
 	e.clock.Advance(23 * time.Hour)
@@ -370,7 +370,7 @@ func (s suite) reauthRace(t *testing.T) {
 // every eight hours, and changed once, still ends 24 hours after its
 // login: a re-authentication makes the session recent, never longer.
 func (s suite) reauthKeepsLifetime(t *testing.T) {
-	e := s.env(t, relaxed)
+	e := s.env(t, relaxed, noIdle)
 	e.seed(t, "ada@example.com")
 	c := e.loggedIn(t, "ada@example.com")
 	e.clock.Advance(8 * time.Hour)

@@ -235,7 +235,7 @@ func (s suite) sessionsInResetSecond(t *testing.T) {
 	// start is 26.535897932 s past the minute: the reset at .635 and
 	// the logins at .535 and .935 share its second, which the spec's
 	// seconds comparison cannot tell apart; the session version can.
-	e := s.env(t, relaxed, fast)
+	e := s.env(t, relaxed, fast, noIdle)
 	u := e.seedFast(t, "ada@example.com")
 	tok := e.resetToken(t, "ada@example.com")
 	before := e.loggedIn(t, "ada@example.com")

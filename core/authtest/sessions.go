@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/session"
 )
 
 // Server-side session records (auth.Config.Sessions, Harness.NewSessions):
@@ -148,7 +150,7 @@ func mustSessionNotFound(t *testing.T, r *reply) {
 }
 
 func (s suite) sessionsOffWithoutStore(t *testing.T) {
-	e := s.env(t)
+	e := s.env(t, stateless)
 	e.seed(t, "ada@example.com")
 	c := e.loggedIn(t, "ada@example.com")
 	// Not registered: 404 like any unknown path (a JSON body only where
@@ -257,6 +259,34 @@ func (s suite) sessionsLogoutEndsCopies(t *testing.T) {
 	}
 }
 
+func (s suite) sessionsReauthRetiresCookie(t *testing.T) {
+	e := s.recordEnv(t)
+	c, copied, other := e.copiedSession(t)
+	before := current(t, sessions(t, c)).ID
+	otherID := current(t, sessions(t, other)).ID
+	e.stale() // the login is no longer recent: only a confirmation makes a cookie so
+	mustConfirmPassword(t, c)
+	mustBeSignedIn(t, c, "ada@example.com")
+	// The cookie the confirmation came with, and its copy, are retired:
+	// requests already under way with it finish, then it stops working,
+	// so whoever holds a copy never shares the recent session.
+	e.clock.Advance(session.RetireGrace - time.Millisecond)
+	mustBeSignedIn(t, copied, "ada@example.com")
+	mustNeedReauth(t, copied.post("/api/2fa/setup", nil))
+	e.clock.Advance(time.Millisecond)
+	mustBeSignedOut(t, copied)
+	mustStatus(t, copied.get("/api/auth/sessions"), http.StatusUnauthorized, errNotAuthenticated)
+	list := sessions(t, c)
+	after := current(t, list).ID
+	if after == before {
+		t.Errorf("session id %s after the confirmation: want a new one", after)
+	}
+	if got := ids(list); len(got) != 2 || !slices.Contains(got, after) || !slices.Contains(got, otherID) {
+		t.Errorf("list after the confirmation: session ids %v, want %s and %s", got, after, otherID)
+	}
+	mustBeSignedIn(t, other, "ada@example.com")
+}
+
 func (s suite) sessionsEndOtherNeedsReauth(t *testing.T) {
 	e := s.recordEnv(t)
 	e.seed(t, "ada@example.com")
@@ -270,6 +300,8 @@ func (s suite) sessionsEndOtherNeedsReauth(t *testing.T) {
 	mustBeSignedIn(t, thief, "ada@example.com")
 	mustBeSignedIn(t, owner, "ada@example.com")
 	mustConfirmPassword(t, owner)
+	e.clock.Advance(session.RetireGrace)        // the record the confirmation retired ends
+	ownerID = current(t, sessions(t, owner)).ID // the confirmation moved the session to a new record
 	mustMessage(t, owner.del("/api/auth/sessions/"+thiefID), msgSessionEnded)
 	mustBeSignedOut(t, thief)
 	mustBeSignedIn(t, owner, "ada@example.com")
@@ -320,14 +352,17 @@ func (s suite) sessionsChangesKeepCurrent(t *testing.T) {
 		} else {
 			mustLogin(t, other, email, pw)
 		}
-		id := current(t, sessions(t, c)).ID
 		if n := len(sessions(t, c)); n != 2 {
 			t.Fatalf("before the %s: %d sessions, want 2", change.name, n)
 		}
 		e.clock.Advance(time.Second)
 		mustMessage(t, change.do(), change.msg)
 		mustBeSignedOut(t, other)
-		wantIDList(t, "list after the "+change.name, sessions(t, c), id)
+		// Only the current session stays (under a new id when the
+		// change re-authenticated it: the old cookie is retired).
+		if list := sessions(t, c); len(list) != 1 || !list[0].Current {
+			t.Errorf("list after the %s: %+v, want only the current session", change.name, list)
+		}
 	}
 }
 
@@ -375,6 +410,31 @@ func (s suite) sessionsIdleTimeout(t *testing.T) {
 		}
 	}
 	mustBeSignedOut(t, idle)
+}
+
+// sessionsIdleByDefault: with records and no idle timeout configured, a
+// session no request used for 30 minutes ends, while a "remember me"
+// session, the user's choice of 30 days, lives on however seldom it is
+// used; an idle timeout the app sets applies to remembered sessions too.
+func (s suite) sessionsIdleByDefault(t *testing.T) {
+	e := s.recordEnv(t)
+	e.seed(t, "ada@example.com")
+	short := e.loggedIn(t, "ada@example.com")
+	long := e.client()
+	mustBody(t, long.post("/api/login", obj{"email": "ada@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+	e.clock.Advance(auth.DefaultSessionIdleTimeout - time.Second)
+	mustBeSignedIn(t, short, "ada@example.com")
+	e.clock.Advance(auth.DefaultSessionIdleTimeout)
+	mustBeSignedOut(t, short)
+	e.clock.Advance(7 * 24 * time.Hour)
+	mustBeSignedIn(t, long, "ada@example.com")
+
+	set := s.recordEnv(t, func(c *auth.Config) { c.SessionIdleTimeout = time.Hour })
+	set.seed(t, "bob@example.com") // a store of a harness may be shared by the subtest's Services
+	kept := set.client()
+	mustBody(t, kept.post("/api/login", obj{"email": "bob@example.com", "password": goodPassword, "remember": true}), obj{"success": true})
+	set.clock.Advance(time.Hour)
+	mustBeSignedOut(t, kept)
 }
 
 // sessionsEndRace: a session is ended while requests use it. Whatever the

@@ -75,6 +75,7 @@ var topics = []struct {
 		{"verify for a user deleted meanwhile", suite.verifyDeletedUser},
 		{"verify after 2FA was disabled meanwhile", suite.verifyAfterDisable},
 		{"a password change or logout-all ends a pending login", suite.pendingEndedBySessionBump},
+		{"a pending login finishes once: its cookie with another factor is refused", suite.pendingFinishesOnce},
 		{"a wrong code keeps the pending cookie", suite.wrongCodeKeepsPending},
 		{"the confirming code cannot log in", suite.confirmingCodeCannotLogIn},
 		{"a code cannot be used twice in its step", suite.codeOncePerStep},
@@ -156,17 +157,19 @@ var topics = []struct {
 	// and ending one, logout and the changes that end sessions ending their records, the idle
 	// timeout, and a session ended while in use.
 	{"Sessions", []test{
-		{"without a record store the routes answer 404", suite.sessionsOffWithoutStore},
+		{"with stateless sessions the routes answer 404", suite.sessionsOffWithoutStore},
 		{"the routes need a session", suite.sessionsNeedSession},
 		{"the list shows every session newest first, the current one marked", suite.sessionsList},
 		{"last use is written at most once a minute", suite.sessionsLastSeen},
 		{"ending the current session logs out every copy of its cookie", suite.sessionsEndCurrent},
 		{"logout ends the record: a copy taken before answers 401", suite.sessionsLogoutEndsCopies},
+		{"re-authentication retires the cookie it came with: a copy taken before answers 401", suite.sessionsReauthRetiresCookie},
 		{"ending another session needs a recent authentication", suite.sessionsEndOtherNeedsReauth},
 		{"another user's or an unknown id answers 404 and ends nothing", suite.sessionsOthersNotFound},
 		{"password change, email change and 2FA disable keep only the current record", suite.sessionsChangesKeepCurrent},
 		{"password reset and logout-all end every record", suite.sessionsResetAndLogoutAllEndAll},
 		{"the idle timeout ends sessions not used for that long", suite.sessionsIdleTimeout},
+		{"by default 30 minutes idle end a session, not a remembered one", suite.sessionsIdleByDefault},
 		{"a session ended while in use never stays alive", suite.sessionsEndRace},
 		{"a change saved as its session is ended is mailed, audited and answered as done", suite.signOutDuringChange},
 		{"a sign-out racing a change: saved and notified, or refused, never a server error", suite.signOutRacesChange},
@@ -352,6 +355,7 @@ var topics = []struct {
 		{"the login email limit holds under concurrency", suite.loginEmailLimitUnderConcurrency},
 		{"50 browsers verify one TOTP code: one session", suite.raceVerifyOneCode},
 		{"50 browsers spend one recovery code: one success, the code is gone", suite.raceSpendRecoveryCode},
+		{"50 second steps of one pending login, each with its own factor: one session, one factor spent", suite.raceOnePendingLogin},
 		{"20 uses of one reset link: one password change", suite.raceResetLink},
 		{"50 bad logins against a limit of 5: at most 5 password checks", suite.raceBadLogins},
 		{"two email changes at once: a link never verifies the other address", suite.raceEmailChanges},
@@ -425,6 +429,14 @@ func (s suite) topic(tests []test) func(*testing.T) {
 
 // option changes the Config of one subtest's Service.
 type option func(*auth.Config)
+
+// stateless asks for stateless session cookies (no records, whatever the
+// user store offers), for subtests about cookies made without a record.
+func stateless(c *auth.Config) { c.StatelessSessions, c.Sessions = true, nil }
+
+// noIdle switches the idle timeout off, for subtests about the lifetimes
+// that move the clock on for hours between a session's requests.
+func noIdle(c *auth.Config) { c.SessionIdleTimeout = -1 }
 
 // relaxed raises every rate limit far above what a subtest uses, for
 // subtests about something else that log in more often than the spec's

@@ -43,3 +43,13 @@ type Store interface {
 	// an error that wraps ctx.Err().
 	Take(ctx context.Context, key string, now time.Time) ([]byte, error)
 }
+
+// Provider is a store of another kind, such as a user store, that can
+// also keep one-time values in the same backend: auth.New uses it for the
+// logins waiting for their second step (auth.Config.PendingLogins) when
+// the app sets none, so that instances sharing the user store share those
+// too. adapters/sqlxstore's user store (DB.Users) is one.
+type Provider interface {
+	// OneTimeStore returns the one-time store; every call the same.
+	OneTimeStore() Store
+}

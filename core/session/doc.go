@@ -18,8 +18,10 @@
 //
 // # The cookie
 //
-// By default the session lives only in the cookie "authkit_session" (no
-// server-side session table); with Config.Store it also has a server-side
+// Without Config.Store the session lives only in the cookie (by default
+// "authkit_session"; core/auth names it "__Host-authkit_session" when it is
+// Secure, and gives the Manager a Store wherever the user store offers
+// one); with Config.Store it also has a server-side
 // [Record] (see "Records" below). Its value is a [token] made for the purpose "session"
 // (so no other authkit token verifies as a session) holding the user id,
 // the issue time and, as the token's data, a flags byte (bit 0: remember;

@@ -259,7 +259,7 @@ func TestRecordRenewKeepsRecord(t *testing.T) {
 	if _, err := s.User(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
+	if err := s.Renew(context.Background(), f.alice); err != nil {
 		t.Fatal(err)
 	}
 	if s.RecordID() != id {
@@ -274,5 +274,77 @@ func TestRecordRenewKeepsRecord(t *testing.T) {
 	recs.byID = map[string]Record{}
 	if err := s.Renew(context.Background(), f.alice); !errors.Is(err, ErrNotAuthenticated) {
 		t.Errorf("Renew of an ended record = %v, want ErrNotAuthenticated", err)
+	}
+}
+
+// TestRecordReauthenticateRetiresOldCookie: a re-authentication moves the
+// session to a new record (same creation, expiry, client, remember) and
+// deletes the old one, so the cookie the request came with, and every
+// copy of it, stops working; the new cookie works.
+func TestRecordReauthenticateRetiresOldCookie(t *testing.T) {
+	f, recs := recordFixture(t)
+	old := f.loginWithRecord(t, true)
+	before := recs.only(t)
+	f.clk.t = t0.Add(time.Hour)
+	b := newBridge(DefaultCookieName, old)
+	s := f.m.Session(b)
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
+		t.Fatal(err)
+	}
+	after, ok := recs.byID[s.RecordID()]
+	if !ok || after.ID == before.ID || len(recs.byID) != 2 {
+		t.Fatalf("records %v after re-authentication (session's %q), want %q retired and a new one", recs.byID, s.RecordID(), before.ID)
+	}
+	want := before
+	want.ID, want.LastSeenAt = after.ID, t0.Add(time.Hour)
+	if fmt.Sprint(after) != fmt.Sprint(want) {
+		t.Errorf("new record %+v, want %+v", after, want)
+	}
+	retired := before
+	retired.LastSeenAt, retired.ExpiresAt = t0.Add(time.Hour), t0.Add(time.Hour+RetireGrace)
+	if got := recs.byID[before.ID]; fmt.Sprint(got) != fmt.Sprint(retired) {
+		t.Errorf("old record %+v, want %+v", got, retired)
+	}
+	fresh := b.lastSet(t)
+	// Requests under way with the old cookie finish within the grace.
+	f.clk.t = t0.Add(time.Hour + RetireGrace - time.Millisecond)
+	if u, _, err := f.user(old); err != nil || u == nil {
+		t.Errorf("the old cookie within the grace: %v, want the session", err)
+	}
+	f.clk.t = t0.Add(time.Hour + RetireGrace)
+	if u, _, err := f.user(fresh); err != nil || u == nil {
+		t.Errorf("the new cookie: %v, want the session", err)
+	}
+	u, ob, err := f.user(old)
+	checkDead(t, u, ob, err, errRecordGone)
+	// Renewing with the old cookie (read within the grace) never
+	// extends its record again.
+	if got := recs.byID[before.ID].ExpiresAt; !got.Equal(retired.ExpiresAt) {
+		t.Errorf("old record expires %v after its end, want %v", got, retired.ExpiresAt)
+	}
+	if s.AuthenticatedAt().IsZero() {
+		t.Errorf("AuthenticatedAt %v, want %v", s.AuthenticatedAt(), t0.Add(time.Hour))
+	}
+}
+
+// TestRecordReauthenticateEndedMeanwhile: a record ended between the
+// request's read and its re-authentication ends the session, and leaves
+// no record behind.
+func TestRecordReauthenticateEndedMeanwhile(t *testing.T) {
+	f, recs := recordFixture(t)
+	tok := f.loginWithRecord(t, false)
+	s := f.m.Session(newBridge(DefaultCookieName, tok))
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	recs.byID = map[string]Record{}
+	if err := s.Reauthenticate(context.Background(), f.alice); !errors.Is(err, ErrNotAuthenticated) {
+		t.Errorf("Reauthenticate of an ended record = %v, want ErrNotAuthenticated", err)
+	}
+	if len(recs.byID) != 0 {
+		t.Errorf("%d records left, want 0", len(recs.byID))
 	}
 }

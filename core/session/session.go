@@ -132,6 +132,12 @@ type Config struct {
 	// Default: 0, off.
 	IdleTimeout time.Duration
 
+	// RememberIdleTimeout is IdleTimeout for a "remember me" session, a
+	// long session the user asked for on a device of their own. Needs
+	// Store. Default: 0, IdleTimeout applies to it too. Negative: none
+	// (it lasts RememberLifetime however seldom it is used).
+	RememberIdleTimeout time.Duration
+
 	// TouchInterval is how stale a record's LastSeenAt may grow before a
 	// request writes it again. Default: 1 minute.
 	TouchInterval time.Duration
@@ -162,6 +168,7 @@ type Manager struct {
 	now              func() time.Time
 	store            Store // nil: stateless cookies
 	idle             time.Duration
+	rememberIdle     time.Duration // < 0: none
 	touch            time.Duration
 	maxPerUser       int // < 1: no bound
 	rand             io.Reader
@@ -180,6 +187,7 @@ func New(cfg Config) (*Manager, error) {
 		now:              cfg.Now,
 		store:            cfg.Store,
 		idle:             cfg.IdleTimeout,
+		rememberIdle:     cfg.RememberIdleTimeout,
 		touch:            cfg.TouchInterval,
 		maxPerUser:       cfg.MaxPerUser,
 		rand:             cfg.Rand,
@@ -218,6 +226,12 @@ func New(cfg Config) (*Manager, error) {
 	if m.idle < 0 || (m.idle > 0 && m.store == nil) {
 		return nil, fmt.Errorf("%w: IdleTimeout needs a Store and must not be negative", ErrInvalidConfig)
 	}
+	if m.rememberIdle > 0 && m.store == nil {
+		return nil, fmt.Errorf("%w: RememberIdleTimeout needs a Store", ErrInvalidConfig)
+	}
+	if m.rememberIdle == 0 {
+		m.rememberIdle = m.idle
+	}
 	if !isToken(m.name) {
 		return nil, fmt.Errorf("%w: CookieName %q is not a valid cookie name", ErrInvalidConfig, m.name)
 	}
@@ -246,6 +260,16 @@ func New(cfg Config) (*Manager, error) {
 	return m, nil
 }
 
+// Idle reports whether record r is past its idle timeout at now:
+// Config.IdleTimeout, or RememberIdleTimeout for a "remember me" session.
+func (m *Manager) Idle(r Record, now time.Time) bool {
+	idle := m.idle
+	if r.Remember {
+		idle = m.rememberIdle
+	}
+	return idle > 0 && !now.Before(r.LastSeenAt.Add(idle))
+}
+
 // CookieName returns the session cookie's name.
 func (m *Manager) CookieName() string { return m.name }
 
@@ -271,6 +295,7 @@ type Session struct {
 	authAt   time.Time  // when state == authenticated: the last authentication; zero when the cookie predates it
 	start    time.Time  // when state == authenticated: when the session began (its Login), which its lifetime counts from
 	record   string     // when state == authenticated: the record id; "" without a Store
+	expires  time.Time  // when state == authenticated with a record: the record's ExpiresAt as read
 
 	ip, userAgent string // what a new record stores (SetClient)
 }
@@ -404,11 +429,77 @@ func (s *Session) Renew(ctx context.Context, u *user.User) error {
 // keeps a session alive past its lifetime. Flows that
 // change the password or the factors and check the current password use it,
 // as does a password confirmation ("sudo mode").
+//
+// With a Store the session moves to a new record (the old one's creation,
+// expiry, client and remember choice, a new id) and the old record is
+// retired: it ends RetireGrace (10 seconds) after the re-authentication,
+// so the cookie the request came with, and any copy of it, stops working
+// then (requests already under way with it, in other tabs, still finish);
+// a copy taken before never shares the new, recent session, whose time of
+// authentication only the new cookie carries. A record ended meanwhile (a
+// logout racing this request) ends the session here too:
+// ErrNotAuthenticated, and no new record stays.
+// Stateless cookies cannot retire a copy; it lives until its lifetime
+// ends, as after a logout.
 func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
 	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.m.now(), s.start, s.record)
+	record := s.record
+	if record != "" && s.m.store != nil {
+		var err error
+		if record, err = s.rotate(ctx); err != nil {
+			return err
+		}
+	}
+	return s.issue(u, s.remember, s.m.now(), s.start, record)
+}
+
+// RetireGrace is how long the record of a session stays usable after a
+// re-authentication moved the session to a new one.
+const RetireGrace = 10 * time.Second
+
+// rotate moves the session's record to a new id and retires the old one
+// (its expiry RetireGrace from now): create first, then retire, so that a
+// Delete or DeleteAll racing it either finds the old record (the retire
+// here then fails, and the new one is removed) or runs after and removes
+// both.
+func (s *Session) rotate(ctx context.Context) (string, error) {
+	old, err := s.m.store.Get(ctx, s.record)
+	switch {
+	case errors.Is(err, user.ErrNotFound):
+		return "", s.end(errRecordGone)
+	case err != nil:
+		return "", fmt.Errorf("session: reauthenticate: %w", err)
+	case old.UserID != s.user.ID:
+		return "", s.end(errRecordGone)
+	}
+	var b [recordIDLen]byte
+	if _, err := io.ReadFull(s.m.rand, b[:]); err != nil {
+		return "", fmt.Errorf("session: record id: %w", err)
+	}
+	now := s.m.now().Truncate(time.Millisecond)
+	r := old
+	r.ID = hex.EncodeToString(b[:])
+	r.LastSeenAt = now
+	if err := s.m.store.Create(ctx, r); err != nil {
+		return "", fmt.Errorf("session: reauthenticate: create record: %w", err)
+	}
+	retire := now.Add(RetireGrace)
+	if old.ExpiresAt.Before(retire) {
+		retire = old.ExpiresAt
+	}
+	if err := s.m.store.Touch(ctx, old.ID, old.LastSeenAt, retire); err != nil {
+		if derr := s.m.store.Delete(ctx, r.UserID, r.ID); derr != nil && !errors.Is(derr, user.ErrNotFound) {
+			return "", fmt.Errorf("session: reauthenticate: remove new record: %w", derr)
+		}
+		if errors.Is(err, user.ErrNotFound) {
+			return "", s.end(errRecordGone)
+		}
+		return "", fmt.Errorf("session: reauthenticate: retire old record: %w", err)
+	}
+	s.expires = r.ExpiresAt
+	return r.ID, nil
 }
 
 // renewable checks that the session can be renewed for u and, with a
@@ -423,7 +514,11 @@ func (s *Session) renewable(ctx context.Context, u *user.User) error {
 	}
 	if s.record != "" && s.m.store != nil {
 		now := s.m.now().Truncate(time.Millisecond)
-		if err := s.m.store.Touch(ctx, s.record, now, s.start.Add(s.m.life(s.remember))); err != nil {
+		expires := s.expires // as read: a record retired by a re-authentication stays retired
+		if expires.IsZero() {
+			expires = s.start.Add(s.m.life(s.remember))
+		}
+		if err := s.m.store.Touch(ctx, s.record, now, expires); err != nil {
 			if errors.Is(err, user.ErrNotFound) {
 				return s.end(errRecordGone)
 			}
@@ -530,6 +625,7 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 		return nil, s.end(reason)
 	}
 	s.state, s.user, s.remember, s.authAt, s.start, s.record = authenticated, u, d.remember, d.authAt, d.start, d.record
+	s.expires = d.expires
 	return u, nil
 }
 
@@ -589,7 +685,7 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 			return nil, data{}, nil, fmt.Errorf("session: record: %w", err)
 		case rec.UserID != c.UserID || !now.Before(rec.ExpiresAt):
 			return nil, data{}, errRecordGone, nil
-		case m.idle > 0 && !now.Before(rec.LastSeenAt.Add(m.idle)):
+		case m.Idle(rec, now):
 			// Ended for good, so no copy of the cookie finds it again.
 			if err := m.store.Delete(ctx, rec.UserID, rec.ID); err != nil && !errors.Is(err, user.ErrNotFound) {
 				return nil, data{}, nil, fmt.Errorf("session: end idle record: %w", err)
@@ -597,6 +693,7 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 			return nil, data{}, errIdle, nil
 		}
 	}
+	d.expires = rec.ExpiresAt
 	u, err = m.resolveUser(ctx, c.UserID)
 	if err != nil {
 		return nil, data{}, nil, fmt.Errorf("session: resolve user: %w", err)
@@ -668,6 +765,7 @@ type data struct {
 	authAt   time.Time // zero: not recorded (an older cookie)
 	start    time.Time // when the session began; zero: not recorded (an older cookie)
 	record   string    // the record id in hex; "" without one
+	expires  time.Time // the record's ExpiresAt, once resolve read it; not in the cookie
 }
 
 // appendData appends the data of a session token to dst. record is ""

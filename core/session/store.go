@@ -142,3 +142,14 @@ func SortRecords(rs []Record) {
 		return cmp.Compare(b.ID, a.ID)
 	})
 }
+
+// Provider is a store of another kind, such as a user store, that can
+// also keep session records: auth.New keeps records in it when the app
+// sets no auth.Config.Sessions (and does not ask for stateless cookies),
+// so that logout ends every copy of a cookie by default. core/store's
+// Memory and adapters/sqlxstore's user store (DB.Users) are providers.
+type Provider interface {
+	// SessionStore returns the session-record store; every call the
+	// same.
+	SessionStore() Store
+}

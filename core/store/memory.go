@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -30,6 +31,7 @@ type Memory struct {
 	identities
 	codes    emailCodes           // user id -> mailed code (emailcodes.go)
 	signedIn map[string]time.Time // user id -> first sign-in (signins.go)
+	sessions *MemorySessions      // SessionStore, on the same clock
 }
 
 var _ user.Store = (*Memory)(nil)
@@ -40,8 +42,17 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}, signedIn: map[string]time.Time{}}
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}, signedIn: map[string]time.Time{},
+		sessions: NewMemorySessions(MemoryConfig{Now: now})}
 }
+
+var _ session.Provider = (*Memory)(nil)
+
+// SessionStore implements [session.Provider]: the session records of this
+// store's users, a [MemorySessions] on the store's clock, the same on
+// every call. auth.New keeps sessions there unless the app sets
+// auth.Config.Sessions or asks for stateless cookies.
+func (m *Memory) SessionStore() session.Store { return m.sessions }
 
 // Create implements [user.Registration].
 func (m *Memory) Create(ctx context.Context, u *user.User) (*user.User, error) {

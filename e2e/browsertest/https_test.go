@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/e2e/servertest"
 )
@@ -57,8 +58,10 @@ func TestPlainHTTPWarning(t *testing.T) {
 	b.Submit("register-form")
 	b.WaitPage("login", "/login")
 	b.WaitText("https-warning", "signing in needs HTTPS")
-	if c := b.Cookie("authkit_session"); c != nil {
-		t.Errorf("the browser kept a Secure cookie over plain HTTP: %+v", c)
+	for _, name := range []string{auth.SecureSessionCookie, "authkit_session"} {
+		if c := b.Cookie(name); c != nil {
+			t.Errorf("the browser kept a Secure cookie over plain HTTP: %+v", c)
+		}
 	}
 
 	for _, u := range []string{prod.URL + "/login", onAppTest(dev) + "/login"} {

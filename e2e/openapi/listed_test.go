@@ -95,6 +95,9 @@ var (
 				e.wrongPasswords("/api/auth/change-password", `{"currentPassword":"wrong horse","newPassword":"a new good password"}`)
 			},
 			status: 429, code: "too_many_password_attempts", text: "Too many password attempts. Try again later."},
+		{method: "POST", path: "/api/auth/confirm-password", as: "session", body: `{"password":"correct horse battery staple","code":"123456"}`,
+			before: (*codesEnv).wrongSecondSteps,
+			status: 429, code: "too_many_two_factor_attempts", text: "Too many 2FA attempts. Try again later."},
 		{method: "POST", path: "/api/auth/change-password", as: "session", raced: true, body: `{"currentPassword":"correct horse battery staple","newPassword":"a new good password"}`,
 			status: 409, code: "password_changed_concurrently", text: "Your password was changed by another request"},
 	}
@@ -328,6 +331,19 @@ func (e *codesEnv) wrongPasswords(path, body string) {
 	for range 5 {
 		if st, b := e.do("POST", path, e.signedIn, nil, body); st != http.StatusUnauthorized {
 			e.t.Fatalf("wrong password: %d %s, want 401", st, b)
+		}
+	}
+}
+
+// wrongSecondSteps sends codes too long to be any code to the second
+// step of Ada's pending login until Limits.TwoFactor (5 per 5 minutes),
+// which her re-authentication's second factor counts against too, is used
+// up.
+func (e *codesEnv) wrongSecondSteps() {
+	e.t.Helper()
+	for range 5 {
+		if st, b := e.do("POST", "/api/2fa/verify", e.pending, nil, `{"code":"`+strings.Repeat("1", 200)+`"}`); st != http.StatusBadRequest {
+			e.t.Fatalf("wrong code: %d %s, want 400", st, b)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func testPreAccountTakeover(t *testing.T, h Harness) {
 func testThiefPersistence(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
 	owner, u := e.signUp(t, "ada@example.com")
-	e.clock.Advance(time.Hour)
+	e.clock.Advance(20 * time.Minute) // past the re-authentication window, within the idle timeout
 	thief := owner.clone()
 	wantOK(t, "the thief's confirm-password", thief.post(t, "/api/auth/confirm-password", map[string]string{"password": password}))
 	a := NewAuthenticator(t)

@@ -228,6 +228,7 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 
+	challenges, challengesDesc := a.challengeStore(records, env.Get("REDIS_PREFIX", ""))
 	svc, err := auth.New(auth.Config{
 		Users:      users,
 		Secrets:    SplitList(secrets),
@@ -251,6 +252,9 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		// second step, kept with the users.
 		Sessions:       records.sessions,
 		TrustedDevices: records.trusted,
+		// Logins waiting for their second step, shared as the passkey
+		// challenges are (nil in memory: an in-process store).
+		PendingLogins: challenges,
 		// EMAIL_CODE: a mailed code as the fallback second step.
 		EmailCode: auth.EmailCodeConfig{Enabled: emailCode},
 		// EMAIL_SIGN_IN: sign-in by a mailed code or link.
@@ -267,7 +271,6 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 	a.Service = svc
 	a.closers = append(a.closers, svc.Close)
-	challenges, challengesDesc := a.challengeStore(records, env.Get("REDIS_PREFIX", ""))
 	passkeysDesc, err := a.passkeys(passkeySettings{
 		setting: env.Get("PASSKEYS", ""), appURL: appURL, appName: env.Get("APP_NAME", "authkit"),
 		challenges: challenges, challengesDesc: challengesDesc, capacity: env.Get("PASSKEY_CHALLENGE_CAPACITY", ""),

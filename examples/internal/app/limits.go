@@ -74,15 +74,18 @@ func parseCapacity(s string) (int, error) {
 }
 
 // parseIdle reads SESSION_IDLE_TIMEOUT: a Go duration of at least a
-// minute (the last use of a session is written once a minute), or empty
-// for none.
+// minute (the last use of a session is written once a minute), "off" for
+// none (-1), or empty for authkit's default (0: 30 minutes).
 func parseIdle(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
+	switch s {
+	case "":
+		return 0, nil // auth.DefaultSessionIdleTimeout
+	case "off":
+		return -1, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < time.Minute {
-		return 0, fmt.Errorf("SESSION_IDLE_TIMEOUT: %q is not a duration of at least 1m (such as 30m or 8h)", s)
+		return 0, fmt.Errorf("SESSION_IDLE_TIMEOUT: %q is not a duration of at least 1m (such as 30m or 8h) or off", s)
 	}
 	return d, nil
 }

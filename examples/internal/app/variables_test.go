@@ -63,6 +63,12 @@ func TestRateLimitsParse(t *testing.T) {
 			t.Errorf("parseIdle(%q) = %v", bad, err)
 		}
 	}
+	if d, err := parseIdle("off"); err != nil || d != -1 {
+		t.Errorf("parseIdle(off) = %v, %v, want -1 (no idle timeout)", d, err)
+	}
+	if d, err := parseIdle(""); err != nil || d != 0 {
+		t.Errorf("parseIdle() = %v, %v, want 0 (the default)", d, err)
+	}
 	if d, err := parseIdle("8h"); err != nil || d != 8*time.Hour {
 		t.Errorf("parseIdle(8h) = %v, %v", d, err)
 	}
