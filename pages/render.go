@@ -300,14 +300,19 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if visit != nil {
 		visit.WriteHeaders(w)
 	}
+	writePage(w, status, v.Lang(), buf.Bytes())
+}
+
+// writePage writes a page's HTML with status and the pages' headers.
+func writePage(w http.ResponseWriter, status int, lang string, page []byte) {
 	hd := w.Header()
 	secure(hd)
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Language", v.Lang())
+	hd.Set("Content-Language", lang)
 	hd.Add("Vary", "Accept-Language")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(page)
 }
 
 // serverError answers 500 with an HTML page that says something went
@@ -328,14 +333,7 @@ func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, lang *i18n
 			template.HTMLEscapeString(v.T("title.problem")), template.HTMLEscapeString(v.T("error.server")),
 			template.HTMLEscapeString(h.afterLogin), template.HTMLEscapeString(v.T("problem.back")))
 	}
-	hd := w.Header()
-	secure(hd)
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Language", v.Lang())
-	hd.Add("Vary", "Accept-Language")
-	w.WriteHeader(http.StatusInternalServerError)
-	_, _ = w.Write(buf.Bytes())
+	writePage(w, http.StatusInternalServerError, v.Lang(), buf.Bytes())
 }
 
 // redirect answers 303 See Other to target with the visit's cookies: the

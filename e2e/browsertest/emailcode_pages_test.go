@@ -69,21 +69,7 @@ func TestEmailCodePages(t *testing.T) {
 			}
 			b.Shot("2fa-email-sent")
 			audit("2FA, email code sent")
-			code := mailedCode(t, s)
-
-			wrong := "000000"
-			if code == wrong {
-				wrong = "111111"
-			}
-			b.Fill("email-code", wrong)
-			b.Submit("email-code-form")
-			f.fieldError("email-code", "Invalid 2FA code", 400)
-			b.Shot("2fa-email-wrong")
-			audit("2FA, wrong email code")
-
-			b.Fill("email-code", code)
-			b.Submit("email-code-form")
-			b.WaitPage("dashboard", "/dashboard")
+			f.mailedCodeIn("email-code", "Invalid 2FA code", func() { b.Shot("2fa-email-wrong"); audit("2FA, wrong email code") })
 			f.wantText("user-email", email)
 			if b.Cookie("authkit_session") == nil || b.Cookie("2fa_pending") != nil {
 				t.Error("after the mailed code: want a session cookie and no pending one")
@@ -91,6 +77,26 @@ func TestEmailCodePages(t *testing.T) {
 			b.NoProblems()
 		})
 	}
+}
+
+// mailedCodeIn types into the code field id (of the form id+"-form") a
+// wrong code, which wantErr must show beside it (then wrong runs), and
+// then the code the server mailed, which must lead to the dashboard.
+func (f *flow) mailedCodeIn(id, wantErr string, wrong func()) {
+	f.t.Helper()
+	b := f.b
+	code := mailedCode(f.t, f.s)
+	bad := "000000"
+	if code == bad {
+		bad = "111111"
+	}
+	b.Fill(id, bad)
+	b.Submit(id + "-form")
+	f.fieldError(id, wantErr, 400)
+	wrong()
+	b.Fill(id, code)
+	b.Submit(id + "-form")
+	b.WaitPage("dashboard", "/dashboard")
 }
 
 // mailCode matches the code of the sign-in mail the console mailer printed.
