@@ -443,6 +443,7 @@ type env struct {
 	base  string
 	totp  *totp.TOTP
 	tr    *http.Transport // shared by the env's browsers
+	fast  bool            // the Service hashes with dualHasher (Harness.FastHashing): seed makes fast hashes
 }
 
 // env builds and starts a Service with the suite's defaults changed by
@@ -460,12 +461,16 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	e.users = s.h.NewUsers(t)
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.Record
+	if s.h.FastHashing {
+		cfg.Hasher, cfg.RecoveryHasher = dualHasher{}, dualHasher{}
+	}
 	if s.h.NewLimitStore != nil {
 		cfg.LimitStore = func(name string) ratelimit.Store { return s.h.NewLimitStore(t, e.clock.Now, name) }
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	_, e.fast = cfg.Hasher.(dualHasher)
 	var err error
 	e.svc, err = auth.New(cfg)
 	if err != nil {
