@@ -91,8 +91,13 @@ test: ## go test -race in every module but e2e; names what it skipped
 test-e2e: ## the end-to-end tests (browsers, the store matrix, OpenAPI drift)
 	$(call gotest,$(E2E_MODULE),$(E2E_RACE_PKGS),$(E2E_PROCESS_PKGS))
 
+# vet and staticcheck: one process over every go.work module's packages
+# (go.work resolves them from the root), which loads the dependencies they
+# share once instead of once per module; the tool modules, outside go.work,
+# one by one with GOWORK=off.
+WORK_PKGS := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 vet:
-	@for m in $(MODULES); do (cd $$m && go vet ./...); done
+	@go vet $(WORK_PKGS)
 	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off go vet ./...); done
 
 fmt:
@@ -101,7 +106,7 @@ fmt:
 
 staticcheck:
 	@command -v staticcheck >/dev/null || { echo "staticcheck missing: run 'make tools'"; exit 1; }
-	@for m in $(MODULES); do (cd $$m && staticcheck ./...); done
+	@staticcheck $(WORK_PKGS)
 	@for m in $(TOOL_MODULES); do (cd $$m && GOWORK=off staticcheck ./...); done
 
 # govulncheck needs its database (vuln.go.dev). Where it cannot be reached the

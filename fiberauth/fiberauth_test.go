@@ -63,12 +63,16 @@ func serve(t *testing.T, app *fiber.App) string {
 	return "http://" + ln.Addr().String()
 }
 
+// TestFlows runs the flow suite on fiber, the hashes at no cost
+// (FastHashing): nethttpauth's run proves the flows with bcrypt.
 func TestFlows(t *testing.T) {
-	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
+	h := authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
 		app := newApp(svc, fiber.Config{})
 		fiberauth.Register(app, svc)
 		return serve(t, app)
-	}))
+	})
+	h.FastHashing = true
+	authtest.Run(t, h)
 }
 
 // newService returns a Service on a fresh memory store for the unit tests

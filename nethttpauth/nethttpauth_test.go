@@ -16,6 +16,8 @@ import (
 	"github.com/authkit-go/authkit/nethttpauth"
 )
 
+// TestFlows runs the flow suite on net/http with bcrypt (no FastHashing):
+// the one framework run that proves the flows with the real hasher.
 func TestFlows(t *testing.T) {
 	authtest.Run(t, authtest.OnMemory(func(t *testing.T, svc *auth.Service) string {
 		return authtest.Serve(t, nethttpauth.Handler(svc))

@@ -42,13 +42,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/semver"
 )
@@ -259,6 +262,7 @@ type proxyEnv struct {
 	root string
 	tmp  string
 	env  []string
+	out  io.Writer // the go commands' output; forEach gives each module a buffer
 }
 
 // forEach calls do for every module, or for those whose directories only
@@ -281,14 +285,37 @@ func forEach(root string, mods []Module, only []string, do func(Module, *proxyEn
 	if err != nil {
 		return err
 	}
-	e := &proxyEnv{root: root, tmp: tmp, env: env}
-	var failed []string
+	// The modules side by side, as many at once as the machine has cores
+	// (each go command is mostly one core's work: loading, type-checking);
+	// their module cache is shared, the go command locks it. Each module's
+	// output is printed whole, in the modules' order.
+	type result struct {
+		out bytes.Buffer
+		err error
+	}
+	var run []Module
 	for _, m := range mods {
-		if len(only) > 0 && !slices.Contains(only, m.Dir) {
-			continue
+		if len(only) == 0 || slices.Contains(only, m.Dir) {
+			run = append(run, m)
 		}
+	}
+	results := make([]result, len(run))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i, m := range run {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			e := &proxyEnv{root: root, tmp: tmp, env: env, out: &results[i].out}
+			results[i].err = do(m, e)
+		})
+	}
+	wg.Wait()
+	var failed []string
+	for i, m := range run {
 		fmt.Printf("== %s\n", m.Dir)
-		if err := do(m, e); err != nil {
+		_, _ = os.Stdout.Write(results[i].out.Bytes())
+		if err := results[i].err; err != nil {
 			fmt.Fprintf(os.Stderr, "!! %s: %v\n", m.Dir, err)
 			failed = append(failed, m.Dir)
 		}
@@ -324,7 +351,7 @@ func goEnv(proxy, modcache string) ([]string, error) {
 		"GOPROXY="+chain,
 		"GONOSUMDB="+repoPath,
 		"GOMODCACHE="+modcache,
-		"GOFLAGS=-modcacherw",
+		"GOFLAGS=-modcacherw -trimpath",
 	), nil
 }
 
@@ -344,7 +371,7 @@ func (e *proxyEnv) goCmd(m Module, args ...string) error {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(e.root, filepath.FromSlash(m.Dir))
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Stdout, cmd.Stderr = e.out, e.out
 	return cmd.Run()
 }
 
@@ -365,7 +392,7 @@ func (e *proxyEnv) goOutput(m Module, workspace bool, args ...string) ([]byte, e
 	default:
 		cmd.Env = e.envFor(m)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = e.out
 	return cmd.Output()
 }
 

@@ -17,9 +17,11 @@ import (
 // maxFailoverErrors bounds the time, from the moment a primary dies, during
 // which the limit store may fail on that primary's keys: Redis marks the
 // primary failed after redistest.ClusterNodeTimeout, its replica waits 0.5 to 1
-// second more and is elected; the client then learns the new map. The bound
-// leaves room for a slow CI machine.
-const maxFailoverErrors = 10 * time.Second
+// second more and is elected; the client then learns the new map (Sentinel:
+// the sentinels agree, then promote). That takes a few seconds; the bound
+// leaves room for a 2-core machine running the other test packages beside
+// (10 s was passed there). Each test logs how long its failover took.
+const maxFailoverErrors = 30 * time.Second
 
 // testFailover kills one primary (SIGKILL) and lets its replica take over,
 // as Redis Cluster does by itself. Before the kill each of 20 keys on that

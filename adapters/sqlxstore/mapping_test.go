@@ -169,10 +169,12 @@ func mappedDB(t testing.TB, pool *sqlxstore.DB, prefix, table string, users sqlx
 
 // TestConformanceMapped runs the user-store suite on an app's own users
 // table in every layout, id type and option (the mappings with suite
-// set), on every database.
+// set), on every database, the databases side by side; each subtest on
+// empty tables of its own (suiteAppDB).
 func TestConformanceMapped(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			pool := openPool(t, b)
 			for _, m := range mappings {
 				if !m.suite {
@@ -180,8 +182,7 @@ func TestConformanceMapped(t *testing.T) {
 				}
 				t.Run(m.name, func(t *testing.T) {
 					storetest.RunUserStore(t, func(t *testing.T) *sqlxstore.UserStore {
-						db, _ := appDB(t, pool, m.table, m.users(pool.Dialect()))
-						return db.Users()
+						return suiteAppDB(t, pool, m.table, m.users(pool.Dialect())).Users()
 					})
 				})
 			}

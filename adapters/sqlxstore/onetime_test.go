@@ -21,7 +21,7 @@ func TestOneTimeStore(t *testing.T) {
 			pool := openPool(t, b)
 			t.Run("Conformance", func(t *testing.T) {
 				storetest.RunOneTimeStore(t, func(t *testing.T, clock *storetest.Clock) onetime.Store {
-					return freshDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).OneTime()
+					return suiteDB(t, pool, sqlxstore.Config{Now: clock.Now, CleanupInterval: -1}).OneTime()
 				})
 			})
 			t.Run("Layout", func(t *testing.T) { testOneTimeLayout(t, pool) })

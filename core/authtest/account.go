@@ -122,7 +122,7 @@ func (s suite) sessionLifetime(t *testing.T) {
 }
 
 func (s suite) loginUpgradesHash(t *testing.T) {
-	e := s.env(t)
+	e := s.env(t, realHashing) // the upgrade is to bcrypt
 	old, err := password.New(password.Config{Algorithm: password.Argon2id, AllowLowCost: true,
 		Argon2: password.Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1}})
 	if err != nil {

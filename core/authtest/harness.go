@@ -38,6 +38,17 @@ type Harness struct {
 	// RealTimeLimits marks limit stores that keep their own time (Redis):
 	// the suite then skips the tests that move the clock past a window.
 	RealTimeLimits bool
+
+	// FastHashing makes the Services hash new passwords and recovery codes
+	// with a test-only hasher (SHA-256, no cost; it still verifies the
+	// bcrypt hashes of seeded users) instead of bcrypt at its minimum cost,
+	// except in the topics about the hashes themselves (their format, the
+	// upgrade at login), which keep bcrypt. Under the race detector bcrypt
+	// is about two thirds of the suite's CPU time, and the flows take the
+	// same path whatever the hasher: one run of a module with bcrypt
+	// (nethttpauth's) proves them with it; a second framework or store
+	// may set FastHashing. Default: false.
+	FastHashing bool
 }
 
 // Clock is the suite's settable clock; every Service the suite builds

@@ -71,7 +71,13 @@ func (e *env) noUser(t *testing.T, email string) {
 // or on a store without user.Registration the way its app does.
 func (e *env) seed(t *testing.T, email string) *user.User {
 	t.Helper()
-	h, err := password.ForTesting().Hash(e.ctx(), goodPassword)
+	var h string
+	var err error
+	if e.fast {
+		h, err = fastHasher{}.Hash(e.ctx(), goodPassword)
+	} else {
+		h, err = password.ForTesting().Hash(e.ctx(), goodPassword)
+	}
 	if err != nil {
 		t.Fatalf("hash: %v", err)
 	}

@@ -87,6 +87,9 @@ func (s suite) partsEnv(t *testing.T) *env {
 	}
 	cfg := baseConfig(t, e.accounts, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.Record
+	if s.h.FastHashing {
+		cfg.Hasher, cfg.RecoveryHasher = dualHasher{}, dualHasher{}
+	}
 	cfg.Disable = missingFeatures(e.accounts)
 	if _, ok := e.accounts.(user.Lockout); !ok {
 		cfg.Lockout = auth.LockoutOff

@@ -465,6 +465,7 @@ type env struct {
 	base     string
 	totp     *totp.TOTP
 	tr       *http.Transport // shared by the env's browsers
+	fast     bool            // the Service hashes with dualHasher (Harness.FastHashing): seed makes fast hashes
 }
 
 // env builds and starts a Service with the suite's defaults changed by
@@ -483,6 +484,9 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 	e.accounts = e.users
 	cfg := baseConfig(t, e.users, e.mail, e.clock.Now)
 	cfg.Audit = e.audit.Record
+	if s.h.FastHashing {
+		cfg.Hasher, cfg.RecoveryHasher = dualHasher{}, dualHasher{}
+	}
 	if s.h.NewLimitStore != nil {
 		cfg.LimitStore = func(name string) ratelimit.Store { return s.h.NewLimitStore(t, e.clock.Now, name) }
 	}
@@ -497,6 +501,7 @@ func (s suite) envWithRoutes(t *testing.T, routes func(*auth.Service) []auth.Rou
 // it with the harness; the Service is closed when the test ends.
 func (e *env) start(t *testing.T, s suite, cfg auth.Config, routes func(*auth.Service) []auth.Route) {
 	t.Helper()
+	_, e.fast = cfg.Hasher.(dualHasher)
 	var err error
 	if e.svc, err = auth.New(cfg); err != nil {
 		t.Fatalf("authtest: auth.New: %v", err)

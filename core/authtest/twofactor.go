@@ -166,7 +166,7 @@ func (s suite) confirmWrongCode(t *testing.T) {
 }
 
 func (s suite) confirmEnables2FA(t *testing.T) {
-	e := s.env(t)
+	e := s.env(t, realHashing) // the stored hashes are bcrypt's
 	c, u, secret := e.settingUp2FA(t)
 	pending := e.byID(t, u.ID).PendingTOTPSecret
 	r := c.post("/api/2fa/confirm", obj{"code": e.now(t, secret)})
