@@ -1,4 +1,4 @@
-package social_test
+package socialtest
 
 import (
 	"context"
@@ -23,16 +23,16 @@ var all = []string{"*"}
 
 func loginError(code string) string { return "/login?error=" + code }
 
-// TestSignUpOnFirstSignIn: a provider account without a local one, whose
+// signUpOnFirstSignIn: a provider account without a local one, whose
 // address the provider asserts verified and is authoritative for, makes
 // an account without a password, its address verified, linked, signed in.
-func TestSignUpOnFirstSignIn(t *testing.T) {
+func signUpOnFirstSignIn(t *testing.T, h Harness) {
 	for _, tc := range []struct {
 		name          string
 		authoritative []string
 	}{{"for the domain", []string{"example.com"}}, {"for every domain", []string{"*"}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, options{authoritative: tc.authoritative})
+			e := newEnv(t, h, options{authoritative: tc.authoritative})
 			b := e.browser()
 			wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
 			status, id := b.me()
@@ -61,11 +61,11 @@ func TestSignUpOnFirstSignIn(t *testing.T) {
 	}
 }
 
-// TestNoSignUpOnUntrustedClaim: without an account, a provider that is not
+// noSignUpOnUntrustedClaim: without an account, a provider that is not
 // authoritative for the address makes none (a pre-hijacked account would
 // wait for its real owner).
-func TestNoSignUpOnUntrustedClaim(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.org"}})
+func noSignUpOnUntrustedClaim(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.org"}})
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, loginError("social_email_unverified"))
 	if status, _ := b.me(); status != http.StatusUnauthorized || e.userCount() != 0 {
@@ -73,10 +73,10 @@ func TestNoSignUpOnUntrustedClaim(t *testing.T) {
 	}
 }
 
-// TestSignInAgain: the second sign-in of a linked account signs into it,
+// signInAgain: the second sign-in of a linked account signs into it,
 // from another browser, and makes nothing new.
-func TestSignInAgain(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"*"}})
+func signInAgain(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"*"}})
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 	first, _ := e.users.ByEmail(context.Background(), alice.Email)
 	b := e.browser()
@@ -89,10 +89,10 @@ func TestSignInAgain(t *testing.T) {
 	}
 }
 
-// TestReturnTo: a path of the app is where the callback lands; another
+// returnTo: a path of the app is where the callback lands; another
 // origin in any spelling is ignored.
-func TestReturnTo(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func returnTo(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	for returnTo, want := range map[string]string{
 		"/settings?tab=security": "/settings?tab=security",
 		"//evil.example/x":       "/",
@@ -107,11 +107,11 @@ func TestReturnTo(t *testing.T) {
 	}
 }
 
-// TestLinkByVerifiedEmail: an account whose verified address the provider
+// linkByVerifiedEmail: an account whose verified address the provider
 // asserts verified, and for which it is authoritative, is linked and
 // signed into.
-func TestLinkByVerifiedEmail(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}})
+func linkByVerifiedEmail(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
 	local := e.local(alice.Email, true)
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
@@ -126,11 +126,11 @@ func TestLinkByVerifiedEmail(t *testing.T) {
 	}
 }
 
-// TestNoTakeover: a provider account that only claims an address of an
+// noTakeover: a provider account that only claims an address of an
 // existing account never gets into it: an unverified claim, a provider
 // not authoritative for the address, a local address never verified.
 // Nothing is linked or created, and the browser is not signed in.
-func TestNoTakeover(t *testing.T) {
+func noTakeover(t *testing.T, h Harness) {
 	for _, tc := range []struct {
 		name          string
 		as            account
@@ -144,7 +144,7 @@ func TestNoTakeover(t *testing.T) {
 		{"local address unverified", eve, []string{"*"}, false, "social_link_required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, options{authoritative: tc.authoritative})
+			e := newEnv(t, h, options{authoritative: tc.authoritative})
 			victim := e.local("victim@example.com", tc.localVerified)
 			b := e.browser()
 			wantRedirect(t, b.signIn(tc.as), http.StatusSeeOther, loginError(string(tc.code)))
@@ -164,10 +164,10 @@ func TestNoTakeover(t *testing.T) {
 	}
 }
 
-// TestTwoFactorAccount: a social sign-in into an account with 2FA ends at
+// twoFactorAccount: a social sign-in into an account with 2FA ends at
 // the second step: the 2fa_pending cookie, no session.
-func TestTwoFactorAccount(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}})
+func twoFactorAccount(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
 	local := e.local(alice.Email, true)
 	ctx := context.Background()
 	if err := e.users.BeginTOTPSetup(ctx, local.ID, "pending"); err != nil {
@@ -190,10 +190,10 @@ func TestTwoFactorAccount(t *testing.T) {
 	}
 }
 
-// TestTamperedState: a callback whose state is not the browser's, or
+// tamperedState: a callback whose state is not the browser's, or
 // without the browser's cookie, is refused and changes nothing.
-func TestTamperedState(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func tamperedState(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	u, _ := url.Parse(cb)
@@ -210,11 +210,11 @@ func TestTamperedState(t *testing.T) {
 	}
 }
 
-// TestReplayedCallback: a callback, its cookie included, works once; the
+// replayedCallback: a callback, its cookie included, works once; the
 // same again (a replayed code, a second callback with the same state)
 // is refused and changes nothing.
-func TestReplayedCallback(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func replayedCallback(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	app, _ := url.Parse(e.app.URL + social.Prefix)
@@ -230,10 +230,10 @@ func TestReplayedCallback(t *testing.T) {
 	}
 }
 
-// TestIssuerMismatch: an iss parameter (RFC 9207) that is not the
+// issuerMismatch: an iss parameter (RFC 9207) that is not the
 // provider's issuer refuses the callback.
-func TestIssuerMismatch(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func issuerMismatch(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	wantRedirect(t, b.get(cb+"&iss="+url.QueryEscape("https://evil.example/")), http.StatusSeeOther, loginError("social_failed"))
@@ -242,10 +242,10 @@ func TestIssuerMismatch(t *testing.T) {
 	}
 }
 
-// TestProviderError: the provider's error answer (the user declined) is
+// providerError: the provider's error answer (the user declined) is
 // social_failed.
-func TestProviderError(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func providerError(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp := b.get(start)
@@ -260,18 +260,18 @@ func TestProviderError(t *testing.T) {
 	wantRedirect(t, b.get(e.callback+"?error=access_denied&state="+url.QueryEscape(q.Get("state"))), http.StatusSeeOther, loginError("social_failed"))
 }
 
-// TestProviderDown: a provider that does not answer at start or at the
+// providerDown: a provider that does not answer at start or at the
 // callback gives social_provider_unavailable, never a 5xx, and nothing
 // changes.
-func TestProviderDown(t *testing.T) {
+func providerDown(t *testing.T, h Harness) {
 	t.Run("at start", func(t *testing.T) {
-		e := newEnv(t, options{authoritative: all})
+		e := newEnv(t, h, options{authoritative: all})
 		e.stop()
 		b := e.browser()
 		wantRedirect(t, b.get(start), http.StatusSeeOther, loginError("social_provider_unavailable"))
 	})
 	t.Run("at the callback", func(t *testing.T) {
-		e := newEnv(t, options{authoritative: all})
+		e := newEnv(t, h, options{authoritative: all})
 		b := e.browser()
 		cb := b.signInAt(start, alice)
 		e.stop()
@@ -282,10 +282,10 @@ func TestProviderDown(t *testing.T) {
 	})
 }
 
-// TestSignUpClosed: without public sign-up, a provider account with no
+// signUpClosed: without public sign-up, a provider account with no
 // local one is refused; existing accounts still sign in.
-func TestSignUpClosed(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}, core: func(c *auth.Config) { c.Disable = []auth.Feature{auth.FeatureRegistration} }})
+func signUpClosed(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}, core: func(c *auth.Config) { c.Disable = []auth.Feature{auth.FeatureRegistration} }})
 	wantRedirect(t, e.browser().signIn(bob), http.StatusSeeOther, loginError("social_signup_closed"))
 	if e.userCount() != 0 {
 		t.Fatal("an account was created")
@@ -294,9 +294,9 @@ func TestSignUpClosed(t *testing.T) {
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 }
 
-// TestUnknownProvider: a provider that is not configured.
-func TestUnknownProvider(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+// unknownProvider: a provider that is not configured.
+func unknownProvider(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantRedirect(t, e.browser().get(social.Prefix+"/nope/start"), http.StatusSeeOther, loginError("social_provider_unknown"))
 }
 
@@ -329,11 +329,11 @@ func wantJSON(t *testing.T, resp *http.Response, status int, field, want string)
 	}
 }
 
-// TestLinkListUnlink: a signed-in user links a second provider account,
+// linkListUnlink: a signed-in user links a second provider account,
 // lists both, unlinks one; the last way to sign in cannot be unlinked;
 // another user's identity is not found.
-func TestLinkListUnlink(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func linkListUnlink(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
 	first := b.list()
@@ -377,10 +377,10 @@ func TestLinkListUnlink(t *testing.T) {
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 }
 
-// TestLinkTaken: a provider account linked to one user cannot be linked
+// linkTaken: a provider account linked to one user cannot be linked
 // to another.
-func TestLinkTaken(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func linkTaken(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantRedirect(t, e.browser().signIn(bob), http.StatusSeeOther, "/") // bob's account holds bob's identity
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
@@ -396,8 +396,8 @@ func TestLinkTaken(t *testing.T) {
 	}
 }
 
-// TestLinkNeedsSession: linking without a session is refused as JSON.
-func TestLinkNeedsSession(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+// linkNeedsSession: linking without a session is refused as JSON.
+func linkNeedsSession(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantJSON(t, e.browser().do(http.MethodPost, social.Prefix+"/test/link", nil), http.StatusUnauthorized, "code", "not_authenticated")
 }
