@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -41,6 +42,10 @@ type ProviderConfig struct {
 	// identities the store keeps ("google"): lowercase letters, digits and
 	// '-'. Changing it later orphans the identities linked under it.
 	Name string
+	// Label is the provider's name as people read it, on the buttons of
+	// the pages and in the notices mailed when an account of it is linked
+	// or unlinked ("Google"). Default: Name.
+	Label string
 	// Provider speaks the protocol: OIDC, or the app's own.
 	Provider Provider
 	// Authoritative lists the email domains ("example.com", or "*" for
@@ -120,7 +125,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if svc == nil {
 		return nil, errors.New("social: New needs an auth.Service")
 	}
-	ids, ok := svc.Modules().Users().(user.Identities)
+	ids, ok := svc.Modules().IdentityStore() // observed, as core's store parts
 	if !ok {
 		return nil, fmt.Errorf("social: auth.Config.Users (%T) does not implement user.Identities, which social sign-in needs: implement it", svc.Modules().Users())
 	}
@@ -145,6 +150,9 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		p.Authoritative = slices.Clone(p.Authoritative)
 		for i, d := range p.Authoritative {
 			p.Authoritative[i] = strings.ToLower(strings.TrimSpace(d))
+		}
+		if p.Label = strings.TrimSpace(p.Label); p.Label == "" {
+			p.Label = p.Name
 		}
 		h.providers[p.Name] = p
 	}
@@ -447,7 +455,7 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 		if !proves || !existing.EmailVerified() {
 			return "", nil, auth.ErrSocialLinkRequired
 		}
-		l, err := h.addIdentity(ctx, v, p.Name, existing.ID, c, "email")
+		l, err := h.addIdentity(ctx, v, p, existing, c, "email")
 		if err != nil {
 			return "", nil, err
 		}
@@ -469,7 +477,7 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 	if err != nil {
 		return "", nil, err
 	}
-	l, err := h.addIdentity(ctx, v, p.Name, u.ID, c, "sign-up")
+	l, err := h.addIdentity(ctx, v, p, u, c, "sign-up")
 	if err != nil {
 		// The identity was linked meanwhile (a racing callback of the same
 		// account): the account just made is nobody's; the sign-in fails
@@ -504,18 +512,25 @@ func (h *Handler) link(ctx context.Context, v *auth.Visit, p ProviderConfig, use
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, fmt.Errorf("social: identity: %w", err)
 	}
-	return h.addIdentity(ctx, v, p.Name, u.ID, c, "signed in")
+	return h.addIdentity(ctx, v, p, u, c, "signed in")
 }
 
-func (h *Handler) addIdentity(ctx context.Context, v *auth.Visit, provider, userID string, c *Claims, how string) (*user.Identity, error) {
-	l, err := h.ids.AddIdentity(ctx, &user.Identity{UserID: userID, Provider: provider, Subject: c.Subject, Email: strings.ToLower(c.Email), LinkedAt: h.cfg.Now()})
+// addIdentity links the provider's account to u, audits it
+// (EventIdentityLinked) and, unless the account was made for it a moment
+// ago (how "sign-up"), mails u the KindIdentityLinked notice: a link the
+// owner did not make is a new way into their account.
+func (h *Handler) addIdentity(ctx context.Context, v *auth.Visit, p ProviderConfig, u *user.User, c *Claims, how string) (*user.Identity, error) {
+	l, err := h.ids.AddIdentity(ctx, &user.Identity{UserID: u.ID, Provider: p.Name, Subject: c.Subject, Email: strings.ToLower(c.Email), LinkedAt: h.cfg.Now()})
 	if errors.Is(err, user.ErrConflict) {
 		return nil, auth.ErrSocialIdentityTaken
 	}
 	if err != nil {
 		return nil, fmt.Errorf("social: link: %w", err)
 	}
-	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityLinked, UserID: userID, Detail: provider + " (" + how + ")"})
+	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityLinked, UserID: u.ID, Detail: p.Name + " (" + how + ")"})
+	if how != "sign-up" {
+		h.svc.Modules().Notify(ctx, v, mail.KindIdentityLinked, u, mail.Data{Provider: p.Label})
+	}
 	return l, nil
 }
 
@@ -583,7 +598,17 @@ func (h *Handler) Unlink(ctx context.Context, v *auth.Visit, identityID string) 
 		return fmt.Errorf("social: unlink: %w", err)
 	}
 	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityUnlinked, UserID: u.ID, Detail: ids[i].Provider})
+	h.svc.Modules().Notify(ctx, v, mail.KindIdentityUnlinked, u, mail.Data{Provider: h.label(ids[i].Provider)})
 	return nil
+}
+
+// label is the Label of the provider named name; the name itself for a
+// provider no longer configured.
+func (h *Handler) label(name string) string {
+	if p, ok := h.providers[name]; ok {
+		return p.Label
+	}
+	return name
 }
 
 // providerError turns a provider's failure into the error the browser

@@ -276,3 +276,44 @@ func (v *Visit) Query() url.Values {
 	}
 	return vals
 }
+
+// IdentityStore returns the user store's user.Identities part as the
+// flows call the store (each call reported to Config.Observer as part
+// "Identities" when one is set, as core's own parts are), and false when
+// Config.Users has no such part: for the social module, which takes it
+// once, in its constructor.
+func (m *Modules) IdentityStore() (user.Identities, bool) {
+	s := m.svc()
+	ids, ok := s.cfg.Users.(user.Identities)
+	if !ok {
+		return nil, false
+	}
+	if s.cfg.Observer != nil {
+		return obsIdentities{ids, s.cfg.Observer}, true
+	}
+	return ids, true
+}
+
+// obsIdentities reports every call to a user.Identities to an Observer.
+type obsIdentities struct {
+	p user.Identities
+	o Observer
+}
+
+func (w obsIdentities) AddIdentity(ctx context.Context, id *user.Identity) (*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "AddIdentity", func(ctx context.Context) (*user.Identity, error) { return w.p.AddIdentity(ctx, id) })
+}
+
+func (w obsIdentities) IdentityBySubject(ctx context.Context, provider, subject string) (*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "IdentityBySubject", func(ctx context.Context) (*user.Identity, error) {
+		return w.p.IdentityBySubject(ctx, provider, subject)
+	})
+}
+
+func (w obsIdentities) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "ListIdentities", func(ctx context.Context) ([]*user.Identity, error) { return w.p.ListIdentities(ctx, userID) })
+}
+
+func (w obsIdentities) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
+	return observe0(w.o, ctx, "Identities", "DeleteIdentity", func(ctx context.Context) error { return w.p.DeleteIdentity(ctx, userID, identityID, keepOne) })
+}

@@ -57,6 +57,8 @@ func signUpOnFirstSignIn(t *testing.T, h Harness) {
 			if len(e.eventsOf(auth.EventRegistered)) != 1 || len(e.eventsOf(auth.EventIdentityLinked)) != 1 || len(e.eventsOf(auth.EventLoginSucceeded)) != 1 {
 				t.Fatalf("events: %+v", e.events)
 			}
+			// The account was made for this identity: no "linked" notice.
+			e.wantNotice(mail.KindIdentityLinked, alice.Email, 0)
 		})
 	}
 }
@@ -124,6 +126,7 @@ func linkByVerifiedEmail(t *testing.T, h Harness) {
 	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (email)" {
 		t.Fatalf("identity_linked events %+v", ev)
 	}
+	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1)
 }
 
 // noTakeover: a provider account that only claims an address of an
@@ -359,6 +362,11 @@ func linkListUnlink(t *testing.T, h Harness) {
 	if _, err := e.users.ByEmail(context.Background(), bob.Email); err == nil {
 		t.Fatal("the link made an account for bob")
 	}
+	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1) // to the account's address, not bob's
+	e.wantNotice(mail.KindIdentityLinked, bob.Email, 0)
+	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 2 || ev[1].Detail != "test (signed in)" {
+		t.Fatalf("identity_linked events %+v", ev)
+	}
 
 	other := e.browser() // another user's identity is none of alice's
 	wantRedirect(t, other.signIn(mallory), http.StatusSeeOther, loginError("social_email_unverified"))
@@ -373,6 +381,7 @@ func linkListUnlink(t *testing.T, h Harness) {
 	if ev := e.eventsOf(auth.EventIdentityUnlinked); len(ev) != 1 || ev[0].Detail != "test" {
 		t.Fatalf("identity_unlinked events %+v", ev)
 	}
+	e.wantNotice(mail.KindIdentityUnlinked, alice.Email, 1) // the refused unlink mailed nothing
 	// alice's provider account is free: it signs up anew.
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 }

@@ -164,7 +164,7 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 		t.Fatal(err)
 	}
 	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
-		Providers: []social.ProviderConfig{{Name: "test", Provider: prov, Authoritative: o.authoritative}}})
+		Providers: []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +177,40 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	proxy.ErrorLog = log.New(io.Discard, "", 0)
 	handler = proxy
 	return e
+}
+
+// providerLabel is the test provider's Label, which the notices name.
+const providerLabel = "Test Provider"
+
+// mails returns the messages of kind mailed to to so far (the queue
+// flushed first).
+func (e *env) mails(kind mail.Kind, to string) []mail.Message {
+	e.t.Helper()
+	if err := e.svc.FlushMail(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	var out []mail.Message
+	for _, m := range e.mail.To(to) {
+		if m.Kind == kind {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// wantNotice checks that exactly n notices of kind, naming the test
+// provider, went to to.
+func (e *env) wantNotice(kind mail.Kind, to string, n int) {
+	e.t.Helper()
+	ms := e.mails(kind, to)
+	if len(ms) != n {
+		e.t.Fatalf("%d %s mails to %s, want %d", len(ms), kind, to, n)
+	}
+	for _, m := range ms {
+		if !strings.Contains(m.Subject, providerLabel) || !strings.Contains(m.Text, providerLabel) {
+			e.t.Fatalf("%s mail %q does not name the provider %q:\n%s", kind, m.Subject, providerLabel, m.Text)
+		}
+	}
 }
 
 // events of typ, in order.

@@ -68,4 +68,5 @@ var topics = []struct {
 	{"link, list, unlink", linkListUnlink},
 	{"link taken", linkTaken},
 	{"link needs a session", linkNeedsSession},
+	{"store calls observed", storeCallsObserved},
 }
