@@ -155,6 +155,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 			p.Label = p.Name
 		}
 		h.providers[p.Name] = p
+		svc.Modules().LabelProvider(p.Name, p.Label)
 	}
 	h.cfg.Providers = nil
 	if h.cfg.LoginPath == "" {
@@ -535,80 +536,25 @@ func (h *Handler) addIdentity(ctx context.Context, v *auth.Visit, p ProviderConf
 }
 
 // IdentityInfo is a linked identity as the signed-in user sees it.
-type IdentityInfo struct {
-	ID        string    `json:"id"`
-	Provider  string    `json:"provider"`
-	Email     string    `json:"email"`
-	CreatedAt time.Time `json:"createdAt"`
-}
+type IdentityInfo = auth.IdentityInfo
 
 // Identities returns the visit's signed-in user's linked identities,
-// oldest first (auth.ErrNotAuthenticated without a session).
+// oldest first (auth.ErrNotAuthenticated without a session): core's
+// auth.Service.Identities.
 func (h *Handler) Identities(ctx context.Context, v *auth.Visit) ([]IdentityInfo, error) {
-	u, err := h.svc.CurrentUser(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := h.ids.ListIdentities(ctx, u.ID)
-	if err != nil {
-		return nil, fmt.Errorf("social: identities: %w", err)
-	}
-	out := make([]IdentityInfo, len(ids))
-	for i, id := range ids {
-		out[i] = IdentityInfo{ID: id.ID, Provider: id.Provider, Email: id.Email, CreatedAt: id.LinkedAt.UTC()}
-	}
-	return out, nil
+	return h.svc.Identities(ctx, v)
 }
 
-// Unlink removes one of the signed-in user's identities. It needs a recent
-// authentication (auth.ErrReauthenticationRequired). An id that is not
-// one of the user's is auth.ErrIdentityNotFound. It refuses
-// (auth.ErrLastSignInMethod) to remove the account's last way to sign in:
-// an account without a password and without a passkey keeps at least one
-// identity, and of racing unlinks of its last two one fails.
+// Unlink removes one of the signed-in user's identities: core's
+// auth.Service.UnlinkIdentity. It needs a recent authentication
+// (auth.ErrReauthenticationRequired). An id that is not one of the user's
+// is auth.ErrIdentityNotFound. It refuses (auth.ErrLastSignInMethod) to
+// remove the account's last way to sign in: an account without a
+// password and without a passkey keeps at least one identity, and of
+// racing unlinks of its last two one fails. The owner is mailed the
+// KindIdentityUnlinked notice.
 func (h *Handler) Unlink(ctx context.Context, v *auth.Visit, identityID string) error {
-	u, err := h.svc.RecentUser(ctx, v)
-	if err != nil {
-		return err
-	}
-	keepOne := u.PasswordHash == ""
-	if keepOne {
-		if pk, ok := h.svc.Modules().PasskeyStore(); ok {
-			keys, err := pk.ListPasskeys(ctx, u.ID)
-			if err != nil {
-				return fmt.Errorf("social: unlink: passkeys: %w", err)
-			}
-			keepOne = len(keys) == 0
-		}
-	}
-	ids, err := h.ids.ListIdentities(ctx, u.ID)
-	if err != nil {
-		return fmt.Errorf("social: unlink: %w", err)
-	}
-	i := slices.IndexFunc(ids, func(id *user.Identity) bool { return id.ID == identityID })
-	if i < 0 {
-		return auth.ErrIdentityNotFound
-	}
-	switch err := h.ids.DeleteIdentity(ctx, u.ID, identityID, keepOne); {
-	case errors.Is(err, user.ErrNotFound):
-		return auth.ErrIdentityNotFound
-	case errors.Is(err, user.ErrConflict):
-		return auth.ErrLastSignInMethod
-	case err != nil:
-		return fmt.Errorf("social: unlink: %w", err)
-	}
-	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityUnlinked, UserID: u.ID, Detail: ids[i].Provider})
-	h.svc.Modules().Notify(ctx, v, mail.KindIdentityUnlinked, u, mail.Data{Provider: h.label(ids[i].Provider)})
-	return nil
-}
-
-// label is the Label of the provider named name; the name itself for a
-// provider no longer configured.
-func (h *Handler) label(name string) string {
-	if p, ok := h.providers[name]; ok {
-		return p.Label
-	}
-	return name
+	return h.svc.UnlinkIdentity(ctx, v, identityID)
 }
 
 // providerError turns a provider's failure into the error the browser

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -316,4 +319,107 @@ func (w obsIdentities) ListIdentities(ctx context.Context, userID string) ([]*us
 
 func (w obsIdentities) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
 	return observe0(w.o, ctx, "Identities", "DeleteIdentity", func(ctx context.Context) error { return w.p.DeleteIdentity(ctx, userID, identityID, keepOne) })
+}
+
+// IdentityInfo is an identity linked to the signed-in user, as they see
+// it (GET /api/auth/identities).
+type IdentityInfo struct {
+	ID        string    `json:"id"`
+	Provider  string    `json:"provider"`
+	Email     string    `json:"email"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Identities returns the signed-in user's identities at outside
+// providers (the social module links them), oldest first; none is an
+// empty slice. Without a session it fails with ErrNotAuthenticated, and
+// with ErrFeatureDisabled when the user store has no user.Identities.
+func (s *Service) Identities(ctx context.Context, v *Visit) (_ []IdentityInfo, err error) {
+	ctx, flow := s.enter(ctx, v, "identities")
+	defer flow.end(&err)
+	ids, ok := s.Modules().IdentityStore()
+	if !ok {
+		return nil, ErrFeatureDisabled
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ids.ListIdentities(ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("identities: %w", err)
+	}
+	out := make([]IdentityInfo, len(list))
+	for i, id := range list {
+		out[i] = IdentityInfo{ID: id.ID, Provider: id.Provider, Email: id.Email, CreatedAt: id.LinkedAt.UTC()}
+	}
+	return out, nil
+}
+
+// UnlinkIdentity removes one of the signed-in user's identities
+// (DELETE /api/auth/identities/{id}). It needs a recent authentication
+// (ErrReauthenticationRequired); an id that is not one of the user's is
+// ErrIdentityNotFound. It refuses (ErrLastSignInMethod) to remove the
+// account's last way to sign in: an account without a password and
+// without a passkey keeps at least one identity, and of racing unlinks of
+// its last two one fails. A success is audited (EventIdentityUnlinked,
+// Detail: the provider's name) and mails the owner the
+// KindIdentityUnlinked notice, naming the provider by the label its
+// module gave it (Modules.LabelProvider).
+func (s *Service) UnlinkIdentity(ctx context.Context, v *Visit, identityID string) (err error) {
+	ctx, flow := s.enter(ctx, v, "identities/unlink")
+	defer flow.end(&err)
+	ids, ok := s.Modules().IdentityStore()
+	if !ok {
+		return ErrFeatureDisabled
+	}
+	u, err := s.RecentUser(ctx, v)
+	if err != nil {
+		return err
+	}
+	keepOne := u.PasswordHash == ""
+	if keepOne && s.users.passkeys != nil {
+		keys, err := s.users.passkeys.ListPasskeys(ctx, u.ID)
+		if err != nil {
+			return fmt.Errorf("unlink: passkeys: %w", err)
+		}
+		keepOne = len(keys) == 0
+	}
+	list, err := ids.ListIdentities(ctx, u.ID)
+	if err != nil {
+		return fmt.Errorf("unlink: %w", err)
+	}
+	i := slices.IndexFunc(list, func(id *user.Identity) bool { return id.ID == identityID })
+	if i < 0 {
+		return ErrIdentityNotFound
+	}
+	switch err := ids.DeleteIdentity(ctx, u.ID, identityID, keepOne); {
+	case errors.Is(err, user.ErrNotFound):
+		return ErrIdentityNotFound
+	case errors.Is(err, user.ErrConflict):
+		return ErrLastSignInMethod
+	case err != nil:
+		return fmt.Errorf("unlink: %w", err)
+	}
+	provider := list[i].Provider
+	s.audit(ctx, v, Event{Type: EventIdentityUnlinked, UserID: u.ID, Detail: provider})
+	s.Modules().Notify(ctx, v, mail.KindIdentityUnlinked, u, mail.Data{Provider: s.Modules().ProviderLabel(provider)})
+	return nil
+}
+
+// LabelProvider records the label people read for the outside provider
+// named name ("Google" for "google"), for the notices core mails about
+// it. The social module calls it for each provider it is configured
+// with.
+func (m *Modules) LabelProvider(name, label string) {
+	m.svc().labels.Store(name, label)
+}
+
+// ProviderLabel returns the label recorded for the provider named name,
+// or name itself.
+func (m *Modules) ProviderLabel(name string) string {
+	if l, ok := m.svc().labels.Load(name); ok {
+		return l.(string)
+	}
+	return name
 }
