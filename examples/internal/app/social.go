@@ -46,6 +46,8 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 			p, err = social.Google(id, secret)
 		case name == "gitlab":
 			p, err = social.GitLab(id, secret)
+		case name == "github":
+			p, err = social.GitHub(id, secret)
 		case name == "microsoft":
 			p, err = social.Microsoft(env.Get(key+"TENANT", ""), id, secret)
 		default:
@@ -82,4 +84,4 @@ func socialLabel(env Env, name string) string {
 }
 
 // presetLabels are the presets' names as their owners spell them.
-var presetLabels = map[string]string{"google": "Google", "gitlab": "GitLab", "microsoft": "Microsoft"}
+var presetLabels = map[string]string{"google": "Google", "gitlab": "GitLab", "github": "GitHub", "microsoft": "Microsoft"}
