@@ -453,10 +453,21 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 	existing, err := h.svc.Modules().Users().ByEmail(ctx, email)
 	switch {
 	case err == nil:
-		if !proves || !existing.EmailVerified() {
+		if !proves {
 			return "", nil, auth.ErrSocialLinkRequired
 		}
-		l, err := h.addIdentity(ctx, v, p, existing, c, "email")
+		how := "email"
+		if !existing.EmailVerified() {
+			// Nobody proved this account's address until now: whoever
+			// registered it may be an attacker waiting for the owner
+			// (account pre-hijacking). The owner just proved it, so the
+			// account is theirs, and what was set up before goes.
+			if err := h.svc.Modules().ClaimUnverified(ctx, v, existing, email, "social"); err != nil {
+				return "", nil, err
+			}
+			how = "claimed"
+		}
+		l, err := h.addIdentity(ctx, v, p, existing, c, how)
 		if err != nil {
 			return "", nil, err
 		}

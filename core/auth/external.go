@@ -38,6 +38,11 @@ const (
 	// EventIdentityUnlinked: the signed-in user unlinked a provider's
 	// account (Detail: the provider's name).
 	EventIdentityUnlinked EventType = "identity_unlinked"
+	// EventUnverifiedSetupRevoked: the owner of an unverified account's
+	// address proved it through a provider, and what was set up before
+	// (password, passkeys, TOTP, sessions, trusted devices) was revoked
+	// (Detail: the method, "social").
+	EventUnverifiedSetupRevoked EventType = "unverified_setup_revoked"
 )
 
 // The errors of social sign-in. The callback answers every one of them
@@ -422,4 +427,60 @@ func (m *Modules) ProviderLabel(name string) string {
 		return l.(string)
 	}
 	return name
+}
+
+// ClaimUnverified hands an account whose address was never verified to
+// the person who has just proved that address outside core (a provider
+// authoritative for it asserts it verified), after revoking everything
+// set up before the proof: whoever registered the account may not own the
+// address (account pre-hijacking), so the password is removed (the owner
+// sets one with a reset), TOTP is turned off, every passkey is deleted
+// (each audited and mailed), every session and trusted device ends, and
+// the address is marked verified last. It audits
+// EventUnverifiedSetupRevoked (Detail: method).
+//
+// It fails with ErrSocialLinkRequired, changing nothing, when u's address
+// is not email or is verified already, when the store cannot remove a
+// password (no user.PasswordChange), or when the password changed since u
+// was read (a racing change: the caller asks the person to sign in
+// instead). A failure after the password is gone leaves the account
+// unverified and without it: the owner's next sign-in claims it again.
+func (m *Modules) ClaimUnverified(ctx context.Context, v *Visit, u *user.User, email, method string) error {
+	s := m.svc()
+	if u.EmailVerified() || u.Email != email || s.users.change == nil {
+		return ErrSocialLinkRequired
+	}
+	now := s.now()
+	if u.PasswordHash != "" {
+		// One conditional update: the hash read is still the stored one,
+		// and raising the session version ends every session at once.
+		err := s.users.change.ChangePassword(ctx, u.ID, u.PasswordHash, "", now)
+		if errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrNotFound) {
+			return ErrSocialLinkRequired
+		}
+		if err != nil {
+			return fmt.Errorf("claim unverified: password: %w", err)
+		}
+	} else if s.users.versions != nil {
+		if _, err := s.users.versions.BumpSessionVersion(ctx, u.ID); err != nil {
+			return fmt.Errorf("claim unverified: sessions: %w", err)
+		}
+	}
+	if u.TwoFactorEnabled && s.users.twoFactor != nil {
+		if err := s.users.twoFactor.DisableTOTP(ctx, u.ID); err != nil && !errors.Is(err, user.ErrConflict) {
+			return fmt.Errorf("claim unverified: 2fa: %w", err)
+		}
+	}
+	s.revokePasskeys(ctx, v, u)
+	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
+		return fmt.Errorf("claim unverified: %w", err)
+	}
+	if err := s.users.verification.VerifyEmail(ctx, u.ID, email, now); err != nil {
+		if errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrNotFound) {
+			return ErrSocialLinkRequired // the address changed meanwhile
+		}
+		return fmt.Errorf("claim unverified: verify: %w", err)
+	}
+	s.audit(ctx, v, Event{Type: EventUnverifiedSetupRevoked, UserID: u.ID, Detail: method})
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
@@ -131,8 +132,9 @@ func linkByVerifiedEmail(t *testing.T, h Harness) {
 
 // noTakeover: a provider account that only claims an address of an
 // existing account never gets into it: an unverified claim, a provider
-// not authoritative for the address, a local address never verified.
-// Nothing is linked or created, and the browser is not signed in.
+// not authoritative for the address. Nothing is linked or created, and
+// the browser is not signed in. (A local address never verified, proved
+// by an authoritative provider: claimUnverified.)
 func noTakeover(t *testing.T, h Harness) {
 	for _, tc := range []struct {
 		name          string
@@ -144,7 +146,7 @@ func noTakeover(t *testing.T, h Harness) {
 		{"unverified email claim", mallory, []string{"*"}, true, "social_email_unverified"},
 		{"provider not authoritative", eve, nil, true, "social_link_required"},
 		{"provider authoritative for another domain", eve, []string{"example.org"}, true, "social_link_required"},
-		{"local address unverified", eve, []string{"*"}, false, "social_link_required"},
+		{"unverified claim on an unverified local address", mallory, []string{"*"}, false, "social_email_unverified"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, h, options{authoritative: tc.authoritative})
@@ -409,4 +411,63 @@ func linkTaken(t *testing.T, h Harness) {
 func linkNeedsSession(t *testing.T, h Harness) {
 	e := newEnv(t, h, options{authoritative: all})
 	wantJSON(t, e.browser().do(http.MethodPost, social.Prefix+"/test/link", nil), http.StatusUnauthorized, "code", "not_authenticated")
+}
+
+// claimUnverified: an account registered with the owner's address but
+// never verified (an attacker's, waiting for the owner: account
+// pre-hijacking) is the owner's once they prove the address through a
+// provider authoritative for it; what the registrant set up stops
+// working: the password is gone (their login fails), their session
+// ends, their passkey is deleted, their TOTP is off (the owner lands
+// signed in, not at a second step they cannot take). The account is verified and linked,
+// and the owner is signed into it.
+func claimUnverified(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
+	ctx := context.Background()
+	local := e.local(alice.Email, false)
+	attacker := e.browser()
+	login := url.Values{"email": {alice.Email}, "password": {"local password 1"}}
+	if resp := attacker.do(http.MethodPost, "/api/auth/login", login); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the registrant's login: %d", resp.StatusCode)
+	}
+	if err := e.users.AddPasskey(ctx, &user.Passkey{ID: []byte("registrant-key"), UserID: local.ID, UserHandle: []byte("h"), PublicKey: []byte("k"), Name: "Registrant's key", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.users.BeginTOTPSetup(ctx, local.ID, "pending"); err != nil { // the registrant's TOTP
+		t.Fatal(err)
+	}
+	if err := e.users.EnableTOTP(ctx, local.ID, user.EnableTOTP{Pending: "pending", Secret: "secret", Step: 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	owner := e.browser()
+	wantRedirect(t, owner.signIn(alice), http.StatusSeeOther, "/")
+	if status, id := owner.me(); status != http.StatusOK || id != local.ID {
+		t.Fatalf("the owner's me: %d %q, want 200 %q", status, id, local.ID)
+	}
+	if status, _ := attacker.me(); status != http.StatusUnauthorized {
+		t.Fatalf("the registrant's session after the claim: %d, want 401", status)
+	}
+	if resp := attacker.do(http.MethodPost, "/api/auth/login", login); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the registrant's password after the claim: %d, want 401", resp.StatusCode)
+	}
+	u, err := e.users.ByID(ctx, local.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.PasswordHash != "" || !u.EmailVerified() || u.TwoFactorEnabled || u.TOTPSecret != "" {
+		t.Fatalf("the account after the claim: password %q, verified %v, 2FA %v", u.PasswordHash, u.EmailVerified(), u.TwoFactorEnabled)
+	}
+	if keys, err := e.users.ListPasskeys(ctx, local.ID); err != nil || len(keys) != 0 {
+		t.Fatalf("passkeys after the claim: %+v %v", keys, err)
+	}
+	if ids := e.identities(local.ID); len(ids) != 1 || ids[0].Subject != alice.ID {
+		t.Fatalf("identities %+v", ids)
+	}
+	if ev := e.eventsOf(auth.EventUnverifiedSetupRevoked); len(ev) != 1 || ev[0].UserID != local.ID || ev[0].Detail != "social" {
+		t.Fatalf("unverified_setup_revoked events %+v", ev)
+	}
+	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (claimed)" {
+		t.Fatalf("identity_linked events %+v", ev)
+	}
 }

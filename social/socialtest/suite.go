@@ -69,4 +69,5 @@ var topics = []struct {
 	{"link taken", linkTaken},
 	{"link needs a session", linkNeedsSession},
 	{"store calls observed", storeCallsObserved},
+	{"claim an unverified account", claimUnverified},
 }
