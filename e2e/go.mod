@@ -12,6 +12,7 @@ require (
 	github.com/authkit-go/authkit/nethttpauth v0.1.0
 	github.com/authkit-go/authkit/pages v0.1.0
 	github.com/authkit-go/authkit/passkeys v0.1.0
+	github.com/authkit-go/authkit/social v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/getkin/kin-openapi v0.153.0
@@ -20,6 +21,12 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/redis/go-redis/v9 v9.22.0
+)
+
+require (
+	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
+	golang.org/x/oauth2 v0.36.0 // indirect
 )
 
 require (
@@ -107,4 +114,5 @@ replace (
 	github.com/authkit-go/authkit/otelauth => ../otelauth
 	github.com/authkit-go/authkit/pages => ../pages
 	github.com/authkit-go/authkit/passkeys => ../passkeys
+	github.com/authkit-go/authkit/social => ../social
 )

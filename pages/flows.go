@@ -64,6 +64,9 @@ func (h *Handler) routes() {
 		h.post("/settings/passkeys/rename", h.renamePasskey)
 		h.post("/settings/passkeys/delete", h.deletePasskey)
 	}
+	if h.identitiesOn() {
+		h.post("/settings/identities/unlink", h.unlinkIdentity)
+	}
 	h.post("/settings/confirm-password", h.confirmPassword)
 	h.post("/settings/2fa/disable", h.disableTwoFactor)
 	if on(auth.FeatureRegistration) {
@@ -220,6 +223,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit
 			next = "recovery-codes"
 		case strings.HasPrefix(v.Form, "passkey-"):
 			next = "passkeys"
+		case strings.HasPrefix(v.Form, "identit"):
+			next = "identities"
 		}
 		h.redirect(w, r, h.prefix+"/settings/confirm-password?next="+next, visit)
 		return
@@ -681,7 +686,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, visit *
 // confirmNext are the pages a password confirmation returns to, by the
 // key its form carries: a query never names a path of its own.
 var confirmNext = map[string]string{"security": "/settings/security", "recovery-codes": "/settings/recovery-codes",
-	"passkeys": "/settings/security"}
+	"passkeys": "/settings/security", "identities": "/settings/security"}
 
 // nextKey returns key when it is one of confirmNext's, else "security".
 func nextKey(key string) string {
@@ -715,8 +720,8 @@ func (h *Handler) confirmPassword(w http.ResponseWriter, r *http.Request, visit 
 		return
 	}
 	target := h.prefix + confirmNext[next] + "?done=password-confirmed"
-	if next == "passkeys" {
-		target += "#passkeys" // back to the list, where adding or deleting one waits
+	if next == "passkeys" || next == "identities" {
+		target += "#" + next // back to the list, where adding or deleting one waits
 	}
 	h.redirect(w, r, target, visit)
 }
@@ -805,4 +810,16 @@ func (h *Handler) deletePasskey(w http.ResponseWriter, r *http.Request, visit *a
 		return
 	}
 	h.redirect(w, r, h.prefix+"/settings/security?done=passkey-deleted#passkeys", visit)
+}
+
+// unlinkIdentity unlinks one of the user's provider accounts
+// (auth.Service.UnlinkIdentity). It needs a recent sign-in: without one
+// the confirmation page comes first, and returns to the list. The last
+// way to sign in stays, with the refusal shown above the list.
+func (h *Handler) unlinkIdentity(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	if err := h.svc.UnlinkIdentity(r.Context(), visit, r.PostFormValue("identity")); err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "identities-list"}, err, nil)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=identity-unlinked#identities", visit)
 }

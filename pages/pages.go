@@ -90,7 +90,11 @@ type Config struct {
 	// route (SocialPath + "/{name}/start", returning to the page after
 	// login), and the login page shows the error a failed sign-in comes
 	// back with (?error=social_..., only codes of authkit's, in the visit's
-	// language). Links, no script. Default: none.
+	// language). The security page lists the user's linked provider
+	// accounts (auth.Service.Identities), each with an Unlink form, and a
+	// "Link <provider>" button per provider, when the user store holds
+	// identities (user.Identities). Links and forms, no script. Default:
+	// none.
 	Social []SocialProvider
 
 	// Logger logs what a person cannot be told (a template that fails).
@@ -203,6 +207,11 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if cfg.Passkeys != nil {
 		if _, ok := svc.Modules().Users().(user.Passkeys); !ok {
 			return nil, fmt.Errorf("pages: Config.Passkeys needs a user store that holds passkeys (user.Passkeys); auth.Config.Users (%T) does not", svc.Modules().Users())
+		}
+	}
+	for _, p := range cfg.Social {
+		if p.Label != "" { // the notices core mails name the provider so, as the pages do
+			svc.Modules().LabelProvider(p.Name, p.Label)
 		}
 	}
 	h.afterLogin = cfg.AfterLogin

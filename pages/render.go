@@ -65,6 +65,12 @@ type View struct {
 	// Passkeys are the signed-in user's passkeys on the security page,
 	// when Config.Passkeys is set.
 	Passkeys []auth.PasskeyInfo
+	// Identities are the user's linked provider accounts, for the
+	// security page when Config.Social is set, each with its provider's
+	// label; Recent says whether the sign-in is recent enough to link
+	// another one without confirming the password first.
+	Identities []LinkedIdentity
+	Recent     bool
 	// PasskeyFactor is set on the 2FA page when the pending login's user
 	// has a passkey to finish it with (and Config.Passkeys is set).
 	PasskeyFactor bool
@@ -391,6 +397,17 @@ func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
 		}
 		v.Passkeys = list
 	}
+	if h.identitiesOn() {
+		list, err := h.svc.Identities(r.Context(), visit)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "authkit pages: identities", "err", err)
+		}
+		for _, id := range list {
+			v.Identities = append(v.Identities, LinkedIdentity{IdentityInfo: id, Label: h.providerLabel(id.Provider)})
+		}
+		_, err = h.svc.RecentUser(r.Context(), visit)
+		v.Recent = err == nil
+	}
 	if h.svc.HasTrustedDevices() {
 		list, err := h.svc.TrustedDevices(r.Context(), visit)
 		if err != nil {
@@ -512,6 +529,57 @@ func (v *View) Social() []SocialLink {
 	out := make([]SocialLink, 0, len(v.h.cfg.Social))
 	for _, p := range v.h.cfg.Social {
 		out = append(out, SocialLink{Href: SocialPath + "/" + url.PathEscape(p.Name) + "/start?returnTo=" + url.QueryEscape(v.h.afterLogin), Label: p.Label})
+	}
+	return out
+}
+
+// LinkedIdentity is one of the user's linked provider accounts as the
+// security page lists it.
+type LinkedIdentity struct {
+	auth.IdentityInfo
+	Label string // the provider's label (Config.Social), or its name
+}
+
+// identitiesOn reports whether the security page lists linked provider
+// accounts: Config.Social is set and the user store holds identities.
+func (h *Handler) identitiesOn() bool {
+	if len(h.cfg.Social) == 0 {
+		return false
+	}
+	_, ok := h.svc.Modules().IdentityStore()
+	return ok
+}
+
+func (h *Handler) providerLabel(name string) string {
+	for _, p := range h.cfg.Social {
+		if p.Name == name {
+			return p.Label
+		}
+	}
+	return name
+}
+
+// IdentitiesOn reports whether the security page lists linked provider
+// accounts.
+func (v *View) IdentitiesOn() bool { return v.h.identitiesOn() }
+
+// LinkButton is one "Link <provider>" button of the security page: a form
+// posting to the social module's link route (Action), or, when the
+// sign-in is not recent, a link to the password confirmation first.
+type LinkButton struct {
+	Action, Label string
+}
+
+// afterLink is where a link at the provider returns to: the security
+// page, saying so.
+func (h *Handler) afterLink() string { return h.prefix + "/settings/security?done=identity-linked" }
+
+// LinkButtons returns a button per provider of Config.Social.
+func (v *View) LinkButtons() []LinkButton {
+	out := make([]LinkButton, 0, len(v.h.cfg.Social))
+	back := url.QueryEscape(v.h.afterLink())
+	for _, p := range v.h.cfg.Social {
+		out = append(out, LinkButton{Action: SocialPath + "/" + url.PathEscape(p.Name) + "/link?returnTo=" + back, Label: p.Label})
 	}
 	return out
 }

@@ -54,8 +54,12 @@
 //   - an account with the same address is linked automatically only when
 //     the provider asserts the address verified, the provider is
 //     configured authoritative for the address's domain
-//     (ProviderConfig.Authoritative) and the account's own address is
-//     verified. Otherwise the callback answers social_link_required: the
+//     (ProviderConfig.Authoritative). When the account's own address was
+//     never verified, the person who just proved it claims the account:
+//     whoever registered it may not own the address, so its password,
+//     TOTP, passkeys, sessions and trusted devices are revoked first
+//     (auth.Modules.ClaimUnverified; SECURITY.md, deviation 23). Otherwise
+//     the callback answers social_link_required: the
 //     owner signs in to the account their usual way (password and second
 //     factor), then links the provider from it (StartLink, which needs a
 //     recent authentication). An unverified or mutable email claim (the

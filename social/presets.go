@@ -10,7 +10,7 @@ package social
 // URI. Google says email_verified only for an address it checked, so it is
 // authoritative for every domain.
 func Google(clientID, clientSecret string) (ProviderConfig, error) {
-	return preset("google", "https://accounts.google.com", clientID, clientSecret, "*")
+	return preset("google", "Google", "https://accounts.google.com", clientID, clientSecret, "*")
 }
 
 // GitLab is "Sign in with GitLab" on gitlab.com: an application under
@@ -19,7 +19,7 @@ func Google(clientID, clientSecret string) (ProviderConfig, error) {
 // GitLab says email_verified only for a confirmed address: authoritative
 // for every domain.
 func GitLab(clientID, clientSecret string) (ProviderConfig, error) {
-	return preset("gitlab", "https://gitlab.com", clientID, clientSecret, "*")
+	return preset("gitlab", "GitLab", "https://gitlab.com", clientID, clientSecret, "*")
 }
 
 // Microsoft is "Sign in with Microsoft" for one Entra ID tenant (issuer
@@ -32,13 +32,13 @@ func GitLab(clientID, clientSecret string) (ProviderConfig, error) {
 // account or creates one by email; users link Microsoft from their
 // account.
 func Microsoft(tenant, clientID, clientSecret string) (ProviderConfig, error) {
-	return preset("microsoft", "https://login.microsoftonline.com/"+tenant+"/v2.0", clientID, clientSecret)
+	return preset("microsoft", "Microsoft", "https://login.microsoftonline.com/"+tenant+"/v2.0", clientID, clientSecret)
 }
 
-func preset(name, issuer, clientID, clientSecret string, authoritative ...string) (ProviderConfig, error) {
+func preset(name, label, issuer, clientID, clientSecret string, authoritative ...string) (ProviderConfig, error) {
 	p, err := NewOIDC(OIDCConfig{Issuer: issuer, ClientID: clientID, ClientSecret: clientSecret})
 	if err != nil {
 		return ProviderConfig{}, err
 	}
-	return ProviderConfig{Name: name, Provider: p, Authoritative: authoritative}, nil
+	return ProviderConfig{Name: name, Label: label, Provider: p, Authoritative: authoritative}, nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -41,6 +42,10 @@ type ProviderConfig struct {
 	// identities the store keeps ("google"): lowercase letters, digits and
 	// '-'. Changing it later orphans the identities linked under it.
 	Name string
+	// Label is the provider's name as people read it, on the buttons of
+	// the pages and in the notices mailed when an account of it is linked
+	// or unlinked ("Google"). Default: Name.
+	Label string
 	// Provider speaks the protocol: OIDC, or the app's own.
 	Provider Provider
 	// Authoritative lists the email domains ("example.com", or "*" for
@@ -120,7 +125,7 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 	if svc == nil {
 		return nil, errors.New("social: New needs an auth.Service")
 	}
-	ids, ok := svc.Modules().Users().(user.Identities)
+	ids, ok := svc.Modules().IdentityStore() // observed, as core's store parts
 	if !ok {
 		return nil, fmt.Errorf("social: auth.Config.Users (%T) does not implement user.Identities, which social sign-in needs: implement it", svc.Modules().Users())
 	}
@@ -146,7 +151,11 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		for i, d := range p.Authoritative {
 			p.Authoritative[i] = strings.ToLower(strings.TrimSpace(d))
 		}
+		if p.Label = strings.TrimSpace(p.Label); p.Label == "" {
+			p.Label = p.Name
+		}
 		h.providers[p.Name] = p
+		svc.Modules().LabelProvider(p.Name, p.Label)
 	}
 	h.cfg.Providers = nil
 	if h.cfg.LoginPath == "" {
@@ -444,10 +453,21 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 	existing, err := h.svc.Modules().Users().ByEmail(ctx, email)
 	switch {
 	case err == nil:
-		if !proves || !existing.EmailVerified() {
+		if !proves {
 			return "", nil, auth.ErrSocialLinkRequired
 		}
-		l, err := h.addIdentity(ctx, v, p.Name, existing.ID, c, "email")
+		how := "email"
+		if !existing.EmailVerified() {
+			// Nobody proved this account's address until now: whoever
+			// registered it may be an attacker waiting for the owner
+			// (account pre-hijacking). The owner just proved it, so the
+			// account is theirs, and what was set up before goes.
+			if err := h.svc.Modules().ClaimUnverified(ctx, v, existing, email, "social"); err != nil {
+				return "", nil, err
+			}
+			how = "claimed"
+		}
+		l, err := h.addIdentity(ctx, v, p, existing, c, how)
 		if err != nil {
 			return "", nil, err
 		}
@@ -469,7 +489,7 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 	if err != nil {
 		return "", nil, err
 	}
-	l, err := h.addIdentity(ctx, v, p.Name, u.ID, c, "sign-up")
+	l, err := h.addIdentity(ctx, v, p, u, c, "sign-up")
 	if err != nil {
 		// The identity was linked meanwhile (a racing callback of the same
 		// account): the account just made is nobody's; the sign-in fails
@@ -504,86 +524,48 @@ func (h *Handler) link(ctx context.Context, v *auth.Visit, p ProviderConfig, use
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, fmt.Errorf("social: identity: %w", err)
 	}
-	return h.addIdentity(ctx, v, p.Name, u.ID, c, "signed in")
+	return h.addIdentity(ctx, v, p, u, c, "signed in")
 }
 
-func (h *Handler) addIdentity(ctx context.Context, v *auth.Visit, provider, userID string, c *Claims, how string) (*user.Identity, error) {
-	l, err := h.ids.AddIdentity(ctx, &user.Identity{UserID: userID, Provider: provider, Subject: c.Subject, Email: strings.ToLower(c.Email), LinkedAt: h.cfg.Now()})
+// addIdentity links the provider's account to u, audits it
+// (EventIdentityLinked) and, unless the account was made for it a moment
+// ago (how "sign-up"), mails u the KindIdentityLinked notice: a link the
+// owner did not make is a new way into their account.
+func (h *Handler) addIdentity(ctx context.Context, v *auth.Visit, p ProviderConfig, u *user.User, c *Claims, how string) (*user.Identity, error) {
+	l, err := h.ids.AddIdentity(ctx, &user.Identity{UserID: u.ID, Provider: p.Name, Subject: c.Subject, Email: strings.ToLower(c.Email), LinkedAt: h.cfg.Now()})
 	if errors.Is(err, user.ErrConflict) {
 		return nil, auth.ErrSocialIdentityTaken
 	}
 	if err != nil {
 		return nil, fmt.Errorf("social: link: %w", err)
 	}
-	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityLinked, UserID: userID, Detail: provider + " (" + how + ")"})
+	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityLinked, UserID: u.ID, Detail: p.Name + " (" + how + ")"})
+	if how != "sign-up" {
+		h.svc.Modules().Notify(ctx, v, mail.KindIdentityLinked, u, mail.Data{Provider: p.Label})
+	}
 	return l, nil
 }
 
 // IdentityInfo is a linked identity as the signed-in user sees it.
-type IdentityInfo struct {
-	ID        string    `json:"id"`
-	Provider  string    `json:"provider"`
-	Email     string    `json:"email"`
-	CreatedAt time.Time `json:"createdAt"`
-}
+type IdentityInfo = auth.IdentityInfo
 
 // Identities returns the visit's signed-in user's linked identities,
-// oldest first (auth.ErrNotAuthenticated without a session).
+// oldest first (auth.ErrNotAuthenticated without a session): core's
+// auth.Service.Identities.
 func (h *Handler) Identities(ctx context.Context, v *auth.Visit) ([]IdentityInfo, error) {
-	u, err := h.svc.CurrentUser(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := h.ids.ListIdentities(ctx, u.ID)
-	if err != nil {
-		return nil, fmt.Errorf("social: identities: %w", err)
-	}
-	out := make([]IdentityInfo, len(ids))
-	for i, id := range ids {
-		out[i] = IdentityInfo{ID: id.ID, Provider: id.Provider, Email: id.Email, CreatedAt: id.LinkedAt.UTC()}
-	}
-	return out, nil
+	return h.svc.Identities(ctx, v)
 }
 
-// Unlink removes one of the signed-in user's identities. It needs a recent
-// authentication (auth.ErrReauthenticationRequired). An id that is not
-// one of the user's is auth.ErrIdentityNotFound. It refuses
-// (auth.ErrLastSignInMethod) to remove the account's last way to sign in:
-// an account without a password and without a passkey keeps at least one
-// identity, and of racing unlinks of its last two one fails.
+// Unlink removes one of the signed-in user's identities: core's
+// auth.Service.UnlinkIdentity. It needs a recent authentication
+// (auth.ErrReauthenticationRequired). An id that is not one of the user's
+// is auth.ErrIdentityNotFound. It refuses (auth.ErrLastSignInMethod) to
+// remove the account's last way to sign in: an account without a
+// password and without a passkey keeps at least one identity, and of
+// racing unlinks of its last two one fails. The owner is mailed the
+// KindIdentityUnlinked notice.
 func (h *Handler) Unlink(ctx context.Context, v *auth.Visit, identityID string) error {
-	u, err := h.svc.RecentUser(ctx, v)
-	if err != nil {
-		return err
-	}
-	keepOne := u.PasswordHash == ""
-	if keepOne {
-		if pk, ok := h.svc.Modules().PasskeyStore(); ok {
-			keys, err := pk.ListPasskeys(ctx, u.ID)
-			if err != nil {
-				return fmt.Errorf("social: unlink: passkeys: %w", err)
-			}
-			keepOne = len(keys) == 0
-		}
-	}
-	ids, err := h.ids.ListIdentities(ctx, u.ID)
-	if err != nil {
-		return fmt.Errorf("social: unlink: %w", err)
-	}
-	i := slices.IndexFunc(ids, func(id *user.Identity) bool { return id.ID == identityID })
-	if i < 0 {
-		return auth.ErrIdentityNotFound
-	}
-	switch err := h.ids.DeleteIdentity(ctx, u.ID, identityID, keepOne); {
-	case errors.Is(err, user.ErrNotFound):
-		return auth.ErrIdentityNotFound
-	case errors.Is(err, user.ErrConflict):
-		return auth.ErrLastSignInMethod
-	case err != nil:
-		return fmt.Errorf("social: unlink: %w", err)
-	}
-	h.svc.Modules().Audit(ctx, v, auth.Event{Type: auth.EventIdentityUnlinked, UserID: u.ID, Detail: ids[i].Provider})
-	return nil
+	return h.svc.UnlinkIdentity(ctx, v, identityID)
 }
 
 // providerError turns a provider's failure into the error the browser

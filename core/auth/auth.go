@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/authkit-go/authkit/core/clientip"
@@ -359,6 +360,7 @@ var LockoutOff = Lockout{Max: -1}
 type Service struct {
 	cfg       Config
 	added     addedRoutes // the routes modules registered (routes.go)
+	labels    sync.Map    // outside providers' labels by name (external.go)
 	users     userStore   // Config.Users, by part (stores.go)
 	keys      *secretbox.Keyring
 	hasher    password.Hasher

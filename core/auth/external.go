@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
 )
 
@@ -35,6 +38,11 @@ const (
 	// EventIdentityUnlinked: the signed-in user unlinked a provider's
 	// account (Detail: the provider's name).
 	EventIdentityUnlinked EventType = "identity_unlinked"
+	// EventUnverifiedSetupRevoked: the owner of an unverified account's
+	// address proved it through a provider, and what was set up before
+	// (password, passkeys, TOTP, sessions, trusted devices) was revoked
+	// (Detail: the method, "social").
+	EventUnverifiedSetupRevoked EventType = "unverified_setup_revoked"
 )
 
 // The errors of social sign-in. The callback answers every one of them
@@ -275,4 +283,204 @@ func (v *Visit) Query() url.Values {
 		return url.Values{}
 	}
 	return vals
+}
+
+// IdentityStore returns the user store's user.Identities part as the
+// flows call the store (each call reported to Config.Observer as part
+// "Identities" when one is set, as core's own parts are), and false when
+// Config.Users has no such part: for the social module, which takes it
+// once, in its constructor.
+func (m *Modules) IdentityStore() (user.Identities, bool) {
+	s := m.svc()
+	ids, ok := s.cfg.Users.(user.Identities)
+	if !ok {
+		return nil, false
+	}
+	if s.cfg.Observer != nil {
+		return obsIdentities{ids, s.cfg.Observer}, true
+	}
+	return ids, true
+}
+
+// obsIdentities reports every call to a user.Identities to an Observer.
+type obsIdentities struct {
+	p user.Identities
+	o Observer
+}
+
+func (w obsIdentities) AddIdentity(ctx context.Context, id *user.Identity) (*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "AddIdentity", func(ctx context.Context) (*user.Identity, error) { return w.p.AddIdentity(ctx, id) })
+}
+
+func (w obsIdentities) IdentityBySubject(ctx context.Context, provider, subject string) (*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "IdentityBySubject", func(ctx context.Context) (*user.Identity, error) {
+		return w.p.IdentityBySubject(ctx, provider, subject)
+	})
+}
+
+func (w obsIdentities) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
+	return observe(w.o, ctx, "Identities", "ListIdentities", func(ctx context.Context) ([]*user.Identity, error) { return w.p.ListIdentities(ctx, userID) })
+}
+
+func (w obsIdentities) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
+	return observe0(w.o, ctx, "Identities", "DeleteIdentity", func(ctx context.Context) error { return w.p.DeleteIdentity(ctx, userID, identityID, keepOne) })
+}
+
+// IdentityInfo is an identity linked to the signed-in user, as they see
+// it (GET /api/auth/identities).
+type IdentityInfo struct {
+	ID        string    `json:"id"`
+	Provider  string    `json:"provider"`
+	Email     string    `json:"email"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Identities returns the signed-in user's identities at outside
+// providers (the social module links them), oldest first; none is an
+// empty slice. Without a session it fails with ErrNotAuthenticated, and
+// with ErrFeatureDisabled when the user store has no user.Identities.
+func (s *Service) Identities(ctx context.Context, v *Visit) (_ []IdentityInfo, err error) {
+	ctx, flow := s.enter(ctx, v, "identities")
+	defer flow.end(&err)
+	ids, ok := s.Modules().IdentityStore()
+	if !ok {
+		return nil, ErrFeatureDisabled
+	}
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ids.ListIdentities(ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("identities: %w", err)
+	}
+	out := make([]IdentityInfo, len(list))
+	for i, id := range list {
+		out[i] = IdentityInfo{ID: id.ID, Provider: id.Provider, Email: id.Email, CreatedAt: id.LinkedAt.UTC()}
+	}
+	return out, nil
+}
+
+// UnlinkIdentity removes one of the signed-in user's identities
+// (DELETE /api/auth/identities/{id}). It needs a recent authentication
+// (ErrReauthenticationRequired); an id that is not one of the user's is
+// ErrIdentityNotFound. It refuses (ErrLastSignInMethod) to remove the
+// account's last way to sign in: an account without a password and
+// without a passkey keeps at least one identity, and of racing unlinks of
+// its last two one fails. A success is audited (EventIdentityUnlinked,
+// Detail: the provider's name) and mails the owner the
+// KindIdentityUnlinked notice, naming the provider by the label its
+// module gave it (Modules.LabelProvider).
+func (s *Service) UnlinkIdentity(ctx context.Context, v *Visit, identityID string) (err error) {
+	ctx, flow := s.enter(ctx, v, "identities/unlink")
+	defer flow.end(&err)
+	ids, ok := s.Modules().IdentityStore()
+	if !ok {
+		return ErrFeatureDisabled
+	}
+	u, err := s.RecentUser(ctx, v)
+	if err != nil {
+		return err
+	}
+	keepOne := u.PasswordHash == ""
+	if keepOne && s.users.passkeys != nil {
+		keys, err := s.users.passkeys.ListPasskeys(ctx, u.ID)
+		if err != nil {
+			return fmt.Errorf("unlink: passkeys: %w", err)
+		}
+		keepOne = len(keys) == 0
+	}
+	list, err := ids.ListIdentities(ctx, u.ID)
+	if err != nil {
+		return fmt.Errorf("unlink: %w", err)
+	}
+	i := slices.IndexFunc(list, func(id *user.Identity) bool { return id.ID == identityID })
+	if i < 0 {
+		return ErrIdentityNotFound
+	}
+	switch err := ids.DeleteIdentity(ctx, u.ID, identityID, keepOne); {
+	case errors.Is(err, user.ErrNotFound):
+		return ErrIdentityNotFound
+	case errors.Is(err, user.ErrConflict):
+		return ErrLastSignInMethod
+	case err != nil:
+		return fmt.Errorf("unlink: %w", err)
+	}
+	provider := list[i].Provider
+	s.audit(ctx, v, Event{Type: EventIdentityUnlinked, UserID: u.ID, Detail: provider})
+	s.Modules().Notify(ctx, v, mail.KindIdentityUnlinked, u, mail.Data{Provider: s.Modules().ProviderLabel(provider)})
+	return nil
+}
+
+// LabelProvider records the label people read for the outside provider
+// named name ("Google" for "google"), for the notices core mails about
+// it. The social module calls it for each provider it is configured
+// with.
+func (m *Modules) LabelProvider(name, label string) {
+	m.svc().labels.Store(name, label)
+}
+
+// ProviderLabel returns the label recorded for the provider named name,
+// or name itself.
+func (m *Modules) ProviderLabel(name string) string {
+	if l, ok := m.svc().labels.Load(name); ok {
+		return l.(string)
+	}
+	return name
+}
+
+// ClaimUnverified hands an account whose address was never verified to
+// the person who has just proved that address outside core (a provider
+// authoritative for it asserts it verified), after revoking everything
+// set up before the proof: whoever registered the account may not own the
+// address (account pre-hijacking), so the password is removed (the owner
+// sets one with a reset), TOTP is turned off, every passkey is deleted
+// (each audited and mailed), every session and trusted device ends, and
+// the address is marked verified last. It audits
+// EventUnverifiedSetupRevoked (Detail: method).
+//
+// It fails with ErrSocialLinkRequired, changing nothing, when u's address
+// is not email or is verified already, when the store cannot remove a
+// password (no user.PasswordChange), or when the password changed since u
+// was read (a racing change: the caller asks the person to sign in
+// instead). A failure after the password is gone leaves the account
+// unverified and without it: the owner's next sign-in claims it again.
+func (m *Modules) ClaimUnverified(ctx context.Context, v *Visit, u *user.User, email, method string) error {
+	s := m.svc()
+	if u.EmailVerified() || u.Email != email || s.users.change == nil {
+		return ErrSocialLinkRequired
+	}
+	now := s.now()
+	if u.PasswordHash != "" {
+		// One conditional update: the hash read is still the stored one,
+		// and raising the session version ends every session at once.
+		err := s.users.change.ChangePassword(ctx, u.ID, u.PasswordHash, "", now)
+		if errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrNotFound) {
+			return ErrSocialLinkRequired
+		}
+		if err != nil {
+			return fmt.Errorf("claim unverified: password: %w", err)
+		}
+	} else if s.users.versions != nil {
+		if _, err := s.users.versions.BumpSessionVersion(ctx, u.ID); err != nil {
+			return fmt.Errorf("claim unverified: sessions: %w", err)
+		}
+	}
+	if u.TwoFactorEnabled && s.users.twoFactor != nil {
+		if err := s.users.twoFactor.DisableTOTP(ctx, u.ID); err != nil && !errors.Is(err, user.ErrConflict) {
+			return fmt.Errorf("claim unverified: 2fa: %w", err)
+		}
+	}
+	s.revokePasskeys(ctx, v, u)
+	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
+		return fmt.Errorf("claim unverified: %w", err)
+	}
+	if err := s.users.verification.VerifyEmail(ctx, u.ID, email, now); err != nil {
+		if errors.Is(err, user.ErrConflict) || errors.Is(err, user.ErrNotFound) {
+			return ErrSocialLinkRequired // the address changed meanwhile
+		}
+		return fmt.Errorf("claim unverified: verify: %w", err)
+	}
+	s.audit(ctx, v, Event{Type: EventUnverifiedSetupRevoked, UserID: u.ID, Detail: method})
+	return nil
 }

@@ -59,7 +59,7 @@ func TestGermanComplete(t *testing.T) {
 	}
 	for _, kind := range []string{"verify_email", "reset_password", "password_changed", "password_reset_done", "two_factor_disabled", "email_changed",
 		"two_factor_enabled", "recovery_codes_regenerated", "recovery_code_used", "new_sign_in", "two_factor_code_reused",
-		"passkey_added", "passkey_deleted", "two_factor_email_code", "email_sign_in"} {
+		"passkey_added", "passkey_deleted", "two_factor_email_code", "email_sign_in", "identity_linked", "identity_unlinked"} {
 		if _, ok := l.Mail(kind); !ok {
 			t.Errorf("no German mail %q", kind)
 		}

@@ -23,6 +23,8 @@ func DefaultTemplates() Templates {
 		PasskeyDeleted:           defaultPasskeyDeleted,
 		TwoFactorEmailCode:       defaultTwoFactorEmailCode,
 		EmailSignIn:              defaultEmailSignIn,
+		IdentityLinked:           defaultIdentityLinked,
+		IdentityUnlinked:         defaultIdentityUnlinked,
 	}
 }
 
@@ -334,5 +336,39 @@ If you did not ask to sign in, you can ignore this email: nobody can sign in wit
 {{end}}{{with .Link}}<p>Or open this link to sign in: <a href="{{.}}">{{.}}</a></p>
 {{end}}<p>The code and the link work once{{with .ExpiryText}} and expire in {{.}}{{end}}. Never give them to anyone: we will never ask you for them.</p>
 <p>If you did not ask to sign in, you can ignore this email: nobody can sign in without the code.</p>
+` + htmlTail,
+}
+
+var defaultIdentityLinked = Template{
+	Subject: subjectPrefix + `{{with .Provider}}{{.}}{{else}}A sign-in provider{{end}} was linked to your account`,
+	Text: greeting + `
+
+{{with .Provider}}Your {{.}} account{{else}}An account at a sign-in provider{{end}} was linked to your account` + atApp + onTime + fromIP + `. It can now sign in to the account.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else is signed in to your account: unlink the provider in your security settings, reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>{{with .Provider}}Your {{.}} account{{else}}An account at a sign-in provider{{end}} was linked to your account` + atApp + onTime + fromIP + `. It can now sign in to the account.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else is signed in to your account: unlink the provider in your security settings, reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+var defaultIdentityUnlinked = Template{
+	Subject: subjectPrefix + `{{with .Provider}}{{.}}{{else}}A sign-in provider{{end}} was unlinked from your account`,
+	Text: greeting + `
+
+{{with .Provider}}Your {{.}} account{{else}}An account at a sign-in provider{{end}} was unlinked from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else is signed in to your account: reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>{{with .Provider}}Your {{.}} account{{else}}An account at a sign-in provider{{end}} was unlinked from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else is signed in to your account: reset your password now` + resetLinkHTML + ` and contact support.</p>
 ` + htmlTail,
 }

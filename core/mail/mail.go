@@ -81,6 +81,15 @@ const (
 	// auth.Config.EmailSignIn. To an address without an account it goes
 	// only when the app lets such an address sign up this way.
 	KindEmailSignIn Kind = "email_sign_in"
+
+	// KindIdentityLinked tells the owner that an account at an outside
+	// identity provider was linked to theirs and can now sign in to it
+	// (Data.Provider, Data.IP): the social module.
+	KindIdentityLinked Kind = "identity_linked"
+
+	// KindIdentityUnlinked tells the owner that a provider's account was
+	// unlinked and can no longer sign in (Data.Provider, Data.IP).
+	KindIdentityUnlinked Kind = "identity_unlinked"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -90,7 +99,7 @@ func Kinds() []Kind {
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
-		KindTwoFactorEmailCode, KindEmailSignIn,
+		KindTwoFactorEmailCode, KindEmailSignIn, KindIdentityLinked, KindIdentityUnlinked,
 	}
 }
 

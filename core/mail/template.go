@@ -47,6 +47,8 @@ type Templates struct {
 	PasskeyDeleted           Template
 	TwoFactorEmailCode       Template
 	EmailSignIn              Template
+	IdentityLinked           Template
+	IdentityUnlinked         Template
 }
 
 // Data is what a template sees.
@@ -101,6 +103,11 @@ type Data struct {
 	// KindPasskeyAdded and KindPasskeyDeleted; the user's own text, which
 	// the HTML part escapes.
 	PasskeyName string
+
+	// Provider is the name of the identity provider whose account was
+	// linked or unlinked, for KindIdentityLinked and KindIdentityUnlinked
+	// ("Google", or the app's name for its own provider).
+	Provider string
 
 	// Code is the one-time code of KindTwoFactorEmailCode and
 	// KindEmailSignIn. It is a secret
@@ -240,7 +247,7 @@ func (t Templates) Validate() error {
 		AppName: "Sample App", Expiry: time.Hour, NewEmail: "new@example.com",
 		Time: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), IP: "203.0.113.9",
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0", CodesLeft: 7,
-		Code: "123456",
+		Code: "123456", Provider: "Google",
 	}
 	for _, k := range Kinds() {
 		if _, err := t.Render(k, sample); err != nil {
@@ -295,6 +302,10 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.TwoFactorEmailCode
 	case KindEmailSignIn:
 		return &t.EmailSignIn
+	case KindIdentityLinked:
+		return &t.IdentityLinked
+	case KindIdentityUnlinked:
+		return &t.IdentityUnlinked
 	}
 	return nil
 }

@@ -18,7 +18,11 @@
 // (mfa_on, mfa_secret_enc, mfa_pending_enc, mfa_backup_hashes,
 // mfa_last_step, email_confirmed_ms, email_changed_ms, pw_changed_ms,
 // session_gen, failed_logins, locked_until_ms), timestamps as Unix
-// milliseconds and NULL for authkit's zero values.
+// milliseconds and NULL for authkit's zero values. The accounts at
+// outside identity providers linked to an account (user.Identities, for
+// the social module) are rows of a table of their own,
+// account_identities, which Migrate creates: an account has any number of
+// them.
 //
 // The store is written on plain database/sql, to show that any SQL access
 // works; only [Open] and the detection of unique violations know the
@@ -31,6 +35,6 @@
 //	if err := accounts.Migrate(ctx, db); err != nil { ... }
 //	svc, err := auth.New(auth.Config{Users: accounts.New(db, accounts.Config{}), ...})
 //
-// The package passes storetest.RunUserStore and authkit's HTTP flow suite
-// (authtest) on net/http.
+// The package passes storetest.RunUserStore (its Identities part
+// included) and authkit's HTTP flow suite (authtest) on net/http.
 package accounts

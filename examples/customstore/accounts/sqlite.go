@@ -133,6 +133,11 @@ func Migrate(ctx context.Context, db *sql.DB) (err error) {
 			return unavailable(ctx, "migrate: add column "+c.name, err)
 		}
 	}
+	for _, q := range []string{identitiesTable, identitiesIndex} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return unavailable(ctx, "migrate: identities", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return unavailable(ctx, "migrate", err)
 	}

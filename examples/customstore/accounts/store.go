@@ -102,8 +102,34 @@ func (s *Store) ByEmail(ctx context.Context, email string) (*user.User, error) {
 }
 
 // Delete implements [user.Registration].
-func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.update(ctx, "delete", id, `DELETE FROM accounts WHERE account_id = ?`, id)
+func (s *Store) Delete(ctx context.Context, id string) (err error) {
+	// The account goes first, then its identities, in one transaction:
+	// a link racing with it reads no account and inserts nothing.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return unavailable(ctx, "delete", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	res, err := tx.ExecContext(ctx, `DELETE FROM accounts WHERE account_id = ?`, id)
+	if err != nil {
+		return unavailable(ctx, "delete", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return unavailable(ctx, "delete", err)
+	} else if n == 0 {
+		return fmt.Errorf("accounts: delete: %w", user.ErrNotFound)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM account_identities WHERE account_id = ?`, id); err != nil {
+		return unavailable(ctx, "delete identities", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable(ctx, "delete", err)
+	}
+	return nil
 }
 
 // BeginTOTPSetup implements [user.TwoFactor].

@@ -46,6 +46,8 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 			p, err = social.Google(id, secret)
 		case name == "gitlab":
 			p, err = social.GitLab(id, secret)
+		case name == "github":
+			p, err = social.GitHub(id, secret)
 		case name == "microsoft":
 			p, err = social.Microsoft(env.Get(key+"TENANT", ""), id, secret)
 		default:
@@ -54,6 +56,7 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 		if err != nil {
 			return "", fmt.Errorf("OAUTH_PROVIDERS: %s: %w", name, err)
 		}
+		p.Label = socialLabel(env, name)
 		if v, ok := env(key + "AUTHORITATIVE"); ok {
 			p.Authoritative = SplitList(v)
 		}
@@ -68,9 +71,17 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 	return strings.Join(h.Providers(), ","), nil
 }
 
-// socialLabel is what the pages' button names: OAUTH_NAME_LABEL, or the
-// name with its first letter in upper case.
+// socialLabel is what the pages' button and the notices name:
+// OAUTH_NAME_LABEL, or a preset's own spelling ("GitLab"), or the name
+// with its first letter in upper case.
 func socialLabel(env Env, name string) string {
 	key := "OAUTH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_LABEL"
-	return env.Get(key, strings.ToUpper(name[:1])+name[1:])
+	def, ok := presetLabels[name]
+	if !ok {
+		def = strings.ToUpper(name[:1]) + name[1:]
+	}
+	return env.Get(key, def)
 }
+
+// presetLabels are the presets' names as their owners spell them.
+var presetLabels = map[string]string{"google": "Google", "gitlab": "GitLab", "github": "GitHub", "microsoft": "Microsoft"}

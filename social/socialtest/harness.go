@@ -1,19 +1,21 @@
-package social_test
+package socialtest
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -24,34 +26,31 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/user"
-	"github.com/authkit-go/authkit/nethttpauth"
 	"github.com/authkit-go/authkit/social"
 )
 
-// The tests sign in at a real OpenID provider: zitadel/oidc's op package
-// (testdata/oidcprovider), built once and run as a process per test, with
-// the users below. Its login page is a form the browser posts.
+// The suite signs in at a real OpenID provider: zitadel/oidc's op package
+// (social/testdata/oidcprovider), built once per Run and started as a
+// process per test, with the accounts below. Its login page is a form the
+// browser posts.
 
-// providerBin is the built provider; TestMain builds it.
-var providerBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "oidcprovider")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+// buildProvider builds the provider into dir and returns the binary. The
+// provider's source is found beside this file's package, so the suite
+// runs from any module of the repository's workspace.
+func buildProvider(t *testing.T, dir string) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("socialtest: the provider's source cannot be located")
 	}
-	providerBin = filepath.Join(dir, "oidcprovider")
-	build := exec.Command("go", "build", "-o", providerBin, ".")
-	build.Dir = filepath.Join("testdata", "oidcprovider")
+	bin := filepath.Join(dir, "oidcprovider")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join(filepath.Dir(file), "..", "testdata", "oidcprovider")
 	build.Env = append(os.Environ(), "GOWORK=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the OpenID provider: %v\n%s", err, out)
-		os.Exit(1)
+		t.Fatalf("build the OpenID provider: %v\n%s", err, out)
 	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	return bin
 }
 
 // An account at the provider.
@@ -77,7 +76,7 @@ var (
 
 // startProvider runs the provider for a client whose redirect URI is
 // redirect and returns its issuer and a function that stops it.
-func startProvider(t *testing.T, redirect string) (issuer string, stop func()) {
+func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func()) {
 	t.Helper()
 	users := map[string]account{}
 	for _, a := range []account{alice, bob, mallory, eve} {
@@ -88,7 +87,7 @@ func startProvider(t *testing.T, redirect string) (issuer string, stop func()) {
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(providerBin, "-users", file, "-client", "web:secret", "-redirect", redirect)
+	cmd := exec.Command(bin, "-users", file, "-client", "web:secret", "-redirect", redirect)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +106,11 @@ func startProvider(t *testing.T, redirect string) (issuer string, stop func()) {
 	return strings.TrimSpace(line), stop
 }
 
-// env is an app on net/http (nethttpauth) with the social module and one
-// provider, "test", at the real OpenID provider.
+// env is an app served by the harness's framework with the social module
+// and one provider, "test", at the real OpenID provider. The app's URL is
+// known before the Service (AppURL, the redirect URI registered at the
+// provider): it is a reverse proxy in front of the framework's server,
+// passing every request and answer through unchanged (Host included).
 type env struct {
 	t        *testing.T
 	app      *httptest.Server
@@ -128,14 +130,14 @@ type options struct {
 	core          func(*auth.Config)
 }
 
-func newEnv(t *testing.T, o options) *env {
+func newEnv(t *testing.T, h Harness, o options) *env {
 	t.Helper()
 	e := &env{t: t, mail: &mail.Capture{}}
 	var handler http.Handler
 	e.app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.app.Close)
 	e.callback = e.app.URL + social.Prefix + "/test/callback"
-	e.issuer, e.stop = startProvider(t, e.callback)
+	e.issuer, e.stop = startProvider(t, h.bin, e.callback)
 	e.users = store.NewMemory(store.MemoryConfig{})
 	key, err := secretbox.GenerateKey()
 	if err != nil {
@@ -162,13 +164,53 @@ func newEnv(t *testing.T, o options) *env {
 		t.Fatal(err)
 	}
 	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
-		Providers: []social.ProviderConfig{{Name: "test", Provider: prov, Authoritative: o.authoritative}}})
+		Providers: []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.h.Close() })
-	handler = nethttpauth.Handler(e.svc)
+	target, err := url.Parse(h.Start(t, e.svc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	handler = proxy
 	return e
+}
+
+// providerLabel is the test provider's Label, which the notices name.
+const providerLabel = "Test Provider"
+
+// mails returns the messages of kind mailed to to so far (the queue
+// flushed first).
+func (e *env) mails(kind mail.Kind, to string) []mail.Message {
+	e.t.Helper()
+	if err := e.svc.FlushMail(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	var out []mail.Message
+	for _, m := range e.mail.To(to) {
+		if m.Kind == kind {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// wantNotice checks that exactly n notices of kind, naming the test
+// provider, went to to.
+func (e *env) wantNotice(kind mail.Kind, to string, n int) {
+	e.t.Helper()
+	ms := e.mails(kind, to)
+	if len(ms) != n {
+		e.t.Fatalf("%d %s mails to %s, want %d", len(ms), kind, to, n)
+	}
+	for _, m := range ms {
+		if !strings.Contains(m.Subject, providerLabel) || !strings.Contains(m.Text, providerLabel) {
+			e.t.Fatalf("%s mail %q does not name the provider %q:\n%s", kind, m.Subject, providerLabel, m.Text)
+		}
+	}
 }
 
 // events of typ, in order.

@@ -1,4 +1,4 @@
-package social_test
+package socialtest
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
@@ -23,16 +24,16 @@ var all = []string{"*"}
 
 func loginError(code string) string { return "/login?error=" + code }
 
-// TestSignUpOnFirstSignIn: a provider account without a local one, whose
+// signUpOnFirstSignIn: a provider account without a local one, whose
 // address the provider asserts verified and is authoritative for, makes
 // an account without a password, its address verified, linked, signed in.
-func TestSignUpOnFirstSignIn(t *testing.T) {
+func signUpOnFirstSignIn(t *testing.T, h Harness) {
 	for _, tc := range []struct {
 		name          string
 		authoritative []string
 	}{{"for the domain", []string{"example.com"}}, {"for every domain", []string{"*"}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, options{authoritative: tc.authoritative})
+			e := newEnv(t, h, options{authoritative: tc.authoritative})
 			b := e.browser()
 			wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
 			status, id := b.me()
@@ -57,15 +58,17 @@ func TestSignUpOnFirstSignIn(t *testing.T) {
 			if len(e.eventsOf(auth.EventRegistered)) != 1 || len(e.eventsOf(auth.EventIdentityLinked)) != 1 || len(e.eventsOf(auth.EventLoginSucceeded)) != 1 {
 				t.Fatalf("events: %+v", e.events)
 			}
+			// The account was made for this identity: no "linked" notice.
+			e.wantNotice(mail.KindIdentityLinked, alice.Email, 0)
 		})
 	}
 }
 
-// TestNoSignUpOnUntrustedClaim: without an account, a provider that is not
+// noSignUpOnUntrustedClaim: without an account, a provider that is not
 // authoritative for the address makes none (a pre-hijacked account would
 // wait for its real owner).
-func TestNoSignUpOnUntrustedClaim(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.org"}})
+func noSignUpOnUntrustedClaim(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.org"}})
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, loginError("social_email_unverified"))
 	if status, _ := b.me(); status != http.StatusUnauthorized || e.userCount() != 0 {
@@ -73,10 +76,10 @@ func TestNoSignUpOnUntrustedClaim(t *testing.T) {
 	}
 }
 
-// TestSignInAgain: the second sign-in of a linked account signs into it,
+// signInAgain: the second sign-in of a linked account signs into it,
 // from another browser, and makes nothing new.
-func TestSignInAgain(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"*"}})
+func signInAgain(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"*"}})
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 	first, _ := e.users.ByEmail(context.Background(), alice.Email)
 	b := e.browser()
@@ -89,10 +92,10 @@ func TestSignInAgain(t *testing.T) {
 	}
 }
 
-// TestReturnTo: a path of the app is where the callback lands; another
+// returnTo: a path of the app is where the callback lands; another
 // origin in any spelling is ignored.
-func TestReturnTo(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func returnTo(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	for returnTo, want := range map[string]string{
 		"/settings?tab=security": "/settings?tab=security",
 		"//evil.example/x":       "/",
@@ -107,11 +110,11 @@ func TestReturnTo(t *testing.T) {
 	}
 }
 
-// TestLinkByVerifiedEmail: an account whose verified address the provider
+// linkByVerifiedEmail: an account whose verified address the provider
 // asserts verified, and for which it is authoritative, is linked and
 // signed into.
-func TestLinkByVerifiedEmail(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}})
+func linkByVerifiedEmail(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
 	local := e.local(alice.Email, true)
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
@@ -124,13 +127,15 @@ func TestLinkByVerifiedEmail(t *testing.T) {
 	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (email)" {
 		t.Fatalf("identity_linked events %+v", ev)
 	}
+	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1)
 }
 
-// TestNoTakeover: a provider account that only claims an address of an
+// noTakeover: a provider account that only claims an address of an
 // existing account never gets into it: an unverified claim, a provider
-// not authoritative for the address, a local address never verified.
-// Nothing is linked or created, and the browser is not signed in.
-func TestNoTakeover(t *testing.T) {
+// not authoritative for the address. Nothing is linked or created, and
+// the browser is not signed in. (A local address never verified, proved
+// by an authoritative provider: claimUnverified.)
+func noTakeover(t *testing.T, h Harness) {
 	for _, tc := range []struct {
 		name          string
 		as            account
@@ -141,10 +146,10 @@ func TestNoTakeover(t *testing.T) {
 		{"unverified email claim", mallory, []string{"*"}, true, "social_email_unverified"},
 		{"provider not authoritative", eve, nil, true, "social_link_required"},
 		{"provider authoritative for another domain", eve, []string{"example.org"}, true, "social_link_required"},
-		{"local address unverified", eve, []string{"*"}, false, "social_link_required"},
+		{"unverified claim on an unverified local address", mallory, []string{"*"}, false, "social_email_unverified"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, options{authoritative: tc.authoritative})
+			e := newEnv(t, h, options{authoritative: tc.authoritative})
 			victim := e.local("victim@example.com", tc.localVerified)
 			b := e.browser()
 			wantRedirect(t, b.signIn(tc.as), http.StatusSeeOther, loginError(string(tc.code)))
@@ -164,10 +169,10 @@ func TestNoTakeover(t *testing.T) {
 	}
 }
 
-// TestTwoFactorAccount: a social sign-in into an account with 2FA ends at
+// twoFactorAccount: a social sign-in into an account with 2FA ends at
 // the second step: the 2fa_pending cookie, no session.
-func TestTwoFactorAccount(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}})
+func twoFactorAccount(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
 	local := e.local(alice.Email, true)
 	ctx := context.Background()
 	if err := e.users.BeginTOTPSetup(ctx, local.ID, "pending"); err != nil {
@@ -190,10 +195,10 @@ func TestTwoFactorAccount(t *testing.T) {
 	}
 }
 
-// TestTamperedState: a callback whose state is not the browser's, or
+// tamperedState: a callback whose state is not the browser's, or
 // without the browser's cookie, is refused and changes nothing.
-func TestTamperedState(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func tamperedState(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	u, _ := url.Parse(cb)
@@ -210,11 +215,11 @@ func TestTamperedState(t *testing.T) {
 	}
 }
 
-// TestReplayedCallback: a callback, its cookie included, works once; the
+// replayedCallback: a callback, its cookie included, works once; the
 // same again (a replayed code, a second callback with the same state)
 // is refused and changes nothing.
-func TestReplayedCallback(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func replayedCallback(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	app, _ := url.Parse(e.app.URL + social.Prefix)
@@ -230,10 +235,10 @@ func TestReplayedCallback(t *testing.T) {
 	}
 }
 
-// TestIssuerMismatch: an iss parameter (RFC 9207) that is not the
+// issuerMismatch: an iss parameter (RFC 9207) that is not the
 // provider's issuer refuses the callback.
-func TestIssuerMismatch(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func issuerMismatch(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	cb := b.signInAt(start, alice)
 	wantRedirect(t, b.get(cb+"&iss="+url.QueryEscape("https://evil.example/")), http.StatusSeeOther, loginError("social_failed"))
@@ -242,10 +247,10 @@ func TestIssuerMismatch(t *testing.T) {
 	}
 }
 
-// TestProviderError: the provider's error answer (the user declined) is
+// providerError: the provider's error answer (the user declined) is
 // social_failed.
-func TestProviderError(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func providerError(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp := b.get(start)
@@ -260,18 +265,18 @@ func TestProviderError(t *testing.T) {
 	wantRedirect(t, b.get(e.callback+"?error=access_denied&state="+url.QueryEscape(q.Get("state"))), http.StatusSeeOther, loginError("social_failed"))
 }
 
-// TestProviderDown: a provider that does not answer at start or at the
+// providerDown: a provider that does not answer at start or at the
 // callback gives social_provider_unavailable, never a 5xx, and nothing
 // changes.
-func TestProviderDown(t *testing.T) {
+func providerDown(t *testing.T, h Harness) {
 	t.Run("at start", func(t *testing.T) {
-		e := newEnv(t, options{authoritative: all})
+		e := newEnv(t, h, options{authoritative: all})
 		e.stop()
 		b := e.browser()
 		wantRedirect(t, b.get(start), http.StatusSeeOther, loginError("social_provider_unavailable"))
 	})
 	t.Run("at the callback", func(t *testing.T) {
-		e := newEnv(t, options{authoritative: all})
+		e := newEnv(t, h, options{authoritative: all})
 		b := e.browser()
 		cb := b.signInAt(start, alice)
 		e.stop()
@@ -282,10 +287,10 @@ func TestProviderDown(t *testing.T) {
 	})
 }
 
-// TestSignUpClosed: without public sign-up, a provider account with no
+// signUpClosed: without public sign-up, a provider account with no
 // local one is refused; existing accounts still sign in.
-func TestSignUpClosed(t *testing.T) {
-	e := newEnv(t, options{authoritative: []string{"example.com"}, core: func(c *auth.Config) { c.Disable = []auth.Feature{auth.FeatureRegistration} }})
+func signUpClosed(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}, core: func(c *auth.Config) { c.Disable = []auth.Feature{auth.FeatureRegistration} }})
 	wantRedirect(t, e.browser().signIn(bob), http.StatusSeeOther, loginError("social_signup_closed"))
 	if e.userCount() != 0 {
 		t.Fatal("an account was created")
@@ -294,9 +299,9 @@ func TestSignUpClosed(t *testing.T) {
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 }
 
-// TestUnknownProvider: a provider that is not configured.
-func TestUnknownProvider(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+// unknownProvider: a provider that is not configured.
+func unknownProvider(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantRedirect(t, e.browser().get(social.Prefix+"/nope/start"), http.StatusSeeOther, loginError("social_provider_unknown"))
 }
 
@@ -329,11 +334,11 @@ func wantJSON(t *testing.T, resp *http.Response, status int, field, want string)
 	}
 }
 
-// TestLinkListUnlink: a signed-in user links a second provider account,
+// linkListUnlink: a signed-in user links a second provider account,
 // lists both, unlinks one; the last way to sign in cannot be unlinked;
 // another user's identity is not found.
-func TestLinkListUnlink(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func linkListUnlink(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
 	first := b.list()
@@ -359,6 +364,11 @@ func TestLinkListUnlink(t *testing.T) {
 	if _, err := e.users.ByEmail(context.Background(), bob.Email); err == nil {
 		t.Fatal("the link made an account for bob")
 	}
+	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1) // to the account's address, not bob's
+	e.wantNotice(mail.KindIdentityLinked, bob.Email, 0)
+	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 2 || ev[1].Detail != "test (signed in)" {
+		t.Fatalf("identity_linked events %+v", ev)
+	}
 
 	other := e.browser() // another user's identity is none of alice's
 	wantRedirect(t, other.signIn(mallory), http.StatusSeeOther, loginError("social_email_unverified"))
@@ -373,14 +383,15 @@ func TestLinkListUnlink(t *testing.T) {
 	if ev := e.eventsOf(auth.EventIdentityUnlinked); len(ev) != 1 || ev[0].Detail != "test" {
 		t.Fatalf("identity_unlinked events %+v", ev)
 	}
+	e.wantNotice(mail.KindIdentityUnlinked, alice.Email, 1) // the refused unlink mailed nothing
 	// alice's provider account is free: it signs up anew.
 	wantRedirect(t, e.browser().signIn(alice), http.StatusSeeOther, "/")
 }
 
-// TestLinkTaken: a provider account linked to one user cannot be linked
+// linkTaken: a provider account linked to one user cannot be linked
 // to another.
-func TestLinkTaken(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+func linkTaken(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantRedirect(t, e.browser().signIn(bob), http.StatusSeeOther, "/") // bob's account holds bob's identity
 	b := e.browser()
 	wantRedirect(t, b.signIn(alice), http.StatusSeeOther, "/")
@@ -396,8 +407,67 @@ func TestLinkTaken(t *testing.T) {
 	}
 }
 
-// TestLinkNeedsSession: linking without a session is refused as JSON.
-func TestLinkNeedsSession(t *testing.T) {
-	e := newEnv(t, options{authoritative: all})
+// linkNeedsSession: linking without a session is refused as JSON.
+func linkNeedsSession(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: all})
 	wantJSON(t, e.browser().do(http.MethodPost, social.Prefix+"/test/link", nil), http.StatusUnauthorized, "code", "not_authenticated")
+}
+
+// claimUnverified: an account registered with the owner's address but
+// never verified (an attacker's, waiting for the owner: account
+// pre-hijacking) is the owner's once they prove the address through a
+// provider authoritative for it; what the registrant set up stops
+// working: the password is gone (their login fails), their session
+// ends, their passkey is deleted, their TOTP is off (the owner lands
+// signed in, not at a second step they cannot take). The account is verified and linked,
+// and the owner is signed into it.
+func claimUnverified(t *testing.T, h Harness) {
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}})
+	ctx := context.Background()
+	local := e.local(alice.Email, false)
+	attacker := e.browser()
+	login := url.Values{"email": {alice.Email}, "password": {"local password 1"}}
+	if resp := attacker.do(http.MethodPost, "/api/auth/login", login); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the registrant's login: %d", resp.StatusCode)
+	}
+	if err := e.users.AddPasskey(ctx, &user.Passkey{ID: []byte("registrant-key"), UserID: local.ID, UserHandle: []byte("h"), PublicKey: []byte("k"), Name: "Registrant's key", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.users.BeginTOTPSetup(ctx, local.ID, "pending"); err != nil { // the registrant's TOTP
+		t.Fatal(err)
+	}
+	if err := e.users.EnableTOTP(ctx, local.ID, user.EnableTOTP{Pending: "pending", Secret: "secret", Step: 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	owner := e.browser()
+	wantRedirect(t, owner.signIn(alice), http.StatusSeeOther, "/")
+	if status, id := owner.me(); status != http.StatusOK || id != local.ID {
+		t.Fatalf("the owner's me: %d %q, want 200 %q", status, id, local.ID)
+	}
+	if status, _ := attacker.me(); status != http.StatusUnauthorized {
+		t.Fatalf("the registrant's session after the claim: %d, want 401", status)
+	}
+	if resp := attacker.do(http.MethodPost, "/api/auth/login", login); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the registrant's password after the claim: %d, want 401", resp.StatusCode)
+	}
+	u, err := e.users.ByID(ctx, local.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.PasswordHash != "" || !u.EmailVerified() || u.TwoFactorEnabled || u.TOTPSecret != "" {
+		t.Fatalf("the account after the claim: password %q, verified %v, 2FA %v", u.PasswordHash, u.EmailVerified(), u.TwoFactorEnabled)
+	}
+	if keys, err := e.users.ListPasskeys(ctx, local.ID); err != nil || len(keys) != 0 {
+		t.Fatalf("passkeys after the claim: %+v %v", keys, err)
+	}
+	if ids := e.identities(local.ID); len(ids) != 1 || ids[0].Subject != alice.ID {
+		t.Fatalf("identities %+v", ids)
+	}
+	if ev := e.eventsOf(auth.EventUnverifiedSetupRevoked); len(ev) != 1 || ev[0].UserID != local.ID || ev[0].Detail != "social" {
+		t.Fatalf("unverified_setup_revoked events %+v", ev)
+	}
+	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (claimed)" {
+		t.Fatalf("identity_linked events %+v", ev)
+	}
 }
