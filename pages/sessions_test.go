@@ -139,6 +139,7 @@ func TestSecurityContents(t *testing.T) {
 		{"the defaults", nil, []string{"twofa", "email", "password", "sessions"}},
 		{"with records and passkeys", func(a *auth.Config, c *Config) { withRecords(a, c); withPasskeys(a, c) },
 			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices"}},
+		{"with social sign-in", withSocial, []string{"twofa", "identities", "email", "password", "sessions"}},
 		{"without email and password change", func(a *auth.Config, _ *Config) {
 			a.Disable = []auth.Feature{auth.FeatureEmailChange, auth.FeaturePasswordChange}
 		}, []string{"twofa", "sessions"}},
