@@ -74,6 +74,21 @@ var (
 	eve = account{ID: "sub-eve", Username: "eve", Password: "eve-pw", FirstName: "Eve", LastName: "E", Email: "victim@example.com", EmailVerified: true}
 )
 
+// StartProvider builds the suite's real OpenID provider (zitadel/oidc's
+// op package, social/testdata/oidcprovider) into t's temporary folder and
+// runs it for the confidential client "web" (secret "secret") whose
+// redirect URI is redirect, until t ends. It returns the issuer URL. Its
+// accounts sign in on its login form (#username, #password) as alice
+// (password "alice-pw", alice@example.com, verified), bob ("bob-pw",
+// bob@example.com, verified), mallory ("mallory-pw", victim@example.com,
+// not verified) and eve ("eve-pw", victim@example.com, verified). For an
+// app's or a browser's tests of social sign-in against a real provider.
+func StartProvider(t *testing.T, redirect string) (issuer string) {
+	t.Helper()
+	issuer, _ = startProvider(t, buildProvider(t, t.TempDir()), redirect)
+	return issuer
+}
+
 // startProvider runs the provider for a client whose redirect URI is
 // redirect and returns its issuer and a function that stops it.
 func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func()) {
