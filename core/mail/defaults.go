@@ -23,6 +23,7 @@ func DefaultTemplates() Templates {
 		PasskeyDeleted:           defaultPasskeyDeleted,
 		TwoFactorEmailCode:       defaultTwoFactorEmailCode,
 		EmailSignIn:              defaultEmailSignIn,
+		AccountDeleted:           defaultAccountDeleted,
 	}
 }
 
@@ -334,5 +335,22 @@ If you did not ask to sign in, you can ignore this email: nobody can sign in wit
 {{end}}{{with .Link}}<p>Or open this link to sign in: <a href="{{.}}">{{.}}</a></p>
 {{end}}<p>The code and the link work once{{with .ExpiryText}} and expire in {{.}}{{end}}. Never give them to anyone: we will never ask you for them.</p>
 <p>If you did not ask to sign in, you can ignore this email: nobody can sign in without the code.</p>
+` + htmlTail,
+}
+
+var defaultAccountDeleted = Template{
+	Subject: subjectPrefix + `Your account was deleted`,
+	Text: greeting + `
+
+Your account` + atApp + ` was deleted` + onTime + fromIP + `, with its sessions, passkeys and linked sign-ins. This address no longer has an account there.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else was signed in to your account: contact support at once.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Your account` + atApp + ` was deleted` + onTime + fromIP + `, with its sessions, passkeys and linked sign-ins. This address no longer has an account there.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else was signed in to your account: contact support at once.</p>
 ` + htmlTail,
 }

@@ -81,6 +81,10 @@ const (
 	// auth.Config.EmailSignIn. To an address without an account it goes
 	// only when the app lets such an address sign up this way.
 	KindEmailSignIn Kind = "email_sign_in"
+
+	// KindAccountDeleted tells the owner that the account and what the
+	// app's sign-in held for it were deleted (Data.Time, Data.IP).
+	KindAccountDeleted Kind = "account_deleted"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -90,7 +94,7 @@ func Kinds() []Kind {
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
-		KindTwoFactorEmailCode, KindEmailSignIn,
+		KindTwoFactorEmailCode, KindEmailSignIn, KindAccountDeleted,
 	}
 }
 

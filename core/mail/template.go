@@ -47,6 +47,7 @@ type Templates struct {
 	PasskeyDeleted           Template
 	TwoFactorEmailCode       Template
 	EmailSignIn              Template
+	AccountDeleted           Template
 }
 
 // Data is what a template sees.
@@ -295,6 +296,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.TwoFactorEmailCode
 	case KindEmailSignIn:
 		return &t.EmailSignIn
+	case KindAccountDeleted:
+		return &t.AccountDeleted
 	}
 	return nil
 }
