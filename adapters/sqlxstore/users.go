@@ -620,22 +620,26 @@ func (s *UserStore) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return notFound(op)
 	}
-	return s.inTx(ctx, op, idv, func(q queryer) error {
-		if err := execOne(ctx, q, s.q.delete, idv); err != nil {
-			return err
-		}
-		if err := s.deletePasskeysOf(ctx, q, id); err != nil {
-			return err
-		}
-		if err := s.deleteIdentitiesOf(ctx, q, id); err != nil {
-			return err
-		}
-		if !s.s.side {
-			return nil
-		}
-		_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
+	return s.inTx(ctx, op, idv, func(q queryer) error { return s.deleteIn(ctx, q, id, idv) })
+}
+
+// deleteIn deletes user id (idv) in the transaction q: the user's row,
+// then their passkeys, passkey handle, identities and side-table row.
+func (s *UserStore) deleteIn(ctx context.Context, q queryer, id string, idv any) error {
+	if err := execOne(ctx, q, s.q.delete, idv); err != nil {
 		return err
-	})
+	}
+	if err := s.deletePasskeysOf(ctx, q, id); err != nil {
+		return err
+	}
+	if err := s.deleteIdentitiesOf(ctx, q, id); err != nil {
+		return err
+	}
+	if !s.s.side {
+		return nil
+	}
+	_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
+	return err
 }
 
 // BeginTOTPSetup implements [user.TwoFactor].
@@ -1059,6 +1063,12 @@ func (s *UserStore) inTx(ctx context.Context, op string, idv any, fn func(q quer
 		return s.noRows(ctx, op, idv)
 	case errors.Is(err, errTxConflict):
 		return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrConflict)
+	}
+	if ref := s.db.referenced(err); ref != nil {
+		return fmt.Errorf("sqlxstore: %s: %w", op, ref)
+	}
+	if errors.Is(err, errBefore) {
+		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
 	return s.db.fail(op, err)
 }

@@ -39,6 +39,7 @@ type parts struct {
 	user.EmailCodeEraser
 	user.Identities
 	user.SignIns
+	user.AccountDeleter
 }
 
 func split(s user.Accounts) *parts {
@@ -57,6 +58,7 @@ func split(s user.Accounts) *parts {
 	p.EmailCodeEraser, _ = s.(user.EmailCodeEraser)
 	p.Identities, _ = s.(user.Identities)
 	p.SignIns, _ = s.(user.SignIns)
+	p.AccountDeleter, _ = s.(user.AccountDeleter)
 	return p
 }
 
@@ -121,12 +123,13 @@ var suite = []struct {
 	{"EmailCodeEraser", func(p *parts) bool { return p.EmailCodes != nil && p.EmailCodeEraser != nil }, emailCodeEraserTests},
 	{"Identities", func(p *parts) bool { return p.Identities != nil }, identityTests},
 	{"SignIns", func(p *parts) bool { return p.SignIns != nil }, signInTests},
+	{"AccountDeleter", func(p *parts) bool { return p.AccountDeleter != nil }, accountDeleterTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, TwoFactor, EmailVerification,
 // EmailChange, PasswordReset, PasswordChange, PasswordRehash,
-// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser, Identities, SignIns) that the store implements; a part
+// SessionVersions, Lockout, Passkeys, EmailCodes, EmailCodeEraser, Identities, SignIns, AccountDeleter) that the store implements; a part
 // it lacks is skipped, with the reason.
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
