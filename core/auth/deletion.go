@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -341,11 +342,10 @@ type exportIdentity struct {
 	LinkedAt string `json:"linkedAt"`
 }
 
-func exportRoute(ctx context.Context, s *Service, v *Visit) Response {
-	ex, err := s.ExportAccount(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "export", err)
-	}
+// MarshalJSON is the export as GET /api/auth/export answers it: account
+// (the User schema), sessions, devices, passkeys and identities, each a
+// list (empty, never null), times in ISO 8601, no ids.
+func (ex AccountExport) MarshalJSON() ([]byte, error) {
 	out := exportJSON{Account: ex.Account, Sessions: []exportSession{}, Devices: []exportDevice{}, Passkeys: []exportPasskey{}, Identities: []exportIdentity{}}
 	for _, si := range ex.Sessions {
 		out.Sessions = append(out.Sessions, exportSession{Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt), IP: si.IP, UserAgent: si.UserAgent})
@@ -363,7 +363,15 @@ func exportRoute(ctx context.Context, s *Service, v *Visit) Response {
 	for _, id := range ex.Identities {
 		out.Identities = append(out.Identities, exportIdentity(id))
 	}
-	rsp := s.respond(v, http.StatusOK, out)
+	return json.Marshal(out)
+}
+
+func exportRoute(ctx context.Context, s *Service, v *Visit) Response {
+	ex, err := s.ExportAccount(ctx, v)
+	if err != nil {
+		return s.failure(ctx, v, "export", err)
+	}
+	rsp := s.respond(v, http.StatusOK, ex)
 	rsp.Header.Set("Content-Disposition", `attachment; filename="account-data.json"`)
 	return rsp
 }
