@@ -299,7 +299,7 @@ var routes = []Route{
 		Description: "Needs a recent authentication, or the password in the body. On an account with 2FA on, code (a TOTP code or a recovery code) is required too, counted against the 2FA limit. Runs Hooks.BeforeDeleteAccount; mails the deletion notice.",
 		Body:        formBody(obj{"password": oaStr("the current password (instead of a recent authentication)"), "code": oaStr("with 2FA on: a TOTP code or a recovery code")}, nil),
 		OK:          oaMessage("Account deleted"),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed, ErrAccountDeletionBlocked}, currentPassword),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed, ErrTooManyTwoFactor, ErrAccountDeletionBlocked}, currentPassword),
 		Hooks:       "BeforeDeleteAccount",
 		Cookies:     "authkit_session and 2fa_pending expired",
 	})},

@@ -110,6 +110,21 @@ func (s suite) deleteNeedsRecentAuth(t *testing.T) {
 	e.noUser(t, "bob@example.com")
 }
 
+// deletePasswordLimited: the password of a deletion is limited as every
+// re-entry of the current password (5 per 15 minutes per user).
+func (s suite) deletePasswordLimited(t *testing.T) {
+	e := s.env(t)
+	c := e.client()
+	u := e.signup(t, c, "ada@example.com")
+	e.stale()
+	begin := e.clock.Now()
+	for range 5 {
+		mustStatus(t, c.deleteAccount(obj{"password": wrongPassword}), http.StatusUnauthorized, errInvalidPassword)
+	}
+	e.mustLimited(t, c.deleteAccount(obj{"password": goodPassword}), msgTooManyPasswords, begin.Add(15*time.Minute))
+	e.byID(t, u.ID)
+}
+
 // deleteTwoFactorNeedsCode: a 2FA account needs its second factor even
 // from a recent session; wrong codes answer 400, change nothing and count
 // against the 2FA limit (5 per 5 minutes), so the right code is refused
@@ -135,6 +150,8 @@ func (s suite) deleteTwoFactorNeedsCode(t *testing.T) {
 	e.nextStep()
 	c = e.client()
 	e.loginWith2FA(t, c, "ada@example.com", secret)
+	// The login's code is spent: a replay is refused.
+	mustStatus(t, c.deleteAccount(obj{"code": e.now(t, secret)}), http.StatusBadRequest, "Code already used")
 	e.nextStep()
 	mustMessage(t, c.deleteAccount(obj{"code": e.now(t, secret)}), msgAccountDeleted)
 	e.noUser(t, "ada@example.com")
@@ -208,7 +225,7 @@ func (s suite) deleteRace(t *testing.T) {
 // deleted; an *auth.Error it returns is the answer and nothing is deleted;
 // any other error answers 409 account_deletion_blocked, never its text.
 func (s suite) deleteHook(t *testing.T) {
-	veto := &auth.Error{Status: http.StatusConflict, Code: "has_open_invoices", Message: "Settle your open invoices first"}
+	veto := &auth.Error{Status: http.StatusForbidden, Code: "open_invoices", Message: "Settle your open invoices first"}
 	var answer error
 	var seen []string
 	e, _, _ := s.deletionEnv(t, func(c *auth.Config) {
@@ -221,8 +238,8 @@ func (s suite) deleteHook(t *testing.T) {
 	u := e.signup(t, c, "ada@example.com")
 	answer = veto
 	r := c.deleteAccount(nil)
-	if r.Status != http.StatusConflict || r.str("code") != "has_open_invoices" || r.str("error") != "Settle your open invoices first" {
-		t.Errorf("%s: want the hook's 409 has_open_invoices", r)
+	if r.Status != http.StatusForbidden || r.str("code") != "open_invoices" || r.str("error") != "Settle your open invoices first" {
+		t.Errorf("%s: want the hook's 403 open_invoices", r)
 	}
 	answer = errors.New("pq: update or delete on table \"users\" violates foreign key constraint")
 	r = c.deleteAccount(nil)

@@ -155,6 +155,7 @@ var topics = []struct {
 	// limit, everything erased, racing deletions, the app's hook, no secret in the export.
 	{"AccountDeletion", []test{
 		{"deletion needs a recent authentication or the password", suite.deleteNeedsRecentAuth},
+		{"the password of a deletion is limited", suite.deletePasswordLimited},
 		{"on a 2FA account deletion needs the second factor, within the 2FA limit", suite.deleteTwoFactorNeedsCode},
 		{"deletion erases everything, mails and audits once; the address is free again", suite.deleteErasesEverything},
 		{"50 racing deletions: one wins", suite.deleteRace},
