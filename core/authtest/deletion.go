@@ -15,7 +15,7 @@ import (
 	"github.com/authkit-go/authkit/core/user"
 )
 
-// Account deletion and export (docs/api.md, Delete account and Export):
+// Account deletion and export (docs/api.md, "Delete account" and "Export"):
 // POST /api/auth/delete-account deletes the signed-in user's account with
 // everything authkit holds about it; GET /api/auth/export answers what it
 // holds, without a secret or a hash. Both need a recent authentication.
