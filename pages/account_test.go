@@ -211,3 +211,38 @@ func TestFormBodyBounded(t *testing.T) {
 	p.wantPage(t, http.StatusRequestEntityTooLarge, "problem")
 	p.wantSummary(t, "Request body too large")
 }
+
+// TestDeleteAccount: the security page links to the confirmation page and
+// to the data download; the download is the JSON export; the confirmation
+// page, without JavaScript, refuses a wrong password beside its field and
+// deletes the account with the right one, then the login page says so.
+func TestDeleteAccount(t *testing.T) {
+	e := setup(t, nil)
+	b := e.registered()
+	sec := b.get("/settings/security")
+	sec.wantPage(t, http.StatusOK, "security")
+	for _, want := range []string{`id="delete-account-link"`, `id="export-link"`} {
+		if !strings.Contains(sec.Body, want) {
+			t.Errorf("the security page lacks %s", want)
+		}
+	}
+	ex := b.get("/settings/export")
+	if ex.Status != http.StatusOK || !strings.Contains(ex.Header.Get("Content-Disposition"), "attachment") ||
+		!strings.Contains(ex.Body, `"email": "`+adaEmail+`"`) || strings.Contains(ex.Body, "$2") {
+		t.Fatalf("export: %d %s %q", ex.Status, ex.Header.Get("Content-Disposition"), ex.Body)
+	}
+	b.get("/settings/delete-account").wantPage(t, http.StatusOK, "delete")
+	p := b.post("/settings/delete-account", form("password", "wrong password"))
+	p.wantPage(t, http.StatusUnauthorized, "delete")
+	p.wantFieldError(t, "delete-password", "Invalid password")
+	if _, err := e.users.ByEmail(t.Context(), adaEmail); err != nil {
+		t.Fatalf("a refused deletion deleted the user: %v", err)
+	}
+	b.post("/settings/delete-account", form("password", adaPass)).wantRedirect(t, "/login?done=account-deleted")
+	if got := b.get("/login?done=account-deleted").text(t, "notice"); got != "Your account is deleted." {
+		t.Errorf("notice %q", got)
+	}
+	if _, err := e.users.ByEmail(t.Context(), adaEmail); err == nil {
+		t.Error("the user is still in the store")
+	}
+}

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"encoding/json"
 	"errors"
 	"html/template"
 	"net/http"
@@ -68,6 +69,9 @@ func (h *Handler) routes() {
 		h.post("/settings/identities/unlink", h.unlinkIdentity)
 	}
 	h.post("/settings/confirm-password", h.confirmPassword)
+	get("/settings/delete-account", h.signedIn("delete"))
+	h.post("/settings/delete-account", h.deleteAccount)
+	get("/settings/export", h.export)
 	h.post("/settings/2fa/disable", h.disableTwoFactor)
 	if on(auth.FeatureRegistration) {
 		get("/register", h.simple("register"))
@@ -822,4 +826,45 @@ func (h *Handler) unlinkIdentity(w http.ResponseWriter, r *http.Request, visit *
 		return
 	}
 	h.redirect(w, r, h.prefix+"/settings/security?done=identity-unlinked#identities", visit)
+}
+
+// deleteAccount deletes the signed-in user's account
+// (auth.Service.DeleteAccount) with the password of the confirmation page
+// and, on a 2FA account, a code; then the login page says it is done.
+func (h *Handler) deleteAccount(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	err := h.svc.DeleteAccount(r.Context(), visit, auth.DeleteAccountInput{Password: r.PostFormValue("password"), Code: r.PostFormValue("code")})
+	if err != nil {
+		u, _ := h.viewer(r, visit) // the code field is shown to a 2FA account
+		h.fail(w, r, visit, &View{Page: "delete", Form: "delete-account-form", User: u}, err,
+			fields{"invalid_password": "delete-password", "two_factor_code_required": "delete-code",
+				"invalid_two_factor_code": "delete-code", "code_already_used": "delete-code"})
+		return
+	}
+	h.redirect(w, r, h.prefix+"/login?done=account-deleted", visit)
+}
+
+// export answers what authkit holds about the signed-in user as a JSON
+// file (auth.Service.ExportAccount), the same document as GET
+// /api/auth/export; a sign-in that is not recent confirms the password
+// first.
+func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
+	visit := h.visit(r)
+	if _, ok := h.signedInUser(w, r, visit); !ok {
+		return
+	}
+	ex, err := h.svc.ExportAccount(r.Context(), visit)
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "export"}, err, nil)
+		return
+	}
+	body, err := json.MarshalIndent(ex, "", "  ")
+	if err != nil {
+		h.problem(w, r, visit, err)
+		return
+	}
+	visit.WriteHeaders(w)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="account-data.json"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(append(body, '\n'))
 }

@@ -188,7 +188,7 @@ type Handler struct {
 // templates are the page templates; each is parsed with layout.html and
 // parts.html.
 var templates = []string{"login", "register", "twofactor", "verify", "resend", "forgot", "reset",
-	"dashboard", "security", "confirm", "codes", "notfound", "problem", "signin", "signinlink"}
+	"dashboard", "security", "confirm", "codes", "notfound", "problem", "signin", "signinlink", "delete"}
 
 // New returns the pages of svc. It parses every template (the app's
 // overrides first) and fails on one that does not parse.

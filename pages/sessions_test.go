@@ -136,13 +136,13 @@ func TestSecurityContents(t *testing.T) {
 		change func(*auth.Config, *Config)
 		want   []string
 	}{
-		{"the defaults", nil, []string{"twofa", "email", "password", "sessions"}},
+		{"the defaults", nil, []string{"twofa", "email", "password", "sessions", "account"}},
 		{"with records and passkeys", func(a *auth.Config, c *Config) { withRecords(a, c); withPasskeys(a, c) },
-			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices"}},
-		{"with social sign-in", withSocial, []string{"twofa", "identities", "email", "password", "sessions"}},
+			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices", "account"}},
+		{"with social sign-in", withSocial, []string{"twofa", "identities", "email", "password", "sessions", "account"}},
 		{"without email and password change", func(a *auth.Config, _ *Config) {
 			a.Disable = []auth.Feature{auth.FeatureEmailChange, auth.FeaturePasswordChange}
-		}, []string{"twofa", "sessions"}},
+		}, []string{"twofa", "sessions", "account"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := setup(t, tt.change)

@@ -11,9 +11,9 @@ import (
 // 0008, one row per user (the primary key), beside the users table whatever
 // its layout (Config.Users), keyed by the id as text with no foreign key.
 // MarkSignedIn is one INSERT that skips an existing row, so the database
-// lets exactly one of racing calls insert it. Deleting a user leaves the
-// row; the ids the stores make are never reused, nor are those a database
-// sequence assigns.
+// lets exactly one of racing calls insert it. Deleting a user deletes the
+// row in the same transaction (an account's deletion leaves nothing about
+// it behind).
 
 var _ user.SignIns = (*UserStore)(nil)
 

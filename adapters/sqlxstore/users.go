@@ -49,6 +49,7 @@ type UserStore struct {
 	iq     identityQueries  // identities.go
 	codes  emailCodeQueries // emailcodes.go
 	signIn string           // signins.go
+	unSign string           // signins.go: the user's row, deleted with the user
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -80,7 +81,7 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db), signIn: newSignInQuery(db)}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db), signIn: newSignInQuery(db), unSign: db.query(`DELETE FROM {{prefix}}sign_ins WHERE user_id = ?`)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery
@@ -611,31 +612,41 @@ func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*us
 
 // Delete implements [user.Registration]: one transaction that deletes the
 // user's row, then their passkeys and passkey handle (migration 0003, no
-// foreign key), their identities (migration 0007) and, with the side table, their state row (the foreign
-// key's ON DELETE CASCADE removes it too, where foreign keys are
-// enforced).
+// foreign key), their identities (migration 0007), their first sign-in
+// record (migration 0008) and, with the side table, their state row (the
+// foreign key's ON DELETE CASCADE removes it too, where foreign keys are
+// enforced). A row of the app's that still references the user fails it
+// with a *user.ReferencedError (deletion.go).
 func (s *UserStore) Delete(ctx context.Context, id string) error {
 	const op = "delete user"
 	idv, ok := s.s.idArg(id)
 	if !ok {
 		return notFound(op)
 	}
-	return s.inTx(ctx, op, idv, func(q queryer) error {
-		if err := execOne(ctx, q, s.q.delete, idv); err != nil {
-			return err
-		}
-		if err := s.deletePasskeysOf(ctx, q, id); err != nil {
-			return err
-		}
-		if err := s.deleteIdentitiesOf(ctx, q, id); err != nil {
-			return err
-		}
-		if !s.s.side {
-			return nil
-		}
-		_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
+	return s.inTx(ctx, op, idv, func(q queryer) error { return s.deleteIn(ctx, q, id, idv) })
+}
+
+// deleteIn deletes user id (idv) in the transaction q: the user's row,
+// then their passkeys, passkey handle, identities, first sign-in record
+// and side-table row.
+func (s *UserStore) deleteIn(ctx context.Context, q queryer, id string, idv any) error {
+	if err := execOne(ctx, q, s.q.delete, idv); err != nil {
 		return err
-	})
+	}
+	if err := s.deletePasskeysOf(ctx, q, id); err != nil {
+		return err
+	}
+	if err := s.deleteIdentitiesOf(ctx, q, id); err != nil {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, s.unSign, id); err != nil {
+		return err
+	}
+	if !s.s.side {
+		return nil
+	}
+	_, err := q.ExecContext(ctx, s.q.deleteSide, idv)
+	return err
 }
 
 // BeginTOTPSetup implements [user.TwoFactor].
@@ -1059,6 +1070,12 @@ func (s *UserStore) inTx(ctx context.Context, op string, idv any, fn func(q quer
 		return s.noRows(ctx, op, idv)
 	case errors.Is(err, errTxConflict):
 		return fmt.Errorf("sqlxstore: %s: %w", op, user.ErrConflict)
+	}
+	if ref := s.db.referenced(err); ref != nil {
+		return fmt.Errorf("sqlxstore: %s: %w", op, ref)
+	}
+	if errors.Is(err, errBefore) {
+		return fmt.Errorf("sqlxstore: %s: %w", op, err)
 	}
 	return s.db.fail(op, err)
 }

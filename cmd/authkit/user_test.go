@@ -255,7 +255,8 @@ func TestUserDelete(t *testing.T) {
 		d.give()
 		code, stdout, stderr := d.run("", "delete", "ada@example.com", "--yes")
 		want := "deleted ada@example.com (id " + d.ada.ID + "): 1 passkeys, 2 session records, 1 trusted devices\n"
-		if code != 0 || stdout != want {
+		// The notice goes to the address (here the console mailer: no SMTP_URL).
+		if code != 0 || !strings.HasPrefix(stdout, "===== mail: account_deleted =====\nTo: ada@example.com\n") || !strings.HasSuffix(stdout, "===== end of mail =====\n"+want) {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 		wantAudit(t, stderr, "support_account_deleted")
@@ -450,4 +451,34 @@ func deleteReferenced(t *testing.T, raw *sqlxstore.DB, sd *supportDB, orders, ta
 	if _, err := raw.SQLX().Exec("DELETE FROM " + orders); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestUserDeleteReferenced: a row of the app's that points at the user by
+// a foreign key stops `user delete` with an error naming it, and deletes
+// nothing.
+func TestUserDeleteReferenced(t *testing.T) {
+	t.Run("PostgreSQL", func(t *testing.T) {
+		setClock(t)
+		t.Setenv("SMTP_URL", "")
+		url := storetest.ServiceURL(t, storetest.EnvPostgres)
+		prefix := randomPrefix()
+		t.Cleanup(func() { dropTables(t, url, prefix) })
+		d := newSupportDB(t, url, prefix)
+		x := d.db.SQLX()
+		if _, err := x.Exec(`CREATE TABLE ` + prefix + `notes (id BIGSERIAL PRIMARY KEY, user_id TEXT COLLATE "C" NOT NULL,
+			CONSTRAINT ` + prefix + `notes_user_fk FOREIGN KEY (user_id) REFERENCES ` + prefix + `users (id))`); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _ = x.Exec(`DROP TABLE ` + prefix + `notes`) })
+		if _, err := x.Exec(`INSERT INTO `+prefix+`notes (user_id) VALUES ($1)`, d.ada.ID); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := d.run("", "delete", "ada@example.com", "--yes")
+		if code == 0 || stdout != "" || !strings.Contains(stderr, "table "+prefix+"notes (foreign key "+prefix+"notes_user_fk)") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want a failure naming the foreign key", code, stdout, stderr)
+		}
+		if _, err := d.db.Users().ByID(t.Context(), d.ada.ID); err != nil {
+			t.Fatalf("the refused deletion deleted the user: %v", err)
+		}
+	})
 }

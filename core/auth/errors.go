@@ -145,6 +145,12 @@ var (
 	ErrRequestRejected          = def(400, "request_rejected", "Bad Request")
 	ErrInternal                 = def(500, "internal_error", "Internal server error")
 	ErrUnavailable              = def(503, "service_unavailable", "Service temporarily unavailable. Try again later.")
+
+	// ErrAccountDeletionBlocked: the app's rows prevent a deletion: a
+	// Hooks.BeforeDeleteAccount that failed with an error that is not an
+	// *Error, or rows that still point at the user (a foreign key,
+	// user.ErrReferenced). Nothing is deleted; the cause is logged.
+	ErrAccountDeletionBlocked = def(409, "account_deletion_blocked", "The account cannot be deleted now. Contact support.")
 )
 
 // with returns a copy of e with its text replaced: the conditions whose

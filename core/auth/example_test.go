@@ -53,6 +53,8 @@ func ExampleModules_Routes() {
 	// GET /api/auth/me
 	// POST /api/auth/change-password
 	// POST /api/auth/confirm-password
+	// POST /api/auth/delete-account
+	// GET /api/auth/export
 }
 
 // An app that checks passwords itself (its own users table, a directory)

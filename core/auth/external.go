@@ -227,16 +227,22 @@ func (m *Modules) RegisterExternal(ctx context.Context, v *Visit, in ExternalReg
 
 // DeleteAccount deletes an account a module created a moment ago and could
 // not finish (RegisterExternal, then a failed link): the same undo as a
-// failed AfterRegister hook. It fails with ErrFeatureDisabled when the
-// store has no user.Registration.
+// failed AfterRegister hook, on the deletion path of Service.DeleteAccount
+// (the user with its passkeys and identities, then its email code, session
+// records and trusted devices) but without Hooks.BeforeDeleteAccount,
+// which could veto an undo, nor the notice or the audit of a deletion. It
+// fails with ErrFeatureDisabled when the store has no user.Registration.
 func (m *Modules) DeleteAccount(ctx context.Context, id string) error {
 	s := m.svc()
 	if s.users.registration == nil {
 		return ErrFeatureDisabled
 	}
-	if err := s.users.registration.Delete(ctx, id); err != nil {
+	if _, err := eraseUser(ctx, s.cfg.Users, nil, &user.User{ID: id}, s.runHook); err != nil {
 		return fmt.Errorf("delete account: %w", err)
 	}
+	eraseOwned(context.WithoutCancel(ctx), s.cfg.Users, s.cfg.Sessions, s.cfg.TrustedDevices, id, func(what string, err error) {
+		s.log.WarnContext(ctx, "authkit: delete account: "+what+" not deleted", "user", id, "err", err)
+	})
 	return nil
 }
 

@@ -47,6 +47,19 @@ type Hooks struct {
 	// AfterEmailChange runs when an email change is stored (u is the
 	// account as it was, with the old address). Its error is logged.
 	AfterEmailChange func(ctx context.Context, u *user.User, newEmail string)
+
+	// BeforeDeleteAccount runs when an account is about to be deleted
+	// (Service.DeleteAccount; Support.DeleteAccount runs
+	// SupportConfig.BeforeDeleteAccount): the place to delete or anonymise
+	// the app's own rows of the user, and to refuse. When the store is a
+	// user.AccountDeleter (sqlxstore), it runs inside the transaction that
+	// deletes the user, and ctx carries it (sqlxstore.TxFrom): the app's
+	// changes and the deletion commit together or not at all. Other stores
+	// run it first and delete after it, so it must be idempotent (a failed
+	// deletion may run it again). An *Error it returns is the answer;
+	// any other error answers ErrAccountDeletionBlocked (409). Racing
+	// deletions of one account may each run it; one deletes.
+	BeforeDeleteAccount func(ctx context.Context, u *user.User) error
 }
 
 // Registration is a registration on its way, as the register hooks see it.

@@ -20,4 +20,5 @@ const (
 	msgTrustedDeviceRemoved = "Trusted device removed"
 	msgEmailCodeSent        = "Code sent. Check your email."
 	msgEmailSignInSent      = "If that address can sign in, a sign-in code has been sent. Check your email."
+	msgAccountDeleted       = "Account deleted"
 )

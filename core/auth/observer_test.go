@@ -348,6 +348,8 @@ func TestObserverFlowNames(t *testing.T) {
 		"GET /api/auth/me":                func(v *Visit) error { _, err := s.CurrentUser(ctx, v); return err },
 		"POST /api/auth/change-password":  func(v *Visit) error { return s.ChangePassword(ctx, v, ChangePasswordInput{}) },
 		"POST /api/auth/confirm-password": func(v *Visit) error { _, err := s.ConfirmPassword(ctx, v, ConfirmPasswordInput{}); return err },
+		"POST /api/auth/delete-account":   func(v *Visit) error { return s.DeleteAccount(ctx, v, DeleteAccountInput{}) },
+		"GET /api/auth/export":            func(v *Visit) error { _, err := s.ExportAccount(ctx, v); return err },
 		"GET /api/auth/sessions":          func(v *Visit) error { _, err := s.ListSessions(ctx, v); return err },
 		"DELETE /api/auth/sessions/{id}":  func(v *Visit) error { return s.EndSession(ctx, v, EndSessionInput{ID: "x"}) },
 		"GET /api/2fa/trusted-devices":    func(v *Visit) error { _, err := s.TrustedDevices(ctx, v); return err },

@@ -294,6 +294,41 @@ var routes = []Route{
 		Hooks:       "BeforeRegister, AfterRegister (sign-up), AfterLogin",
 		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows; authkit_email_sign_in expired",
 	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/delete-account", handle: deleteAccountRoute, doc: coreOp(Operation{
+		ID: "deleteAccount", Summary: "Delete the account and what authkit holds about it", Auth: "session",
+		Description: "Needs a recent authentication, or the password in the body. On an account with 2FA on, code (a TOTP code or a recovery code) is required too, counted against the 2FA limit. Runs Hooks.BeforeDeleteAccount; mails the deletion notice.",
+		Body:        formBody(obj{"password": oaStr("the current password (instead of a recent authentication)"), "code": oaStr("with 2FA on: a TOTP code or a recovery code")}, nil),
+		OK:          oaMessage("Account deleted"),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrTwoFactorCodeRequired, ErrInvalidTwoFactorCode, ErrCodeUsed, ErrTooManyTwoFactor, ErrAccountDeletionBlocked}, currentPassword),
+		Hooks:       "BeforeDeleteAccount",
+		Cookies:     "authkit_session and 2fa_pending expired",
+	})},
+	{Method: http.MethodGet, Pattern: "/api/auth/export", handle: exportRoute, doc: coreOp(Operation{
+		ID: "exportAccount", Summary: "What authkit holds about the account", Auth: "session",
+		Description: "Needs a recent authentication. The account, its sessions, trusted browsers, passkeys and linked identities; never a secret, a hash or a session id.",
+		OK:          oaExport(),
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired},
+	})},
+}
+
+// oaExport is the schema of GET /api/auth/export.
+func oaExport() obj {
+	str := obj{"type": "string"}
+	list := func(fields obj) obj {
+		req := make([]string, 0, len(fields))
+		for k := range fields {
+			req = append(req, k)
+		}
+		slices.Sort(req)
+		return obj{"type": "array", "items": closedObject(fields, req...)}
+	}
+	return closedObject(obj{
+		"account":    oaRef("User"),
+		"sessions":   list(obj{"current": obj{"type": "boolean"}, "createdAt": str, "lastSeenAt": str, "ip": str, "userAgent": str}),
+		"devices":    list(obj{"createdAt": str, "lastUsedAt": str, "expiresAt": str, "ip": str, "userAgent": str}),
+		"passkeys":   list(obj{"name": str, "createdAt": str, "lastUsedAt": str, "backedUp": obj{"type": "boolean"}}),
+		"identities": list(obj{"provider": str, "email": str, "linkedAt": str}),
+	}, "account", "sessions", "devices", "passkeys", "identities")
 }
 
 // The conditions of finishing a sign-in by email, by code or link.

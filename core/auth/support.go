@@ -88,6 +88,13 @@ type SupportConfig struct {
 
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+
+	// BeforeDeleteAccount is the app's before-delete hook for
+	// DeleteAccount, as auth.Hooks.BeforeDeleteAccount (Service.Support
+	// passes the Service's). Nil: none; a foreign key of the app that
+	// still points at the user then fails the deletion with a
+	// *user.ReferencedError naming it.
+	BeforeDeleteAccount func(ctx context.Context, u *user.User) error
 }
 
 // Support holds the support operations. Make one with [NewSupport], or
@@ -128,6 +135,7 @@ func (s *Service) Support() *Support {
 		Users: s.cfg.Users, Sessions: s.cfg.Sessions, TrustedDevices: s.cfg.TrustedDevices,
 		Mailer: s.cfg.Mailer, Templates: &s.tmpl, AppName: s.cfg.AppName,
 		Audit: s.cfg.Audit, Logger: s.log, Now: s.now,
+		BeforeDeleteAccount: s.cfg.Hooks.BeforeDeleteAccount,
 	})
 	return sp
 }
@@ -456,45 +464,58 @@ type DeletedAccount struct {
 	EmailCodes bool // the store's email codes were deleted (user.EmailCodeEraser)
 }
 
-// DeleteAccount deletes the user and everything authkit holds for them:
-// the user (user.Registration.Delete, which takes the passkeys and the
-// passkey user handle with it; on an app's own table mapped by sqlxstore,
-// the app's row and authkit's side-table row), the mailed email code
+// DeleteAccount deletes the user and everything authkit holds for them,
+// on the path of the user's own deletion (Service.DeleteAccount): the user
+// (user.Registration.Delete, which takes the passkeys, the passkey user
+// handle and the identities with it; on an app's own table mapped by
+// sqlxstore, the app's row and authkit's side-table row), after
+// SupportConfig.BeforeDeleteAccount (in the store's transaction when it is
+// a user.AccountDeleter); then the mailed email code
 // (user.EmailCodeEraser, when the store has it), the session records and
-// the trusted devices. It audits EventSupportAccountDeleted once the user
-// is gone; a failure to delete the records after that is returned with
-// the result (the sessions are dead anyway: their user is gone).
+// the trusted devices. Rows of the app that still point at the user fail
+// it with a *user.ReferencedError naming them (errors.Is
+// user.ErrReferenced), and nothing is deleted. Once the user is gone it
+// audits EventSupportAccountDeleted and mails the notice
+// (mail.KindAccountDeleted, with a Mailer); a failure after that is
+// returned with the result (the sessions are dead anyway: their user is
+// gone).
 func (sp *Support) DeleteAccount(ctx context.Context, id, actor string) (DeletedAccount, error) {
-	reg, ok := sp.cfg.Users.(user.Registration)
-	if !ok {
+	if _, ok := sp.cfg.Users.(user.Registration); !ok {
 		return DeletedAccount{}, unsupported("user.Registration")
 	}
 	u, err := sp.change(ctx, id, actor)
 	if err != nil {
 		return DeletedAccount{}, err
 	}
-	r := DeletedAccount{Passkeys: -1}
-	if pk, ok := sp.cfg.Users.(user.Passkeys); ok {
-		keys, err := pk.ListPasskeys(ctx, u.ID)
-		if err != nil {
-			return r, fmt.Errorf("auth: support: list passkeys: %w", err)
+	run := func(_ context.Context, name string, call func() error) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("hook %s panicked: %v", name, p)
+			}
+		}()
+		if err := call(); err != nil {
+			return fmt.Errorf("hook %s: %w", name, err)
 		}
-		r.Passkeys = len(keys)
+		return nil
 	}
-	if err := reg.Delete(ctx, u.ID); err != nil {
+	r, err := eraseUser(ctx, sp.cfg.Users, sp.cfg.BeforeDeleteAccount, u, run)
+	if err != nil {
 		return r, fmt.Errorf("auth: support: delete user: %w", err)
 	}
-	r.User = true
+	ctx = context.WithoutCancel(ctx)
 	sp.audit(ctx, EventSupportAccountDeleted, u, actor)
 	var errs []error
-	if ec, ok := sp.cfg.Users.(user.EmailCodeEraser); ok {
-		if err := ec.DeleteEmailCode(ctx, u.ID); err != nil {
-			errs = append(errs, fmt.Errorf("auth: support: delete email code: %w", err))
-		} else {
-			r.EmailCodes = true
+	if sp.cfg.Mailer != nil {
+		msg, err := sp.tmpl.Render(mail.KindAccountDeleted, mail.Data{To: u.Email, Name: u.Name, AppName: sp.cfg.AppName, Time: sp.cfg.Now()})
+		if err == nil {
+			err = sp.cfg.Mailer.Send(ctx, msg)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("auth: support: mail the deletion notice: %w", err))
 		}
 	}
-	var err2 error
-	r.Sessions, r.Trusted, err2 = sp.endRecords(ctx, u.ID)
-	return r, errors.Join(append(errs, err2)...)
+	r.EmailCodes, r.Sessions, r.Trusted = eraseOwned(ctx, sp.cfg.Users, sp.cfg.Sessions, sp.cfg.TrustedDevices, u.ID, func(what string, err error) {
+		errs = append(errs, fmt.Errorf("auth: support: delete %s: %w", what, err))
+	})
+	return r, errors.Join(errs...)
 }

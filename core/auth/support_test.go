@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -345,6 +346,38 @@ func TestSupportDeleteAccount(t *testing.T) {
 		}
 	}
 	r.wantEvents(EventSupportAccountDeleted)
+	if msgs := r.mail.Messages(); len(msgs) != 1 || msgs[0].Kind != mail.KindAccountDeleted || msgs[0].To != "ada@example.com" {
+		t.Fatalf("mails %+v, want one account_deleted notice to ada@example.com", msgs)
+	}
+}
+
+// TestSupportDeleteAccountHook: SupportConfig.BeforeDeleteAccount runs
+// before the user is deleted, and its error vetoes: nothing is deleted,
+// audited or mailed.
+func TestSupportDeleteAccountHook(t *testing.T) {
+	r := newSupportRig(t)
+	veto := &user.ReferencedError{Table: "orders", Constraint: "orders_user_fk"}
+	var seen []string
+	r.sp.cfg.BeforeDeleteAccount = func(_ context.Context, u *user.User) error {
+		seen = append(seen, u.ID)
+		return veto
+	}
+	_, err := r.sp.DeleteAccount(r.ctx(), r.ada.ID, actor)
+	if !errors.Is(err, user.ErrReferenced) || !strings.Contains(err.Error(), "table orders (foreign key orders_user_fk)") {
+		t.Fatalf("DeleteAccount with a vetoing hook = %v, want the ReferencedError naming orders_user_fk", err)
+	}
+	r.reload(r.ada)
+	r.wantEvents()
+	if n := r.mail.Len(); n != 0 {
+		t.Fatalf("%d mails after a vetoed deletion", n)
+	}
+	r.sp.cfg.BeforeDeleteAccount = func(_ context.Context, u *user.User) error { seen = append(seen, u.ID); return nil }
+	if res, err := r.sp.DeleteAccount(r.ctx(), r.ada.ID, actor); err != nil || !res.User {
+		t.Fatalf("DeleteAccount = %+v, %v", res, err)
+	}
+	if len(seen) != 2 || seen[1] != r.ada.ID {
+		t.Fatalf("the hook saw %v, want ada twice", seen)
+	}
 }
 
 // A store with Accounts only: each changing operation names the part it

@@ -341,7 +341,12 @@ func (s suite) hostileEveryRoute(t *testing.T) {
 	}
 	wg.Wait()
 	e.mustCleanMail(t)
-	for _, u := range users {
+	for i, u := range users {
+		if i > 0 && routes[i-1].Pattern == "/api/auth/delete-account" {
+			// A well-formed body there deletes its signed-in user, as it
+			// should; deletion.go tests what it must refuse.
+			continue
+		}
 		got := e.byID(t, u.ID)
 		if got.Email != u.Email || got.PasswordHash != u.PasswordHash || got.TwoFactorEnabled != u.TwoFactorEnabled {
 			t.Errorf("store: the corpus changed user %s: %+v", u.Email, got)

@@ -153,6 +153,17 @@ var topics = []struct {
 		{"confirming the password never extends a session past its lifetime", suite.reauthKeepsLifetime},
 		{"on a 2FA account re-authentication needs the second factor too", suite.reauthTwoFactorNeedsCode},
 	}},
+	// deletion.go: account deletion and export: re-authentication, the second factor and its
+	// limit, everything erased, racing deletions, the app's hook, no secret in the export.
+	{"AccountDeletion", []test{
+		{"deletion needs a recent authentication or the password", suite.deleteNeedsRecentAuth},
+		{"the password of a deletion is limited", suite.deletePasswordLimited},
+		{"on a 2FA account deletion needs the second factor, within the 2FA limit", suite.deleteTwoFactorNeedsCode},
+		{"deletion erases everything, mails and audits once; the address is free again", suite.deleteErasesEverything},
+		{"50 racing deletions: one wins", suite.deleteRace},
+		{"the before-delete hook vetoes with its error or account_deletion_blocked", suite.deleteHook},
+		{"the export needs a recent authentication and holds no secret", suite.exportNoSecrets},
+	}},
 	// sessions.go: server-side session records (Config.Sessions, Harness.NewSessions): the list
 	// and ending one, logout and the changes that end sessions ending their records, the idle
 	// timeout, and a session ended while in use.

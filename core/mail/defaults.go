@@ -25,6 +25,7 @@ func DefaultTemplates() Templates {
 		EmailSignIn:              defaultEmailSignIn,
 		IdentityLinked:           defaultIdentityLinked,
 		IdentityUnlinked:         defaultIdentityUnlinked,
+		AccountDeleted:           defaultAccountDeleted,
 	}
 }
 
@@ -370,5 +371,22 @@ If you did not, someone else is signed in to your account: reset your password n
 <p>{{with .Provider}}Your {{.}} account{{else}}An account at a sign-in provider{{end}} was unlinked from your account` + atApp + onTime + fromIP + `. It can no longer sign in to the account.</p>
 <p>If you did this, there is nothing more to do.</p>
 <p>If you did not, someone else is signed in to your account: reset your password now` + resetLinkHTML + ` and contact support.</p>
+` + htmlTail,
+}
+
+var defaultAccountDeleted = Template{
+	Subject: subjectPrefix + `Your account was deleted`,
+	Text: greeting + `
+
+Your account` + atApp + ` was deleted` + onTime + fromIP + `, with its sessions, passkeys and linked sign-ins. This address no longer has an account there.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else was signed in to your account: contact support at once.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>Your account` + atApp + ` was deleted` + onTime + fromIP + `, with its sessions, passkeys and linked sign-ins. This address no longer has an account there.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else was signed in to your account: contact support at once.</p>
 ` + htmlTail,
 }

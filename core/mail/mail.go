@@ -90,6 +90,10 @@ const (
 	// KindIdentityUnlinked tells the owner that a provider's account was
 	// unlinked and can no longer sign in (Data.Provider, Data.IP).
 	KindIdentityUnlinked Kind = "identity_unlinked"
+
+	// KindAccountDeleted tells the owner that the account and what the
+	// app's sign-in held for it were deleted (Data.Time, Data.IP).
+	KindAccountDeleted Kind = "account_deleted"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -99,7 +103,7 @@ func Kinds() []Kind {
 		KindPasswordResetDone, KindTwoFactorDisabled, KindEmailChanged,
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
-		KindTwoFactorEmailCode, KindEmailSignIn, KindIdentityLinked, KindIdentityUnlinked,
+		KindTwoFactorEmailCode, KindEmailSignIn, KindIdentityLinked, KindIdentityUnlinked, KindAccountDeleted,
 	}
 }
 

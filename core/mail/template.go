@@ -49,6 +49,7 @@ type Templates struct {
 	EmailSignIn              Template
 	IdentityLinked           Template
 	IdentityUnlinked         Template
+	AccountDeleted           Template
 }
 
 // Data is what a template sees.
@@ -306,6 +307,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.IdentityLinked
 	case KindIdentityUnlinked:
 		return &t.IdentityUnlinked
+	case KindAccountDeleted:
+		return &t.AccountDeleted
 	}
 	return nil
 }

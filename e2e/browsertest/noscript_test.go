@@ -81,6 +81,7 @@ func TestNoScriptForms(t *testing.T) {
 		"/settings/security": {"setup-form": "/settings/2fa/setup", "email-form": "/settings/email", "password-form": "/settings/password",
 			"sessions-form": "/settings/sessions/end", "devices-form": "/settings/trusted-devices/forget", "logout-all-form": "/logout-all", "logout-form": "/logout"},
 		"/settings/recovery-codes": {"logout-form": "/logout"}, // 2FA is off: nothing to replace
+		"/settings/delete-account": {"delete-account-form": "/settings/delete-account", "logout-form": "/logout"},
 	} {
 		b.Open(s.URL + path)
 		forms := Eval[map[string][]string](b, `Object.fromEntries([...document.forms].map(f => [f.id, [f.method, new URL(f.action).origin, new URL(f.action).pathname]]))`)
@@ -93,4 +94,43 @@ func TestNoScriptForms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNoScriptDeleteAccount deletes an account with JavaScript off: the
+// security page links to the confirmation page, whose form refuses a wrong
+// password beside its field and deletes the account with the right one,
+// and the login page says so; signing in again is refused.
+func TestNoScriptDeleteAccount(t *testing.T) {
+	Chromium(t)
+	s := servertest.Start(t, "nethttp")
+	b := New(t, "noscript-delete")
+	b.DisableScripts(true)
+	b.Open(s.URL + "/register")
+	b.Fill("name", "Leaving Soon")
+	b.Fill("email", "leaving@example.com")
+	b.Fill("password", "typed-secret-1")
+	b.Submit("register-form")
+	b.WaitPage("dashboard", "/dashboard")
+	b.Open(s.URL + "/settings/security")
+	b.WaitPage("security", "/settings/security")
+	href := Eval[string](b, `document.getElementById("delete-account-link").href`)
+	if href != s.URL+"/settings/delete-account" {
+		t.Fatalf("the delete link goes to %q", href)
+	}
+	b.Open(href)
+	b.WaitPage("delete", "/settings/delete-account")
+	b.Fill("delete-password", "a wrong password")
+	b.Submit("delete-account-form")
+	f := &flow{t: t, b: b}
+	f.fieldError("delete-password", "Invalid password", 401)
+	b.Fill("delete-password", "typed-secret-1")
+	b.Submit("delete-account-form")
+	b.WaitPage("login", "/login")
+	if got := Eval[string](b, `document.getElementById("notice").textContent.trim()`); got != "Your account is deleted." {
+		t.Errorf("notice %q", got)
+	}
+	b.Fill("email", "leaving@example.com")
+	b.Fill("password", "typed-secret-1")
+	b.Submit("login-form")
+	f.fieldError("password", "Invalid credentials", 401)
 }

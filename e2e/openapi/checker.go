@@ -67,12 +67,13 @@ import (
 )
 
 // AppCodes are the codes the flow suite's own hooks answer with
-// (core/authtest, extend.go), by status: an app's hooks may add codes, and
+// (core/authtest, extend.go and deletion.go), by status: an app's hooks may add codes, and
 // the document allows any lower snake_case code beside authkit's.
 var AppCodes = map[string]int{
 	"invitation_required": http.StatusForbidden,
 	"company_required":    http.StatusBadRequest,
 	"account_suspended":   http.StatusForbidden,
+	"open_invoices":       http.StatusForbidden,
 }
 
 // Checker checks requests and answers against one document.

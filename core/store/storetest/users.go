@@ -39,6 +39,7 @@ type parts struct {
 	user.EmailCodeEraser
 	user.Identities
 	user.SignIns
+	user.AccountDeleter
 
 	seed Seed // how users are made without Registration; nil: Create
 }
@@ -59,6 +60,7 @@ func split(s user.Accounts) *parts {
 	p.EmailCodeEraser, _ = s.(user.EmailCodeEraser)
 	p.Identities, _ = s.(user.Identities)
 	p.SignIns, _ = s.(user.SignIns)
+	p.AccountDeleter, _ = s.(user.AccountDeleter)
 	return p
 }
 
@@ -126,16 +128,17 @@ var suite = []struct {
 	{"EmailCodeEraser", func(p *parts) bool { return p.EmailCodes != nil && p.EmailCodeEraser != nil }, emailCodeEraserTests},
 	{"Identities", func(p *parts) bool { return p.Identities != nil }, identityTests},
 	{"SignIns", func(p *parts) bool { return p.SignIns != nil }, signInTests},
+	{"AccountDeleter", func(p *parts) bool { return p.AccountDeleter != nil }, accountDeleterTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, Registration, TwoFactor,
 // EmailVerification, EmailChange, PasswordReset, PasswordChange,
 // PasswordRehash, SessionVersions, Lockout, Passkeys, EmailCodes,
-// EmailCodeEraser, Identities, SignIns) that the store implements; a part
-// it lacks is skipped, with the reason. A record is compared field by
-// field only in the fields of the parts the store implements (a store
-// without TwoFactor need not keep recovery codes).
+// EmailCodeEraser, Identities, SignIns, AccountDeleter) that the store
+// implements; a part it lacks is skipped, with the reason. A record is
+// compared field by field only in the fields of the parts the store
+// implements (a store without TwoFactor need not keep recovery codes).
 //
 // newStore returns a fresh, empty store for one subtest (S is the store's
 // own type, or any interface of core/user). The suite makes its users with

@@ -19,6 +19,7 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/ginauth"
 )
 
@@ -30,6 +31,31 @@ const Schema = `CREATE TABLE IF NOT EXISTS users (
 	password_hash TEXT NOT NULL,
 	created_at    TIMESTAMPTZ NOT NULL DEFAULT now()
 )`
+
+// NotesSchema is another table of the app's: its rows point at the
+// users by a foreign key without ON DELETE, as an app's tables often do.
+// Deleting a user with notes therefore needs the app's say: the
+// before-delete hook ([BeforeDeleteAccount]) deletes them in the
+// transaction that deletes the user. Without it the deletion fails with a
+// *user.ReferencedError naming notes_user_id_fkey (the support CLI's
+// `authkit user delete` says so), never with a half-deleted account.
+const NotesSchema = `CREATE TABLE IF NOT EXISTS notes (
+	id      BIGSERIAL PRIMARY KEY,
+	user_id BIGINT NOT NULL REFERENCES users (id),
+	body    TEXT NOT NULL
+)`
+
+// BeforeDeleteAccount is the app's auth.Hooks.BeforeDeleteAccount: it
+// deletes the user's notes through the transaction sqlxstore deletes the
+// user in (sqlxstore.TxFrom), so that both go or neither.
+func BeforeDeleteAccount(ctx context.Context, u *user.User) error {
+	tx, ok := sqlxstore.TxFrom(ctx)
+	if !ok {
+		return errors.New("webapp: the user store gave no transaction")
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE user_id = $1`, u.ID)
+	return err
+}
 
 // UsersTable is all authkit needs to know about the app's table. The
 // names are sqlxstore's defaults except created_at; they are spelled out
@@ -60,16 +86,20 @@ type App struct {
 
 // New runs the app's own migration and authkit's, then builds the app on
 // db (opened with StoreConfig). cfg is authkit's configuration without
-// Users and LimitStore, which New fills in from db.
+// Users and LimitStore, which New fills in from db, and without
+// Hooks.BeforeDeleteAccount, which New sets to [BeforeDeleteAccount].
 func New(ctx context.Context, db *sqlxstore.DB, cfg auth.Config) (*App, error) {
-	if _, err := db.SQLX().ExecContext(ctx, Schema); err != nil {
-		return nil, fmt.Errorf("the app's migration: %w", err)
+	for _, q := range []string{Schema, NotesSchema} {
+		if _, err := db.SQLX().ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("the app's migration: %w", err)
+		}
 	}
 	if err := db.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("authkit's migration: %w", err)
 	}
 	cfg.Users = db.Users()
 	cfg.LimitStore = func(string) ratelimit.Store { return db.Limits() }
+	cfg.Hooks.BeforeDeleteAccount = BeforeDeleteAccount
 	svc, err := auth.New(cfg)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,6 +29,7 @@ import (
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/totp"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/examples/existingusers/webapp"
 )
 
@@ -344,5 +346,61 @@ func TestRolloutMailsNoNewSignIn(t *testing.T) {
 	e.browser(t).must(http.StatusOK, "POST", "/api/auth/login", login)
 	if n := notices(); n != 1 {
 		t.Fatalf("%d new_sign_in mails after a second browser, want 1", n)
+	}
+}
+
+// TestDeleteAccountWithNotes: the app's notes point at its users by a
+// foreign key. Support's deletion without the app's hook (the CLI's) stops
+// with an error naming the constraint and deletes nothing; the user's own
+// deletion runs the app's hook, which deletes the notes in the same
+// transaction: the user, the notes and authkit's side row are gone.
+func TestDeleteAccountWithNotes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	var id int64
+	if err := e.db.SQLX().GetContext(ctx, &id, `SELECT id FROM users WHERE email = $1`, legacyEmail); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SQLX().ExecContext(ctx, `INSERT INTO notes (user_id, body) VALUES ($1, 'one'), ($1, 'two')`, id); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.must(http.StatusOK, "POST", "/api/auth/login", map[string]any{"email": legacyEmail, "password": legacyPassword})
+
+	sp, err := auth.NewSupport(auth.SupportConfig{Users: e.db.Users()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sp.DeleteAccount(ctx, strconv.FormatInt(id, 10), "test: no hook")
+	var ref *user.ReferencedError
+	if !errors.As(err, &ref) || ref.Constraint != "notes_user_id_fkey" || ref.Table != "notes" ||
+		!strings.Contains(err.Error(), "notes_user_id_fkey") {
+		t.Fatalf("Support.DeleteAccount without the hook = %v, want a *user.ReferencedError naming notes_user_id_fkey", err)
+	}
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := e.db.SQLX().GetContext(ctx, &n, q, id); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count(`SELECT COUNT(*) FROM users WHERE id = $1`) != 1 || count(`SELECT COUNT(*) FROM notes WHERE user_id = $1`) != 2 {
+		t.Fatal("a refused deletion deleted something")
+	}
+
+	out := b.must(http.StatusOK, "POST", "/api/auth/delete-account", map[string]any{})
+	if out["message"] != "Account deleted" {
+		t.Fatalf("delete-account = %v", out)
+	}
+	if count(`SELECT COUNT(*) FROM users WHERE id = $1`) != 0 || count(`SELECT COUNT(*) FROM notes WHERE user_id = $1`) != 0 ||
+		count(`SELECT COUNT(*) FROM authkit_user_state WHERE user_id = $1`) != 0 {
+		t.Fatal("after the deletion the user, their notes or authkit's side row remain")
+	}
+	if count(`SELECT COUNT(*) FROM users WHERE id <> $1`) != 1 {
+		t.Fatal("the deletion touched another user")
+	}
+	if code, _ := b.do("GET", "/api/auth/me", nil); code != http.StatusUnauthorized {
+		t.Fatalf("GET /api/auth/me after the deletion: %d, want 401", code)
 	}
 }
