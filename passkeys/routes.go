@@ -97,7 +97,7 @@ func (h *Handler) routes() []auth.Route {
 			Body:        jsonBody(credential+" (the assertion).", obj{}),
 			OK:          success, Cookies: "authkit_session (reissued, authenticated now); authkit_passkey expired",
 			SetCookies: []string{"authkit_session", ChallengeCookie},
-			Errors: []*auth.Error{auth.ErrPasskeyChallengeInvalid, auth.ErrNotAuthenticated, auth.ErrPasskeyInvalid, auth.ErrPasskeyCountRegressed}}),
+			Errors:     []*auth.Error{auth.ErrPasskeyChallengeInvalid, auth.ErrNotAuthenticated, auth.ErrPasskeyInvalid, auth.ErrPasskeyCountRegressed}}),
 		auth.NewRoute(http.MethodGet, Prefix, h.list, auth.Operation{
 			ID: "listPasskeys", Summary: "The user's passkeys, oldest first", Auth: "session",
 			OK:         closed(obj{"passkeys": obj{"type": "array", "items": schemaRef("Passkey")}}, "passkeys"),

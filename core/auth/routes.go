@@ -210,10 +210,10 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/change-password", handle: changePasswordRoute, feature: FeaturePasswordChange, doc: coreOp(Operation{
 		ID: "changePassword", Summary: "Change the password", Auth: "session",
-		Description: "Feature password-change.",
+		Description: "Feature password-change. An account without a password (passkey, email or social sign-up) gets 400 password_not_set: it sets one through the password reset.",
 		Body:        formBody(obj{"currentPassword": oaStr("the current password"), "newPassword": oaStr("8 to 128 characters")}, []string{"currentPassword", "newPassword"}),
 		OK:          oaMessage("Password changed"),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated}, newPassword, currentPassword, []*Error{ErrPasswordBreached, ErrPasswordChangedMeanwhile}),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated}, newPassword, currentPassword, []*Error{ErrPasswordBreached, ErrPasswordChangedMeanwhile, ErrPasswordNotSet}),
 		Cookies:     "authkit_session (renewed)",
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/confirm-password", handle: confirmPasswordRoute, doc: coreOp(Operation{
