@@ -61,6 +61,12 @@ type View struct {
 	// Passkeys are the signed-in user's passkeys on the security page,
 	// when Config.Passkeys is set.
 	Passkeys []auth.PasskeyInfo
+	// NoPassword is set on the security page of an account without a
+	// password (signed up by email, a social provider or a passkey): the
+	// page offers "Set a password" (the reset) instead of the change, and
+	// asks for no current password where a recent authentication stands
+	// for it.
+	NoPassword bool
 	// PasskeyFactor is set on the 2FA page when the pending login's user
 	// has a passkey to finish it with (and Config.Passkeys is set).
 	PasskeyFactor bool
@@ -342,6 +348,9 @@ func codesFile(codes []string) template.URL {
 // security page, when the Service keeps them. A list that cannot be read
 // is left out and logged: the rest of the page still works.
 func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
+	if u, err := h.svc.CurrentUser(r.Context(), visit); err == nil {
+		v.NoPassword = u.PasswordHash == ""
+	}
 	if h.svc.HasSessionRecords() {
 		list, err := h.svc.ListSessions(r.Context(), visit)
 		if err != nil {
