@@ -64,3 +64,25 @@ func TestSecurityWithoutPassword(t *testing.T) {
 		t.Fatal("security page of an account with a password: want the change form, no set-password link")
 	}
 }
+
+// TestConfirmWithoutPassword: the confirmation page of an account without
+// a password asks for no password; with passkeys on it offers the passkey
+// re-authentication (hidden until the script shows it), which returns to
+// the page the confirmation was for.
+func TestConfirmWithoutPassword(t *testing.T) {
+	e := setup(t, withPasskeys)
+	p := e.passwordless("nopass@example.com").get("/settings/confirm-password?next=recovery-codes")
+	p.wantPage(t, http.StatusOK, "confirm")
+	if strings.Contains(p.Body, `id="confirm-password-form"`) || !strings.Contains(p.Body, `id="no-password"`) {
+		t.Fatalf("confirm page of an account without a password asks for one:\n%s", p.Body)
+	}
+	if !strings.Contains(p.Body, `data-passkey="reauth" data-next="/settings/recovery-codes"`) || !strings.Contains(p.Body, `id="passkey-reauth"`) {
+		t.Fatalf("confirm page: no passkey re-authentication returning to the recovery codes:\n%s", p.Body)
+	}
+	off := setup(t, nil)
+	b := off.browser()
+	b.register()
+	if p := b.get("/settings/confirm-password"); strings.Contains(p.Body, "passkey") || !strings.Contains(p.Body, `id="confirm-password-form"`) {
+		t.Fatal("confirm page without passkeys: want the password form and no passkey")
+	}
+}

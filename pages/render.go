@@ -285,6 +285,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if v.Page == "security" && v.User != nil && visit != nil {
 		h.fillSecurity(r, visit, v)
 	}
+	if v.Page == "confirm" && v.User != nil && visit != nil {
+		if u, err := h.svc.CurrentUser(r.Context(), visit); err == nil {
+			v.NoPassword = u.PasswordHash == ""
+		}
+	}
 	if v.Page == "twofactor" && visit != nil {
 		h.fillTwoFactor(r, visit, v)
 	}
@@ -373,6 +378,11 @@ func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
 		v.Devices = list
 	}
 }
+
+// ConfirmNext is the path (under the pages' prefix) the confirmation
+// page returns to after a passkey re-authentication: the page its Next key
+// names.
+func (v *View) ConfirmNext() string { return confirmNext[nextKey(v.Next)] }
 
 // When formats a time of the session and device lists: UTC, to the minute.
 func (v *View) When(t time.Time) string {

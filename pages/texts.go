@@ -112,6 +112,7 @@ var english = map[string]string{
 	"security.no_password":        "Your account has no password: you sign in with a passkey, by email or with a linked account.",
 	"security.set_password":       "Set a password",
 	"security.no_password_reauth": "Your account has no password: confirm with a passkey when you are asked to.",
+	"confirm.passkey":             "Confirm with a passkey",
 	"security.sessions":           "Sessions",
 	"security.sessions_help":      "Signs you out on every device and browser, this one included.",
 	"security.logout_all":         "Sign out everywhere",
