@@ -140,7 +140,7 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/2fa/disable", handle: disableTwoFactorRoute, doc: coreOp(Operation{
 		ID: "disableTwoFactor", Summary: "Turn 2FA off", Auth: "session",
-		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
+		Body:    formBody(obj{"password": oaStr("the current password; an account without one sends none (a recent passkey re-authentication stands for it)")}, nil),
 		OK:      oaMessage("2FA disabled"),
 		Errors:  slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorNotEnabled, ErrReauthenticationRequired}, currentPassword),
 		Cookies: "authkit_session (renewed)",
@@ -168,7 +168,7 @@ var routes = []Route{
 	{Method: http.MethodPost, Pattern: "/api/auth/change-email", handle: changeEmailRoute, feature: FeatureEmailChange, doc: coreOp(Operation{
 		ID: "changeEmail", Summary: "Change the account's email", Auth: "session",
 		Description: "Feature email-change.",
-		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password")}, []string{"newEmail", "password"}),
+		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password; an account without one sends none (a recent passkey re-authentication stands for it)")}, []string{"newEmail"}),
 		OK:          oaMessage("Email updated. Check your new address to verify it."),
 		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile}),
 		Cookies:     "authkit_session (renewed)",
