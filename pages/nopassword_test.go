@@ -57,6 +57,10 @@ func TestSecurityWithoutPassword(t *testing.T) {
 	if u := e.user("nopass2@example.com"); u.PasswordHash != "" {
 		t.Fatal("the email change set a password")
 	}
+	// An old sign-in is sent to the confirmation, which asks for a
+	// passkey, not a password.
+	e.clock.Advance(auth.DefaultReauthWindow)
+	b.post("/settings/email", form("newEmail", "nopass3@example.com")).wantRedirect(t, "/settings/confirm-password?next=security")
 
 	withPassword := e.registered()
 	p = withPassword.get("/settings/security")

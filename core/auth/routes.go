@@ -167,10 +167,10 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/change-email", handle: changeEmailRoute, feature: FeatureEmailChange, doc: coreOp(Operation{
 		ID: "changeEmail", Summary: "Change the account's email", Auth: "session",
-		Description: "Feature email-change.",
+		Description: "Feature email-change. An account without a password sends none: 403 reauthentication_required unless its session authenticated recently.",
 		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password; an account without one sends none (a recent passkey re-authentication stands for it)")}, []string{"newEmail"}),
 		OK:          oaMessage("Email updated. Check your new address to verify it."),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile}),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile, ErrReauthenticationRequired}),
 		Cookies:     "authkit_session (renewed)",
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/forgot-password", handle: forgotPasswordRoute, feature: FeaturePasswordReset, doc: coreOp(Operation{

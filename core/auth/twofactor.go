@@ -219,16 +219,20 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 // checkPassword is the re-entry of the current password that disable,
 // change-email and change-password require (docs/api.md), limited per user.
 // An account without a password sends none and passes when the session
-// authenticated recently (Config.ReauthWindow): its re-authentication is a
-// passkey's (Modules.Reauthenticate), the way it signs in.
+// authenticated recently (Config.ReauthWindow), else fails with
+// [ErrReauthenticationRequired]: its re-authentication is a passkey's
+// (Modules.Reauthenticate).
 func (s *Service) checkPassword(ctx context.Context, v *Visit, u *user.User, pw string) error {
 	if _, err := s.check(ctx, v, s.lim.password, u.ID); err != nil {
 		return err
 	}
-	if u.PasswordHash == "" && pw == "" && s.recent(v) {
+	if u.PasswordHash == "" && pw == "" {
 		// An account without a password (passkey, email or social
 		// sign-up) proves itself by a recent re-authentication instead,
 		// a passkey's (Modules.Reauthenticate).
+		if !s.recent(v) {
+			return ErrReauthenticationRequired
+		}
 		return nil
 	}
 	if pw == "" || len(pw) > maxPasswordBytes {

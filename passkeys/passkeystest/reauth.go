@@ -124,7 +124,7 @@ func testWithoutPassword(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
 	b, u, a, c := e.signUpWithoutPassword(t, "ada@example.com")
 	e.clock.Advance(auth.DefaultReauthWindow)
-	wantError(t, "change-email, stale", b.post(t, "/api/auth/change-email", map[string]string{"newEmail": "ada2@example.com"}), auth.ErrInvalidPassword)
+	wantError(t, "change-email, stale", b.post(t, "/api/auth/change-email", map[string]string{"newEmail": "ada2@example.com"}), auth.ErrReauthenticationRequired)
 	wantError(t, "2fa/setup, stale", b.post(t, "/api/2fa/setup", nil), auth.ErrReauthenticationRequired)
 	wantSuccess(t, "reauth", e.reauth(t, b, a, c))
 	e.enable2FA(t, b)
