@@ -109,30 +109,22 @@ var english = map[string]string{
 	"security.change_email":    "Change email",
 	"security.password":        "Password",
 	"security.change_password": "Change password",
-
-	// An account without a password (signed up by email, a social
-	// provider or a passkey).
-	"security.no_password":        "Your account has no password: you sign in with a passkey, by email or with a linked account.",
-	"security.set_password":       "Set a password",
-	"security.no_password_reauth": "Your account has no password: confirm with a passkey when you are asked to.",
-	"confirm.passkey":             "Confirm with a passkey",
-
-	"security.sessions":      "Sessions",
-	"security.sessions_help": "Signs you out on every device and browser, this one included.",
-	"security.logout_all":    "Sign out everywhere",
-	"sessions.title":         "Where you are signed in",
-	"sessions.current":       "This browser",
-	"sessions.since":         "Signed in {when}",
-	"sessions.seen":          "last active {when}",
-	"sessions.from":          "from {ip}",
-	"sessions.end":           "Sign out",
-	"devices.title":          "Trusted browsers",
-	"devices.help":           "These browsers skip the second step of signing in until the date shown.",
-	"devices.none":           "No browser is trusted.",
-	"devices.current":        "This browser",
-	"devices.until":          "trusted until {when}",
-	"devices.forget":         "Forget",
-	"2fa.trust":              "Trust this browser: skip this step here next time",
+	"security.sessions":        "Sessions",
+	"security.sessions_help":   "Signs you out on every device and browser, this one included.",
+	"security.logout_all":      "Sign out everywhere",
+	"sessions.title":           "Where you are signed in",
+	"sessions.current":         "This browser",
+	"sessions.since":           "Signed in {when}",
+	"sessions.seen":            "last active {when}",
+	"sessions.from":            "from {ip}",
+	"sessions.end":             "Sign out",
+	"devices.title":            "Trusted browsers",
+	"devices.help":             "These browsers skip the second step of signing in until the date shown.",
+	"devices.none":             "No browser is trusted.",
+	"devices.current":          "This browser",
+	"devices.until":            "trusted until {when}",
+	"devices.forget":           "Forget",
+	"2fa.trust":                "Trust this browser: skip this step here next time",
 
 	"confirm.help":   "For your security, enter your password again before changing your two-factor authentication.",
 	"confirm.submit": "Confirm password",
@@ -200,4 +192,11 @@ var english = map[string]string{
 	"done.passkey-added":     "Passkey added.",
 	"done.passkey-renamed":   "Passkey renamed.",
 	"done.passkey-deleted":   "Passkey deleted.",
+
+	// An account without a password (signed up by email, a social
+	// provider or a passkey).
+	"security.no_password":        "Your account has no password: you sign in with a passkey, by email or with a linked account.",
+	"security.set_password":       "Set a password",
+	"security.no_password_reauth": "Your account has no password: confirm with a passkey when you are asked to.",
+	"confirm.passkey":             "Confirm with a passkey",
 }
