@@ -86,6 +86,12 @@
 // and trusted devices (the security page then lists them, and the 2FA page
 // offers to trust the browser); POST /settings/passkeys/rename and
 // /settings/passkeys/delete with [Config.Passkeys]; GET /assets/{file}.
+// An account without a password (signed up by email, a social provider or
+// a passkey) sees "Set a password" (the reset page) instead of the
+// password change, no password field on the 2FA-disable and email forms,
+// and on the confirmation page, with [Config.Passkeys], a button that
+// re-authenticates with a passkey (the passkeys module's reauth ceremony,
+// which needs the script) instead of the password form.
 // A switched-off feature
 // (auth.Config.Disable) takes its pages away; they answer the 404 page.
 //

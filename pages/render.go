@@ -71,6 +71,12 @@ type View struct {
 	// another one without confirming the password first.
 	Identities []LinkedIdentity
 	Recent     bool
+	// NoPassword is set on the security page of an account without a
+	// password (signed up by email, a social provider or a passkey): the
+	// page offers "Set a password" (the reset) instead of the change, and
+	// asks for no current password where a recent authentication stands
+	// for it.
+	NoPassword bool
 	// PasskeyFactor is set on the 2FA page when the pending login's user
 	// has a passkey to finish it with (and Config.Passkeys is set).
 	PasskeyFactor bool
@@ -294,6 +300,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	if v.Page == "security" && v.User != nil && visit != nil {
 		h.fillSecurity(r, visit, v)
 	}
+	if v.Page == "confirm" && v.User != nil && visit != nil {
+		if u, err := h.svc.CurrentUser(r.Context(), visit); err == nil {
+			v.NoPassword = u.PasswordHash == ""
+		}
+	}
 	if v.Page == "twofactor" && visit != nil {
 		h.fillTwoFactor(r, visit, v)
 	}
@@ -383,6 +394,9 @@ func codesFile(codes []string) template.URL {
 // security page, when the Service keeps them. A list that cannot be read
 // is left out and logged: the rest of the page still works.
 func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
+	if u, err := h.svc.CurrentUser(r.Context(), visit); err == nil {
+		v.NoPassword = u.PasswordHash == ""
+	}
 	if h.svc.HasSessionRecords() {
 		list, err := h.svc.ListSessions(r.Context(), visit)
 		if err != nil {
@@ -416,6 +430,11 @@ func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
 		v.Devices = list
 	}
 }
+
+// ConfirmNext is the path (under the pages' prefix) the confirmation
+// page returns to after a passkey re-authentication: the page its Next key
+// names.
+func (v *View) ConfirmNext() string { return confirmNext[nextKey(v.Next)] }
 
 // When formats a time of the session and device lists: UTC, to the minute.
 func (v *View) When(t time.Time) string {

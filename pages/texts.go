@@ -214,4 +214,11 @@ var english = map[string]string{
 	"confirm.help_identities": "For your security, enter your password again before linking or unlinking an account.",
 	"done.identity-linked":    "Account linked.",
 	"done.identity-unlinked":  "Account unlinked.",
+
+	// An account without a password (signed up by email, a social
+	// provider or a passkey).
+	"security.no_password":        "Your account has no password: you sign in with a passkey, by email or with a linked account.",
+	"security.set_password":       "Set a password",
+	"security.no_password_reauth": "Your account has no password: confirm with a passkey when you are asked to.",
+	"confirm.passkey":             "Confirm with a passkey",
 }

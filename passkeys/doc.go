@@ -17,6 +17,8 @@
 //	POST /api/passkeys/2fa/finish       the assertion: the login is finished
 //	POST /api/passkeys/login/begin      passwordless: request options for a discoverable credential
 //	POST /api/passkeys/login/finish     the assertion: signed in
+//	POST /api/passkeys/reauth/begin     signed in: request options of the user's passkeys, UV required
+//	POST /api/passkeys/reauth/finish    the assertion: the session is recently authenticated
 //	GET  /api/passkeys                  the signed-in user's passkeys
 //	POST /api/passkeys/rename           {"id", "name"}
 //	POST /api/passkeys/delete           {"id"}, recent authentication
@@ -43,8 +45,9 @@
 //
 // Every route is a thin layer over a typed method, as core's are: the
 // ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],
-// [Handler.BeginTwoFactor], [Handler.FinishTwoFactor], [Handler.BeginLogin]
-// and [Handler.FinishLogin]; list, rename and delete are core's
+// [Handler.BeginTwoFactor], [Handler.FinishTwoFactor], [Handler.BeginLogin],
+// [Handler.FinishLogin], [Handler.BeginReauthentication] and
+// [Handler.FinishReauthentication]; list, rename and delete are core's
 // auth.Service.ListPasskeys, RenamePasskey and DeletePasskey (they need no
 // WebAuthn). Each takes the request's auth.Visit, which carries the
 // challenge cookie both ways, so an app can call them from its own
@@ -112,4 +115,24 @@
 //
 // Both take a challenge with one atomic operation, so a finish replayed
 // on another instance is refused as it is on the same one.
+//
+// # Re-authentication by passkey, and accounts without a password
+//
+// The reauth ceremony is "sudo mode" by passkey: it gives the session the
+// same recent authentication (auth.Config.ReauthWindow) as POST
+// /api/auth/confirm-password, through auth.Modules.Reauthenticate, and is
+// audited as auth.EventReauthenticated. It requires user verification: a
+// user-verified passkey is a multi-factor authenticator (the key held and
+// the PIN or biometric that unlocks it), so on a 2FA account it counts as
+// the password and the second factor at once; an assertion without the
+// UV flag is auth.ErrPasskeyInvalid.
+//
+// An account without a password (signed up by email, a social provider or
+// a passkey) re-authenticates this way and then does every change that
+// needs a recent authentication: add a passkey, end sessions, turn 2FA on
+// and off and change its email, the last two without the current password
+// they ask of other accounts. It has no password to change: change-password
+// answers auth.ErrPasswordNotSet, and it sets one through the password
+// reset. Its last passkey cannot be deleted while it is its only way in
+// (auth.ErrLastSignInMethod): no linked identity and sign-in by email off.
 package passkeys

@@ -42,6 +42,7 @@ func TestOpenAPIHasTheHandlersRoutes(t *testing.T) {
 		"POST /api/passkeys/2fa/begin", "POST /api/passkeys/2fa/finish",
 		"POST /api/passkeys/delete",
 		"POST /api/passkeys/login/begin", "POST /api/passkeys/login/finish",
+		"POST /api/passkeys/reauth/begin", "POST /api/passkeys/reauth/finish",
 		"POST /api/passkeys/register/begin", "POST /api/passkeys/register/finish",
 		"POST /api/passkeys/rename",
 	}

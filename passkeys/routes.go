@@ -84,6 +84,20 @@ func (h *Handler) routes() []auth.Route {
 			Errors: []*auth.Error{auth.ErrFeatureDisabled, auth.ErrPasskeyChallengeInvalid, auth.ErrTooManyLogins, auth.ErrPasskeyInvalid,
 				auth.ErrPasskeyCountRegressed, auth.ErrInvalidCredentials},
 			Hooks: "AfterLogin"}),
+		auth.NewRoute(http.MethodPost, Prefix+"/reauth/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
+			return h.BeginReauthentication(ctx, v)
+		}, auth.Operation{ID: "beginPasskeyReauthentication", Summary: "Begin re-authenticating with a passkey", Auth: "session",
+			Description: "The user's passkeys allowed, user verification required. 404 passkey_not_found when the user has none. Counts against BeginLimit.",
+			OK:          schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{"authkit_session", ChallengeCookie},
+			Errors:  []*auth.Error{auth.ErrNotAuthenticated, auth.ErrPasskeyNotFound, auth.ErrTooManyRequests},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/reauth/finish", h.reauthFinish, auth.Operation{
+			ID: "finishPasskeyReauthentication", Summary: "Finish re-authenticating with a passkey", Auth: "session",
+			Description: "As POST /api/auth/confirm-password, on accounts with and without a password or 2FA: the session counts as recently authenticated (a user-verified passkey is every factor).",
+			Body:        jsonBody(credential+" (the assertion).", obj{}),
+			OK:          success, Cookies: "authkit_session (reissued, authenticated now); authkit_passkey expired",
+			SetCookies: []string{"authkit_session", ChallengeCookie},
+			Errors:     []*auth.Error{auth.ErrPasskeyChallengeInvalid, auth.ErrNotAuthenticated, auth.ErrPasskeyInvalid, auth.ErrPasskeyCountRegressed}}),
 		auth.NewRoute(http.MethodGet, Prefix, h.list, auth.Operation{
 			ID: "listPasskeys", Summary: "The user's passkeys, oldest first", Auth: "session",
 			OK:         closed(obj{"passkeys": obj{"type": "array", "items": schemaRef("Passkey")}}, "passkeys"),
@@ -99,11 +113,11 @@ func (h *Handler) routes() []auth.Route {
 			Schemas:    schemas}),
 		auth.NewRoute(http.MethodPost, Prefix+"/delete", h.remove, auth.Operation{
 			ID: "deletePasskey", Summary: "Delete a passkey", Auth: "session",
-			Description: "Needs a recent authentication.",
+			Description: "Needs a recent authentication. The last passkey of an account without a password, linked identity or sign-in by email is refused (last_sign_in_method).",
 			Body:        jsonBody("", obj{"id": obj{"type": "string", "description": "the credential id, base64url"}}),
 			OK:          success,
 			SetCookies:  []string{"authkit_session"},
-			Errors:      []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrPasskeyNotFound}}),
+			Errors:      []*auth.Error{auth.ErrNotAuthenticated, auth.ErrReauthenticationRequired, auth.ErrPasskeyNotFound, auth.ErrLastSignInMethod}}),
 		auth.StaticRoute(Prefix+"/passkeys.js", "text/javascript; charset=utf-8", script),
 	}
 }

@@ -539,7 +539,10 @@ type ChangePasswordInput struct {
 }
 
 // ChangePassword replaces the signed-in user's password. Every other
-// session ends; this one is renewed; a notice is mailed.
+// session ends; this one is renewed; a notice is mailed. An account
+// without a password (signed up by passkey, email or a social provider)
+// fails with [ErrPasswordNotSet]: it sets one through the password reset
+// (RequestPasswordReset), which proves the mailbox.
 func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswordInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "change-password")
 	defer flow.end(&err)
@@ -552,6 +555,9 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	u, err := s.CurrentUser(ctx, v)
 	if err != nil {
 		return err
+	}
+	if u.PasswordHash == "" {
+		return ErrPasswordNotSet // set through the reset flow, which proves the mailbox
 	}
 	if err := s.checkPolicy(in.NewPassword, s.policyContext(u, u.Email, u.Name)); err != nil {
 		return err

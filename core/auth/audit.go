@@ -39,6 +39,11 @@ const (
 	// recently authenticated from now (Config.ReauthWindow).
 	EventPasswordConfirmed EventType = "password_confirmed"
 
+	// EventReauthenticated: the signed-in user re-authenticated by another
+	// way than the password (Detail: the LoginMethod, "passkey"); the
+	// session counts as recently authenticated from now.
+	EventReauthenticated EventType = "reauthenticated"
+
 	// EventNewDeviceSignIn: a sign-in from a browser without the account's
 	// device cookie; the new-device notice was mailed (Detail: the
 	// User-Agent, shortened).

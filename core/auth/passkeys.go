@@ -126,6 +126,16 @@ type DeletePasskeyInput struct {
 // audited (EventPasskeyDeleted, Detail: its name) and mails the owner the
 // KindPasskeyDeleted notice.
 //
+// The last passkey of an account without a password is refused with
+// [ErrLastSignInMethod] while it is the account's only way in: no linked
+// identity of a social sign-in (user.Identities) and sign-in by email off.
+// A password reset, which would set a password, is recovery, not a way in
+// the user chose: the account first sets a password (or links an
+// identity), then deletes the passkey. Two racing deletions of the last
+// two passkeys cannot both win: each checks again after deleting, and a
+// deletion that left no way in is undone (the passkey is stored again)
+// and refused.
+//
 // It never turns 2FA off: a passkey is a second factor beside TOTP (2FA on
 // means TOTP on), so the last passkey of a 2FA account is never its last
 // second factor; turning 2FA off stays DisableTwoFactor, with the current
@@ -152,11 +162,22 @@ func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyI
 	if err != nil {
 		return fmt.Errorf("passkeys: delete: %w", err)
 	}
+	if err := s.keepsWayIn(ctx, u, st, p.ID); err != nil {
+		return err
+	}
 	if err := st.DeletePasskey(ctx, u.ID, id); err != nil {
 		if errors.Is(err, user.ErrNotFound) {
 			return ErrPasskeyNotFound
 		}
 		return fmt.Errorf("passkeys: delete: %w", err)
+	}
+	if err := s.keepsWayIn(ctx, u, st, nil); err != nil {
+		// A racing deletion took the other passkey meanwhile: this one
+		// comes back, so that the account keeps a way in.
+		if aerr := st.AddPasskey(context.WithoutCancel(ctx), p); aerr != nil && !errors.Is(aerr, user.ErrConflict) {
+			return fmt.Errorf("passkeys: restore the last passkey: %w (after %w)", aerr, err)
+		}
+		return err
 	}
 	s.audit(ctx, v, Event{Type: EventPasskeyDeleted, UserID: u.ID, Detail: p.Name})
 	s.Modules().Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
@@ -244,3 +265,33 @@ func (s *Service) revokePasskeys(ctx context.Context, v *Visit, u *user.User) {
 		s.Modules().Notify(ctx, v, mail.KindPasskeyDeleted, u, mail.Data{PasskeyName: p.Name})
 	}
 }
+
+// keepsWayIn reports, with ErrLastSignInMethod, when u would have no way
+// to sign in without the passkey but: no password, no passkey other than
+// but (nil: none) left, no linked identity and sign-in by email off.
+func (s *Service) keepsWayIn(ctx context.Context, u *user.User, st user.Passkeys, but []byte) error {
+	if u.PasswordHash != "" || s.HasEmailSignIn() {
+		return nil
+	}
+	keys, err := st.ListPasskeys(ctx, u.ID)
+	if err != nil {
+		return fmt.Errorf("passkeys: list: %w", err)
+	}
+	for _, k := range keys {
+		if but == nil || !bytesEqual(k.ID, but) {
+			return nil
+		}
+	}
+	if ids, ok := s.cfg.Users.(user.Identities); ok {
+		list, err := ids.ListIdentities(ctx, u.ID)
+		if err != nil && !errors.Is(err, user.ErrNotFound) {
+			return fmt.Errorf("passkeys: identities: %w", err)
+		}
+		if len(list) > 0 {
+			return nil
+		}
+	}
+	return ErrLastSignInMethod
+}
+
+func bytesEqual(a, b []byte) bool { return string(a) == string(b) }

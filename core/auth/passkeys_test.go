@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,5 +278,79 @@ func TestAuditLevels(t *testing.T) {
 		if !strings.Contains(wrapped.String(), want) {
 			t.Errorf("LogAudit: %s logged as %q, want %s", tt.event, wrapped.String(), want)
 		}
+	}
+}
+
+// noPasswordStore is the memory store with every account read without a
+// password (a sign-up by email, a social provider or a passkey), whose
+// DeletePasskey waits until two deletions are under way, so that both
+// checked the account's ways in before either deletes.
+type noPasswordStore struct {
+	*store.Memory
+	arrived chan struct{}
+}
+
+func (s *noPasswordStore) ByID(ctx context.Context, id string) (*user.User, error) {
+	u, err := s.Memory.ByID(ctx, id)
+	if u != nil {
+		u.PasswordHash = ""
+	}
+	return u, err
+}
+
+func (s *noPasswordStore) DeletePasskey(ctx context.Context, userID string, id []byte) error {
+	s.arrived <- struct{}{}
+	deadline := time.After(5 * time.Second)
+	for len(s.arrived) < cap(s.arrived) {
+		select {
+		case <-deadline:
+			return errors.New("the other deletion never came")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return s.Memory.DeletePasskey(ctx, userID, id)
+}
+
+// TestDeleteLastTwoPasskeysRacing: an account without a password deletes
+// its last two passkeys at once, each deletion checking before the other
+// deletes: together they may not leave it without a way in, so at most
+// one wins, the other is refused with ErrLastSignInMethod (its passkey
+// stored again), and only a deletion that won is audited.
+func TestDeleteLastTwoPasskeysRacing(t *testing.T) {
+	st := &noPasswordStore{Memory: store.NewMemory(store.MemoryConfig{}), arrived: make(chan struct{}, 2)}
+	f := newFlow(t, func(c *Config) { c.Users = st })
+	ada, u := f.register("ada@example.com", goodPW)
+	ids := []string{f.addKey(u, "cred-1", "Laptop"), f.addKey(u, "cred-2", "Phone")}
+	errs := make([]error, 2)
+	visits := []*Visit{f.visit(ada), f.visit(ada)}
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			errs[i] = f.s.DeletePasskey(context.Background(), visits[i], DeletePasskeyInput{ID: ids[i]})
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch err {
+		case nil:
+			won++
+		case ErrLastSignInMethod:
+		default:
+			t.Errorf("deletion %d: %v, want nil or ErrLastSignInMethod", i, err)
+		}
+	}
+	keys, err := st.ListPasskeys(context.Background(), u.ID)
+	if err != nil || won > 1 || len(keys) != 2-won {
+		t.Fatalf("after the race: %d won, %d passkeys left, %v; want at most one won and a passkey left", won, len(keys), err)
+	}
+	audited := 0
+	for _, e := range f.events {
+		if e.Type == EventPasskeyDeleted {
+			audited++
+		}
+	}
+	if audited != won {
+		t.Errorf("%d deletions audited, %d won", audited, won)
 	}
 }

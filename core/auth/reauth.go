@@ -202,3 +202,52 @@ func confirmPasswordRoute(ctx context.Context, s *Service, v *Visit) Response {
 	}
 	return s.answer(ctx, v, "confirm password", s.say(v, "password_confirmed", msgPasswordConfirmed), err)
 }
+
+// ErrPasswordNotSet is ChangePassword's answer for an account without a
+// password: it sets one through the password reset.
+var ErrPasswordNotSet = def(400, "password_not_set", "This account has no password yet. Set one with a password reset.")
+
+// ReauthenticationInput is what Modules.Reauthenticate takes.
+type ReauthenticationInput struct {
+	// Method names the proof in the audit event (LoginPasskey).
+	Method LoginMethod
+	// Verify checks the proof for the signed-in user u: nil when it
+	// holds, else the *Error to answer with. It must be every factor of
+	// the account at once (a user-verified passkey is: something held and
+	// something known or are), since the re-authentication it gives
+	// stands for a full one, the second factor of a 2FA account included.
+	Verify func(ctx context.Context, u *user.User) error
+}
+
+// Reauthenticate is a re-authentication by a module's proof other than
+// the password (the passkeys module's assertion): for the signed-in user
+// ([ErrNotAuthenticated] without a session), in.Verify decides, and on
+// success the visit's session cookie is reissued with its time of
+// authentication now, as ConfirmPassword does, so the changes that need a
+// recent authentication work for Config.ReauthWindow, on accounts with
+// and without a password or 2FA alike. The session keeps its start. It is
+// audited (EventReauthenticated, Detail: in.Method).
+func (m *Modules) Reauthenticate(ctx context.Context, v *Visit, in ReauthenticationInput) (_ ConfirmPasswordResult, err error) {
+	s := m.svc()
+	ctx, flow := s.enter(ctx, v, "reauthenticate")
+	defer flow.end(&err)
+	u, err := s.CurrentUser(ctx, v)
+	if err != nil {
+		return ConfirmPasswordResult{}, err
+	}
+	if in.Verify == nil {
+		return ConfirmPasswordResult{}, errors.New("reauthenticate: no Verify")
+	}
+	if err := in.Verify(ctx, u); err != nil {
+		return ConfirmPasswordResult{}, err
+	}
+	if err := v.sess.Reauthenticate(ctx, u); err != nil {
+		return ConfirmPasswordResult{}, fmt.Errorf("reauthenticate: session: %w", err)
+	}
+	s.audit(ctx, v, Event{Type: EventReauthenticated, UserID: u.ID, Detail: string(in.Method)})
+	res := ConfirmPasswordResult{User: u}
+	if s.cfg.ReauthWindow > 0 {
+		res.Until = v.sess.AuthenticatedAt().Add(s.cfg.ReauthWindow)
+	}
+	return res, nil
+}

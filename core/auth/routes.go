@@ -140,7 +140,7 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/2fa/disable", handle: disableTwoFactorRoute, doc: coreOp(Operation{
 		ID: "disableTwoFactor", Summary: "Turn 2FA off", Auth: "session",
-		Body:    formBody(obj{"password": oaStr("the current password")}, []string{"password"}),
+		Body:    formBody(obj{"password": oaStr("the current password; an account without one sends none (a recent passkey re-authentication stands for it)")}, nil),
 		OK:      oaMessage("2FA disabled"),
 		Errors:  slices.Concat([]*Error{ErrNotAuthenticated, ErrTwoFactorNotEnabled, ErrReauthenticationRequired}, currentPassword),
 		Cookies: "authkit_session (renewed)",
@@ -167,10 +167,10 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/change-email", handle: changeEmailRoute, feature: FeatureEmailChange, doc: coreOp(Operation{
 		ID: "changeEmail", Summary: "Change the account's email", Auth: "session",
-		Description: "Feature email-change.",
-		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password")}, []string{"newEmail", "password"}),
+		Description: "Feature email-change. An account without a password sends none: 403 reauthentication_required unless its session authenticated recently.",
+		Body:        formBody(obj{"newEmail": oaStr("the new address"), "password": oaStr("the current password; an account without one sends none (a recent passkey re-authentication stands for it)")}, []string{"newEmail"}),
 		OK:          oaMessage("Email updated. Check your new address to verify it."),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile}),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated, ErrNewEmailRequired}, typedEmail, currentPassword, []*Error{ErrEmailInUse, ErrEmailChangedMeanwhile, ErrReauthenticationRequired}),
 		Cookies:     "authkit_session (renewed)",
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/forgot-password", handle: forgotPasswordRoute, feature: FeaturePasswordReset, doc: coreOp(Operation{
@@ -210,10 +210,10 @@ var routes = []Route{
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/change-password", handle: changePasswordRoute, feature: FeaturePasswordChange, doc: coreOp(Operation{
 		ID: "changePassword", Summary: "Change the password", Auth: "session",
-		Description: "Feature password-change.",
+		Description: "Feature password-change. An account without a password (passkey, email or social sign-up) gets 400 password_not_set: it sets one through the password reset.",
 		Body:        formBody(obj{"currentPassword": oaStr("the current password"), "newPassword": oaStr("8 to 128 characters")}, []string{"currentPassword", "newPassword"}),
 		OK:          oaMessage("Password changed"),
-		Errors:      slices.Concat([]*Error{ErrNotAuthenticated}, newPassword, currentPassword, []*Error{ErrPasswordBreached, ErrPasswordChangedMeanwhile}),
+		Errors:      slices.Concat([]*Error{ErrNotAuthenticated}, newPassword, currentPassword, []*Error{ErrPasswordBreached, ErrPasswordChangedMeanwhile, ErrPasswordNotSet}),
 		Cookies:     "authkit_session (renewed)",
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/confirm-password", handle: confirmPasswordRoute, doc: coreOp(Operation{

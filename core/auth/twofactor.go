@@ -218,14 +218,27 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 
 // checkPassword is the re-entry of the current password that disable,
 // change-email and change-password require (docs/api.md), limited per user.
+// An account without a password sends none and passes when the session
+// authenticated recently (Config.ReauthWindow), else fails with
+// [ErrReauthenticationRequired]: its re-authentication is a passkey's
+// (Modules.Reauthenticate).
 func (s *Service) checkPassword(ctx context.Context, v *Visit, u *user.User, pw string) error {
 	if _, err := s.check(ctx, v, s.lim.password, u.ID); err != nil {
 		return err
 	}
+	if u.PasswordHash == "" && pw == "" {
+		// An account without a password (passkey, email or social
+		// sign-up) proves itself by a recent re-authentication instead,
+		// a passkey's (Modules.Reauthenticate).
+		if !s.recent(v) {
+			return ErrReauthenticationRequired
+		}
+		return nil
+	}
 	if pw == "" || len(pw) > maxPasswordBytes {
 		return ErrInvalidPassword
 	}
-	if u.PasswordHash == "" { // a custom store's NULL hash: no password can match
+	if u.PasswordHash == "" { // no password can match
 		s.dummyVerify(ctx, v, pw)
 		s.audit(ctx, v, Event{Type: EventPasswordCheckFailed, UserID: u.ID, Detail: "no password"})
 		return ErrInvalidPassword
@@ -266,9 +279,10 @@ func (s *Service) renewSession(ctx context.Context, v *Visit, u *user.User) erro
 		err = session.ErrNotAuthenticated
 	case err == nil && fresh.SessionVersion != u.SessionVersion+1:
 		err = session.ErrNotAuthenticated // ended by another change since
-	case err == nil && u.TwoFactorEnabled:
+	case err == nil && (u.TwoFactorEnabled || u.PasswordHash == ""):
 		// The password alone is not a full re-authentication of a 2FA
-		// account: the session stays as recent as it was.
+		// account, and an account without one re-entered none: the
+		// session stays as recent as it was.
 		err = v.sess.Renew(ctx, fresh)
 	case err == nil:
 		err = v.sess.Reauthenticate(ctx, fresh)

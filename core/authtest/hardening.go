@@ -355,8 +355,10 @@ func (s suite) forgotParity(t *testing.T) {
 }
 
 // passwordlessAccount: an account whose store has no password hash (a
-// custom store's NULL column) answers a login like an unknown email and a
-// password re-entry like a wrong password, never 500.
+// custom store's NULL column, or a sign-up by email, a social provider or
+// a passkey) answers a login like an unknown email, a password re-entry
+// like a wrong password, and a password change with password_not_set (it
+// sets one through the reset), never 500.
 func (s suite) passwordlessAccount(t *testing.T) {
 	e := s.env(t)
 	u, err := e.users.Create(e.ctx(), &user.User{Email: "nopass@example.com", Name: "No Password"})
@@ -369,11 +371,17 @@ func (s suite) passwordlessAccount(t *testing.T) {
 		t.Errorf("store: FailedLogins = %d, want 0 (no password was checked)", got.FailedLogins)
 	}
 	// Signed in some other way (the app's own login), the account's
-	// password re-entry fails like a wrong password.
+	// password re-entry fails like a wrong password, and it has no
+	// password to change.
 	c := e.client()
 	e.sessionFor(t, c, u)
-	mustStatus(t, c.post("/api/auth/change-password", obj{"currentPassword": goodPassword, "newPassword": "another-good-password"}),
+	mustStatus(t, c.post("/api/auth/change-email", obj{"newEmail": "other@example.com", "password": goodPassword}),
 		http.StatusUnauthorized, errInvalidPassword)
+	mustStatus(t, c.post("/api/auth/change-password", obj{"currentPassword": goodPassword, "newPassword": "another-good-password"}),
+		http.StatusBadRequest, auth.ErrPasswordNotSet.Message)
+	if got := e.byID(t, u.ID); got.PasswordHash != "" || got.Email != "nopass@example.com" {
+		t.Errorf("store: %+v, want no password and the address unchanged", got)
+	}
 }
 
 // sessionFor signs c in as u the way an app's own handler would, through

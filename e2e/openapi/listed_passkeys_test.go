@@ -119,6 +119,28 @@ var pkCodeCases = []pkCodeCase{
 		before: func(e *pkCodesEnv, c jar) any { return e.asserted(c, "/login/begin", e.cred) },
 		status: 401, code: "invalid_credentials", text: "Invalid credentials"},
 
+	{path: "/reauth/begin", as: "session",
+		before: func(e *pkCodesEnv, c jar) any { e.useUpBegins(c, "/reauth/begin"); return nil },
+		status: 429, code: "too_many_requests", text: "Too many requests. Try again later."},
+
+	{path: "/reauth/finish", as: "session", keyUse: true,
+		before: func(e *pkCodesEnv, c jar) any {
+			assertion := e.asserted(c, "/reauth/begin", e.cred)
+			e.want(c, "/api/auth/logout", nil, http.StatusOK)
+			return assertion
+		},
+		status: 401, code: "not_authenticated", text: "Not authenticated"},
+	{path: "/reauth/finish", as: "session",
+		before: func(e *pkCodesEnv, c jar) any {
+			// A passwordless sign-in moves the key's counter on; a copy
+			// of the key at the old counter then signs.
+			other := jar{}
+			e.want(other, passkeys.Prefix+"/login/finish", e.asserted(other, "/login/begin", e.cred), http.StatusOK)
+			e.cred.Counter = 0
+			return e.asserted(c, "/reauth/begin", e.cred)
+		},
+		status: 400, code: "passkey_sign_count_regressed", text: "Passkey refused: it may have been copied. Use another sign-in method."},
+
 	{path: "/rename", as: "session",
 		before: func(e *pkCodesEnv, c jar) any {
 			return map[string]string{"id": base64.RawURLEncoding.EncodeToString(e.cred.ID), "name": "Lap\u0007top"}

@@ -220,6 +220,8 @@ async function passkeyStep(box, button) {
   try {
     if (box.dataset.passkey === "signin") {
       await authkitPasskeys.signIn({ remember: rememberMe() });
+    } else if (box.dataset.passkey === "reauth") {
+      await authkitPasskeys.reauthenticate();
     } else {
       // The password step's "keep me signed in" holds; "trust this
       // browser", when the page offers it, is the code form's box.
@@ -265,7 +267,7 @@ async function addPasskey(form) {
 }
 
 document.addEventListener("click", (ev) => {
-  const button = ev.target.closest && ev.target.closest("#passkey-signin, #passkey-2fa");
+  const button = ev.target.closest && ev.target.closest("#passkey-signin, #passkey-2fa, #passkey-reauth");
   if (button) passkeyStep(button.closest("[data-passkey]"), button);
 });
 

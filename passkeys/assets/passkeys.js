@@ -117,6 +117,7 @@
   window.authkitPasskeys = {
     register: register,
     signIn: function (options) { return assert("/login", options); },
-    secondFactor: function (options) { return assert("/2fa", options); }
+    secondFactor: function (options) { return assert("/2fa", options); },
+    reauthenticate: function (options) { return assert("/reauth", options); }
   };
 })();

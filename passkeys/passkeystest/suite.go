@@ -103,6 +103,13 @@ var topics = []struct {
 		{"DeleteNeedsRecentAuthenticationAndMails", testDelete},
 		{"AnotherUsersPasskeyIsNotFound", testOtherUsersPasskey},
 	}},
+	{"Reauth", []test{
+		{"APasskeyMakesTheSessionRecent", testReauth},
+		{"BoundToTheUserItWasBegunFor", testReauthOtherUser},
+		{"IsBothFactorsOnA2FAAccount", testReauthTwoFactor},
+		{"AccountWithoutPasswordDoesEverySensitiveChange", testWithoutPassword},
+		{"LastPasskeyOfAnAccountWithoutPasswordStays", testLastPasskey},
+	}},
 	{"Takeover", []test{
 		{"RegisteringNeedsAVerifiedAddress", testRegisterNeedsVerified},
 		{"PreAccountPasskeyDiesWithTheReset", testPreAccountTakeover},
