@@ -34,13 +34,13 @@ func TestOpenAPI(t *testing.T) {
 			ops = append(ops, strings.ToUpper(m)+" "+p)
 		}
 	}
-	for _, op := range []string{"POST /api/login", "GET /api/auth/sessions", "DELETE /api/2fa/trusted-devices/{id}", "POST /api/2fa/email-code/verify", "POST /api/auth/register"} {
+	for _, op := range []string{"POST /api/login", "GET /api/auth/sessions", "DELETE /api/2fa/trusted-devices/{id}", "POST /api/2fa/email-code/verify", "POST /api/auth/register", "POST /api/auth/delete-account", "GET /api/auth/export"} {
 		if !slices.Contains(ops, op) {
 			t.Errorf("%s missing", op)
 		}
 	}
-	if len(ops) != 25 || doc.OpenAPI != "3.1.0" || doc.Components.SecuritySchemes["session"].Name != "sid" {
-		t.Errorf("%d operations, openapi %q, session cookie %q; want 25, 3.1.0, sid", len(ops), doc.OpenAPI, doc.Components.SecuritySchemes["session"].Name)
+	if len(ops) != 27 || doc.OpenAPI != "3.1.0" || doc.Components.SecuritySchemes["session"].Name != "sid" {
+		t.Errorf("%d operations, openapi %q, session cookie %q; want 27, 3.1.0, sid", len(ops), doc.OpenAPI, doc.Components.SecuritySchemes["session"].Name)
 	}
 
 	file := filepath.Join(t.TempDir(), "openapi.json")

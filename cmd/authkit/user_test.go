@@ -365,7 +365,9 @@ func TestUserMappedTable(t *testing.T) {
 					deleteReferenced(t, raw, sd, prefix+"orders", table)
 				}
 				code, stdout, stderr = sd.run("", "delete", "ada@example.com", "--yes")
-				if want := "deleted ada@example.com (id " + sd.ada.ID + "): 1 passkeys, 2 session records, 1 trusted devices\n"; code != 0 || stdout != want {
+				// The notice goes to the console mailer (no SMTP_URL), on standard output before the result.
+				if want := "deleted ada@example.com (id " + sd.ada.ID + "): 1 passkeys, 2 session records, 1 trusted devices\n"; code != 0 ||
+					!strings.HasPrefix(stdout, "===== mail: account_deleted =====\nTo: ada@example.com\n") || !strings.HasSuffix(stdout, "===== end of mail =====\n"+want) {
 					t.Fatalf("delete: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 				}
 				var n int
