@@ -101,8 +101,11 @@ test: ## go test -race in every module but e2e; names what it skipped
 # (matrix), the OpenAPI drift test, scale-out, backend faults, passkeys on
 # every framework, the pages mounted under a prefix. Two go test runs side
 # by side: E2E_PLAIN without -race, the rest and matrix's Races topic with
-# it (see E2E_PLAIN). About five minutes on the 2-core machine, browsertest
-# the long pole (its flows wait for the next 30-second TOTP step).
+# it (see E2E_PLAIN). About six minutes on the 2-core machine (410 s with
+# seven other go test runs loading it, eleven minutes before), browsertest
+# the long pole: its flows wait for the next 30-second TOTP step (the
+# server refuses every code while its step is the one last used), so its
+# six flows run at once.
 test-e2e: ## the end-to-end tests (browsers, the store matrix, OpenAPI drift)
 	$(call gotest,$(E2E_MODULE),$(E2E_RACE_PKGS),$(E2E_PLAIN_PKGS))
 
