@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -64,12 +65,17 @@ type Browser struct {
 	where    string   // "after NN-name.png", the last screenshot, for problem reports
 }
 
-// New starts Chromium for the test (headless, no sandbox, no GPU, no
-// background traffic, a profile in t.TempDir()) and stops it at the end.
-// name is the folder of its screenshots under artifacts/screenshots/; the
-// folder is emptied first so it shows only this run. extra adds flags,
-// such as [MapHost].
-func New(t *testing.T, name string, extra ...chromedp.ExecAllocatorOption) *Browser {
+// New gives the test a fresh browser: a new incognito browser context (its
+// own cookies, storage and permissions, one tab in a 1280x900 window) of a
+// headless Chromium (no sandbox, no GPU, no background traffic) that no
+// other running test uses, disposed of when the test ends. The Chromiums
+// outlive their tests, idle until the next test takes one, and stop when
+// [CloseAll] runs: a context is as empty as a new profile, and a start per
+// test cost a few seconds each on a loaded two-core machine. name is the folder of its screenshots under
+// artifacts/screenshots/; the folder is emptied first so it shows only this
+// run. extra adds flags, such as [MapHost]; each set of flags has a browser
+// of its own.
+func New(t *testing.T, name string, extra ...Flag) *Browser {
 	t.Helper()
 	bin := Chromium(t)
 	b := &Browser{t: t, shotDir: filepath.Join(ArtifactsDir(t), "screenshots", name), downloads: t.TempDir(),
@@ -81,46 +87,38 @@ func New(t *testing.T, name string, extra ...chromedp.ExecAllocatorOption) *Brow
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	opts = append(opts, extra...)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	// The first action starts the browser and binds its life to ctx, so it
-	// runs without a deadline; a start that hangs is bounded here instead.
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(ctx) }()
+	// take registers the browser's return first, so it runs after the
+	// context's cancel (cleanups run last first): the browser goes back
+	// idle with the test's context disposed of.
+	parent := take(t, bin, extra)
+	ctx, cancel := chromedp.NewContext(parent.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	// The first action opens the context and its tab; the browser is up, so
+	// this takes a moment, bounded like every other step.
+	opened := make(chan error, 1)
+	go func() { opened <- chromedp.Do(ctx) }()
 	select {
-	case err := <-started:
+	case err := <-opened:
 		if err != nil {
-			t.Fatalf("start %s: %v", bin, err)
+			t.Fatalf("open a browser context: %v", err)
 		}
 	case <-time.After(30 * time.Second):
 		cancel()
-		t.Fatalf("start %s: no answer within 30s", bin)
+		t.Fatal("open a browser context: no answer within 30s")
+	}
+	c := chromedp.FromContext(ctx)
+	if err := sizeWindow(ctx, c.Target.TargetID); err != nil {
+		t.Fatalf("size the window: %v", err)
 	}
 	b.ctx = ctx
 	if err := chromedp.Listen(ctx, b.observe); err != nil {
 		t.Fatal(err)
 	}
 	_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior:      browser.SetDownloadBehaviorBehaviorAllow,
-		DownloadPath:  b.downloads,
-		EventsEnabled: ptr(true),
+		BrowserContextID: c.BrowserContextID,
+		Behavior:         browser.SetDownloadBehaviorBehaviorAllow,
+		DownloadPath:     b.downloads,
+		EventsEnabled:    ptr(true),
 	})
 	if err != nil {
 		t.Fatalf("set download behaviour: %v", err)
@@ -227,16 +225,142 @@ func (b *Browser) Open(u string) {
 	b.do("open "+u, chromedp.Navigate(u))
 }
 
+// Flag is a command-line flag of Chromium for [New]; tests that give the
+// same flags share a browser.
+type Flag struct {
+	key string // what tells browsers of different flags apart
+	opt chromedp.ExecAllocatorOption
+}
+
 // MapHost is a flag for [New] that makes Chromium resolve host to
 // 127.0.0.1, so that a test can open a server on a name that is not a
 // loopback address (where Secure cookies are dropped over plain HTTP).
 // It also turns off Chromium's automatic upgrades of http:// URLs to
 // https://.
-func MapHost(host string) chromedp.ExecAllocatorOption {
-	return func(a *chromedp.ExecAllocator) {
+func MapHost(host string) Flag {
+	return Flag{key: "map " + host, opt: func(a *chromedp.ExecAllocator) {
 		chromedp.Flag("host-resolver-rules", "MAP "+host+" 127.0.0.1")(a)
 		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable")(a)
+	}}
+}
+
+// browsers are the test process's idle Chromiums, by their flags: a test
+// takes one (or starts one when none is idle) and gives it back when it
+// ends. Tests running at the same time so never share a browser, whose
+// clipboard and download events are the whole process's; tests one after
+// the other do, each in a context of its own. CloseAll stops them.
+var browsers = struct {
+	sync.Mutex
+	idle map[string][]*running
+	all  []*running
+}{idle: map[string][]*running{}}
+
+// running is one Chromium of the test process.
+type running struct {
+	ctx    context.Context // its first context; New's contexts are its children
+	cancel func()
+}
+
+// take returns an idle Chromium for the flags extra, or starts one (a
+// profile in a temporary folder of its own, removed by CloseAll), and
+// gives it back when t ends.
+func take(t *testing.T, bin string, extra []Flag) *running {
+	t.Helper()
+	keys := make([]string, len(extra))
+	for i, f := range extra {
+		keys[i] = f.key
 	}
+	key := strings.Join(keys, ",")
+	giveBack := func(r *running) {
+		t.Cleanup(func() {
+			browsers.Lock()
+			defer browsers.Unlock()
+			if r.ctx.Err() == nil { // still running
+				browsers.idle[key] = append(browsers.idle[key], r)
+			}
+		})
+	}
+	browsers.Lock()
+	if n := len(browsers.idle[key]); n > 0 {
+		r := browsers.idle[key][n-1]
+		browsers.idle[key] = browsers.idle[key][:n-1]
+		browsers.Unlock()
+		giveBack(r)
+		return r
+	}
+	browsers.Unlock()
+
+	profile, err := os.MkdirTemp("", "authkit-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(profile),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	for _, f := range extra {
+		opts = append(opts, f.opt)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	r := &running{ctx: ctx, cancel: func() {
+		cancel()
+		cancelAlloc()
+		_ = os.RemoveAll(profile)
+	}}
+	browsers.Lock()
+	browsers.all = append(browsers.all, r)
+	browsers.Unlock()
+	// The first action starts the browser and binds its life to ctx, so it
+	// runs without a deadline; a start that hangs is bounded here instead.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			r.cancel()
+			t.Fatalf("start %s: %v", bin, err)
+		}
+	case <-time.After(30 * time.Second):
+		r.cancel()
+		t.Fatalf("start %s: no answer within 30s", bin)
+	}
+	giveBack(r)
+	return r
+}
+
+// CloseAll stops the Chromiums that New started. A test binary calls it
+// once its tests have run (TestMain).
+func CloseAll() {
+	browsers.Lock()
+	defer browsers.Unlock()
+	for _, r := range browsers.all {
+		r.cancel()
+	}
+	browsers.all = nil
+	browsers.idle = map[string][]*running{}
+}
+
+// sizeWindow gives the window of a new context's tab the size a person's
+// desktop browser has (the flag --window-size sizes only the first window).
+func sizeWindow(ctx context.Context, id target.ID) error {
+	w, err := chromedp.CallBrowser(ctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: id})
+	if err != nil {
+		return err
+	}
+	_, err = chromedp.CallBrowser(ctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{
+		WindowID: w.WindowID,
+		Bounds:   &browser.Bounds{Width: 1280, Height: 900, WindowState: browser.WindowStateNormal},
+	})
+	return err
 }
 
 // DisableScripts turns the pages' JavaScript off, or back on, for the
@@ -432,9 +556,10 @@ func (b *Browser) AllowClipboard(origin string) {
 	defer cancel()
 	for _, name := range []string{"clipboard-read", "clipboard-write"} {
 		_, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: name},
-			Setting:    browser.PermissionSettingGranted,
-			Origin:     origin,
+			Permission:       &browser.PermissionDescriptor{Name: name},
+			Setting:          browser.PermissionSettingGranted,
+			Origin:           origin,
+			BrowserContextID: chromedp.FromContext(b.ctx).BrowserContextID,
 		})
 		if err != nil {
 			b.t.Fatalf("allow %s: %v", name, err)

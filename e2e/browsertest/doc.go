@@ -8,7 +8,8 @@
 // AUTHKIT_CHROMIUM names another binary. Without one the tests skip, naming
 // it, unless AUTHKIT_REQUIRE_SERVICES=1 makes that a failure.
 //
-// A test opens one browser per server, each with a fresh profile:
+// A test opens a browser of its own, as empty as a fresh profile (an
+// incognito context of a Chromium that the tests of the process reuse):
 //
 //	s := servertest.Start(t, "nethttp")
 //	b := browsertest.New(t, "nethttp")

@@ -25,26 +25,30 @@ import (
 // Every page is screenshotted and must cause no console error or CSP
 // violation.
 //
-// The three servers' subtests run at the same time, whatever -parallel
-// says (t.Run from three goroutines), so that their one real wait, for the
-// next 30-second TOTP step (see loginWithCode), overlaps. Each mode has a
-// server of its own.
+// The six subtests (three servers, JavaScript on and off) run at the same
+// time, whatever -parallel says (t.Run from goroutines), so that their one
+// real wait, for the next 30-second TOTP step (see loginWithCode),
+// overlaps. Each has a server and a browser of its own.
 func TestPeople(t *testing.T) {
 	Chromium(t)
 	var wg sync.WaitGroup
 	for _, fw := range []string{"nethttp", "gin", "fiber"} {
 		wg.Go(func() {
 			t.Run(fw, func(t *testing.T) {
+				var modes sync.WaitGroup
 				for _, js := range []bool{true, false} {
 					name := map[bool]string{true: "js", false: "nojs"}[js]
-					t.Run(name, func(t *testing.T) {
-						s := servertest.Start(t, fw)
-						b := New(t, fw+"-"+name)
-						b.DisableScripts(!js)
-						f := &flow{t: t, s: s, b: b, js: js}
-						f.run()
+					modes.Go(func() {
+						t.Run(name, func(t *testing.T) {
+							s := servertest.Start(t, fw)
+							b := New(t, fw+"-"+name)
+							b.DisableScripts(!js)
+							f := &flow{t: t, s: s, b: b, js: js}
+							f.run()
+						})
 					})
 				}
+				modes.Wait()
 			})
 		})
 	}

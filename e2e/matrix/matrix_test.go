@@ -5,7 +5,8 @@
 // store runs the suite on one framework, chosen so that every framework
 // meets an SQL store (see TestMatrix). AUTHKIT_FULL_MATRIX=1 runs every
 // store on every framework, the whole cross product (about three times
-// as long).
+// as long). Built with -race, it runs only the suite's Races topic unless
+// -run says otherwise (TestMain).
 package matrix
 
 import (
@@ -44,8 +45,22 @@ func TestMain(m *testing.M) {
 	if !set {
 		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
 	}
+	// Under the race detector (seven times the CPU here) the matrix runs the
+	// suite's Races topic only, unless the run sets -run itself: the rest of
+	// the suite is behaviour its assertions check, the same with or without
+	// the detector, and every line of code it runs ran under -race in make
+	// test (the flow suite on memory on each framework, each store's
+	// conformance suite with its concurrent cases). make test-e2e runs the
+	// whole matrix without -race and this topic with it.
+	if raceDetector && flag.Lookup("test.run").Value.String() == "" {
+		_ = flag.Set("test.run", racesOnly)
+	}
 	os.Exit(m.Run())
 }
+
+// racesOnly is the -run pattern of the flow suite's Races topic on every
+// store of TestMatrix.
+const racesOnly = "^TestMatrix$///^Races$"
 
 func TestMatrix(t *testing.T) {
 	// A store's code runs behind the Service, the same whatever framework
