@@ -99,6 +99,8 @@ func ExampleRegister() {
 	// /auth/api/auth/change-email
 	// /auth/api/auth/change-password
 	// /auth/api/auth/confirm-password
+	// /auth/api/auth/delete-account
+	// /auth/api/auth/export
 	// /auth/api/auth/forgot-password
 	// /auth/api/auth/login
 	// /auth/api/auth/logout
