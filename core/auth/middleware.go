@@ -40,9 +40,19 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response) {
 	raw, found := r.Cookie(s.sessions.CookieName())
 	found = found && raw != ""
+	bearer := ""
+	if s.cfg.Tokens.Enabled {
+		bearer, _ = tokenRequest(r) // a pending token is no access token: 401
+	}
 	var u *user.User
 	err := session.ErrNotAuthenticated
-	if found {
+	switch {
+	case bearer != "":
+		// An access token: the request is in token mode, its cookie is
+		// not looked at.
+		u, err = s.sessions.AccessUser(r.Context(), bearer)
+		found = false
+	case found:
 		u, err = s.sessions.User(r.Context(), raw)
 	}
 	overdue := err == nil && s.TwoFactorRequirement(u).Overdue
@@ -66,6 +76,9 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 		err = ErrNotAuthenticated
 	}
 	resp := s.failure(ctx, v, "session", err)
+	if bearer != "" && resp.Status == http.StatusUnauthorized {
+		resp.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`) // RFC 6750 3.1
+	}
 	return nil, &resp
 }
 

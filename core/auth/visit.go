@@ -51,12 +51,24 @@ type Visit struct {
 	addr   string // the client's whole address, for notices and records; "" when unknown
 	ua     string // the User-Agent, cleaned to quote (cleanUserAgent)
 	uaRead bool
+
+	// Token mode (tokens.go).
+	tokenMode bool
+	bearer    string // the Authorization: Bearer token, "" for none
+	pending   string // the pending token handed out, prefix included
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
 	v := &Visit{req: r, header: http.Header{}, s: s}
-	v.sess = s.sessions.Session(bridge{v})
+	if s.cfg.Tokens.Enabled {
+		v.bearer, v.tokenMode = tokenRequest(r)
+	}
+	if v.tokenMode {
+		v.sess = s.sessions.TokenSession(v.bearer)
+	} else {
+		v.sess = s.sessions.Session(bridge{v})
+	}
 	if s.cfg.Catalog != nil {
 		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
 	}
@@ -277,6 +289,9 @@ func (s *Service) languageHeaders(v *Visit, h http.Header) {
 // visit's headers and cookies, and Retry-After on a 503.
 func (s *Service) respond(v *Visit, status int, body any) Response {
 	r := s.json(status, body)
+	if v.tokenMode && status == http.StatusOK {
+		r.Body = v.withTokens(r.Body)
+	}
 	for k, vs := range v.header {
 		r.Header[k] = vs
 	}

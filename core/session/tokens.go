@@ -310,7 +310,8 @@ func (s *Session) dropFamily(ctx context.Context, record string) {
 // token used is retired; a refresh token used a second time (or two
 // refreshes with one token at once: of them exactly one succeeds) ends
 // the session, record and family, and fails with [ErrInvalidRefresh]
-// wrapping [ErrRefreshReused]. Every other refusal is ErrInvalidRefresh;
+// wrapping [ErrRefreshReused], with the session's user (for an audit
+// record). Every other refusal is ErrInvalidRefresh;
 // an error of a store is returned wrapped.
 func (s *Session) Refresh(ctx context.Context, refreshToken string) (*user.User, error) {
 	if !s.tokenMode || s.m.families == nil {
@@ -365,7 +366,7 @@ func (s *Session) Refresh(ctx context.Context, refreshToken string) (*user.User,
 	}
 	b, err := s.m.families.Take(ctx, familyKey(record), now)
 	if errors.Is(err, onetime.ErrNotFound) {
-		return nil, s.endFamily(ctx, rec, ErrRefreshReused)
+		return u, s.endFamily(ctx, rec, ErrRefreshReused)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session: refresh: family: %w", err)
@@ -375,7 +376,7 @@ func (s *Session) Refresh(ctx context.Context, refreshToken string) (*user.User,
 		return nil, s.endFamily(ctx, rec, err)
 	}
 	if sum := sha256.Sum256([]byte(refreshToken)); f.gen != gen || subtle.ConstantTimeCompare(sum[:], f.hash[:]) != 1 {
-		return nil, s.endFamily(ctx, rec, ErrRefreshReused)
+		return u, s.endFamily(ctx, rec, ErrRefreshReused)
 	}
 	if f.version < u.SessionVersion {
 		return nil, s.endFamily(ctx, rec, errVersion)
