@@ -75,10 +75,7 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 	} else if errors.Is(err, session.ErrNotAuthenticated) {
 		err = ErrNotAuthenticated
 	}
-	resp := s.failure(ctx, v, "session", err)
-	if bearer != "" && resp.Status == http.StatusUnauthorized {
-		resp.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`) // RFC 6750 3.1
-	}
+	resp := s.failure(ctx, v, "session", err) // with a bearer token: its WWW-Authenticate challenge
 	return nil, &resp
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/session"
@@ -252,7 +253,11 @@ func (s *Service) failure(ctx context.Context, v *Visit, op string, err error) R
 			s.log.ErrorContext(ctx, "authkit: internal error", "op", op, "err", err)
 		}
 	}
-	return s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
+	r := s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
+	if e == ErrNotAuthenticated && strings.HasPrefix(v.bearer, session.AccessPrefix) {
+		r.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`) // RFC 6750 3.1: the access token did not do
+	}
+	return r
 }
 
 // Text returns the text of what err answers with (see AsError) in the
