@@ -489,6 +489,13 @@ func withTokenMode(op obj) {
 	content, _ := ok["content"].(obj)
 	js, _ := content["application/json"].(obj)
 	schema, _ := js["schema"].(obj)
+	if schema["$ref"] == "#/components/schemas/Message" { // a message answer may renew the session: inline it
+		desc := schema["description"]
+		schema = closedObject(obj{"message": obj{"type": "string"}}, "message")
+		if desc != nil {
+			schema["description"] = desc
+		}
+	}
 	props, _ := schema["properties"].(obj)
 	if props == nil || schema["additionalProperties"] != false {
 		return

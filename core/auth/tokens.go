@@ -94,6 +94,9 @@ func bearerToken(r Request) string {
 	return strings.TrimSpace(h[7:])
 }
 
+// HasTokenMode reports whether token mode is on (Config.Tokens.Enabled).
+func (s *Service) HasTokenMode() bool { return s.cfg.Tokens.Enabled }
+
 // TokenMode reports whether the visit's request is in token mode.
 func (v *Visit) TokenMode() bool { return v.tokenMode }
 
