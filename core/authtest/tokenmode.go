@@ -15,7 +15,46 @@ import (
 // through every way a session starts, is used, renews and ends.
 
 // withTokens turns token mode on.
-func withTokens(c *auth.Config) { c.Tokens.Enabled = true }
+func withTokens(c *auth.Config) { TokenMode(c) }
+
+// TokenMode is an option of NewService: Config.Tokens on, as
+// CheckRequireUserWithTokens wants it.
+func TokenMode(c *auth.Config) { c.Tokens.Enabled = true }
+
+// CheckRequireUserWithTokens checks a route behind a framework module's
+// RequireUser on a Service in token mode (NewService with TokenMode): a
+// client without cookies gets 401 without a token and with a forged one
+// (with RFC 6750's WWW-Authenticate challenge); registered as
+// ada@example.com in token mode, 200 and exactly want with its access
+// token as Authorization: Bearer; 401 again once it logged out with it.
+func CheckRequireUserWithTokens(t testing.TB, base, path, want string) {
+	t.Helper()
+	c := &http.Client{} // no cookie jar
+	WantError(t, Send(t, c, http.MethodGet, base+path, ""), http.StatusUnauthorized, errNotAuthenticated)
+	forged := Send(t, c, http.MethodGet, base+path, "", "Authorization", "Bearer akat_"+strings.Repeat("A", 60))
+	WantError(t, forged, http.StatusUnauthorized, errNotAuthenticated)
+	if got := forged.Header.Get("WWW-Authenticate"); got != `Bearer error="invalid_token"` {
+		t.Errorf("forged token: WWW-Authenticate %q, want the invalid_token challenge", got)
+	}
+	r := Send(t, c, http.MethodPost, base+"/api/auth/register", unitRegister, "Content-Type", "application/json", auth.AuthModeHeader, "token")
+	access, _ := r.JSON["accessToken"].(string)
+	if r.Status != http.StatusOK || !strings.HasPrefix(access, "akat_") {
+		t.Fatalf("register in token mode: %s; want 200 with an access token", r)
+	}
+	for _, line := range r.Header.Values("Set-Cookie") {
+		if strings.Contains(line, "session=") || strings.HasPrefix(line, auth.PendingCookie+"=") {
+			t.Errorf("register in token mode sets %q", line)
+		}
+	}
+	bearer := []string{"Authorization", "Bearer " + access}
+	if r := Send(t, c, http.MethodGet, base+path, "", bearer...); r.Status != http.StatusOK || r.Body != want {
+		t.Errorf("with the access token: got %d %q, want 200 %q", r.Status, r.Body, want)
+	}
+	if r := Send(t, c, http.MethodPost, base+"/api/auth/logout", "", bearer...); r.Status != http.StatusOK {
+		t.Fatalf("logout with the access token: %s", r)
+	}
+	WantError(t, Send(t, c, http.MethodGet, base+path, "", bearer...), http.StatusUnauthorized, errNotAuthenticated)
+}
 
 // appClient is a client without cookies that asks for token mode, as a
 // mobile app's HTTP client does.
