@@ -319,7 +319,6 @@ type Session struct {
 	tokenMode bool
 	bearer    string  // the request's access token, prefix included; "" for none
 	minted    *Tokens // the tokens issued in this request
-	gen       uint64  // the refresh generation to issue next (Refresh, Renew)
 }
 
 // SetClient sets what a record made by a later Login of this Session
