@@ -100,6 +100,16 @@ func TestRequireUser(t *testing.T) {
 	authtest.CheckRequireUser(t, serve(t, app), "/private", "hello ada@example.com")
 }
 
+// TestRequireUserWithTokens: in token mode RequireUser takes the access
+// token of a client without cookies.
+func TestRequireUserWithTokens(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TokenMode)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	app.Get("/private", fiberauth.RequireUser(svc), hello)
+	authtest.CheckRequireUserWithTokens(t, serve(t, app), "/private", "hello ada@example.com")
+}
+
 // TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
 // period, RequireUser refuses an account without 2FA with
 // two_factor_required, and lets it through once 2FA is on.

@@ -78,6 +78,17 @@ func TestRequireUser(t *testing.T) {
 	}
 }
 
+// TestRequireUserWithTokens: in token mode RequireUser takes the access
+// token of a client without cookies.
+func TestRequireUserWithTokens(t *testing.T) {
+	svc, _ := newService(t, authtest.TokenMode)
+	var calls int
+	authtest.CheckRequireUserWithTokens(t, app(t, svc, &calls), "/private", "hello ada@example.com")
+	if calls != 1 {
+		t.Errorf("handler ran %d times, want 1 (only with the access token)", calls)
+	}
+}
+
 // TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
 // period, RequireUser refuses an account without 2FA with
 // two_factor_required, and lets it through once 2FA is on.

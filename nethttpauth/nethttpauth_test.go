@@ -80,6 +80,17 @@ func TestRequireUser(t *testing.T) {
 	authtest.CheckRequireUser(t, base, "/private", "hello ada@example.com")
 }
 
+// TestRequireUserWithTokens: in token mode RequireUser takes the access
+// token of a client without cookies.
+func TestRequireUserWithTokens(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TokenMode)
+	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := nethttpauth.CurrentUser(r)
+		_, _ = io.WriteString(w, "hello "+u.Email)
+	})))
+	authtest.CheckRequireUserWithTokens(t, base, "/private", "hello ada@example.com")
+}
+
 // TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
 // period, RequireUser refuses an account without 2FA with
 // two_factor_required, and lets it through once 2FA is on.

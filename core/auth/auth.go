@@ -237,6 +237,13 @@ type Config struct {
 	// seldom it is used). Negative: none. Needs session records.
 	RememberIdleTimeout time.Duration
 
+	// Tokens turns on token mode: the same flows for clients that keep
+	// no cookies (mobile apps, command-line tools), answered with an
+	// access and a refresh token instead of the session cookie (see
+	// [TokenConfig] and docs/mobile.md). Needs session records. Default:
+	// off.
+	Tokens TokenConfig
+
 	// PendingLogins keeps each login waiting for its second step (the
 	// 2fa_pending cookie) until a second step takes it, once: a pending
 	// login finishes one sign-in, so its cookie, kept or copied after the
@@ -413,6 +420,12 @@ func (cfg *Config) check() error {
 	if cfg.StatelessSessions && cfg.Sessions != nil {
 		return errors.New("auth: Config.StatelessSessions and Config.Sessions exclude each other")
 	}
+	if cfg.Tokens.Enabled && cfg.StatelessSessions {
+		return errors.New("auth: Config.Tokens needs session records: a token-mode session is one (not Config.StatelessSessions)")
+	}
+	if !cfg.Tokens.Enabled && (cfg.Tokens.AccessLifetime != 0 || cfg.Tokens.Families != nil) {
+		return errors.New("auth: Config.Tokens is configured but not Enabled")
+	}
 	if err := checkRegisterFields(cfg.RegisterFields); err != nil {
 		return err
 	}
@@ -517,6 +530,9 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Tokens.Enabled && cfg.Sessions == nil {
+		return nil, errors.New("auth: Config.Tokens needs session records: set Config.Sessions (the user store offers none)")
+	}
 	if cfg.Observer != nil {
 		cfg.Sessions = observedRecords(cfg.Sessions, "Sessions", cfg.Observer)
 		cfg.TrustedDevices = observedRecords(cfg.TrustedDevices, "TrustedDevices", cfg.Observer)
@@ -566,6 +582,10 @@ func New(cfg Config) (*Service, error) {
 	if s.totp, err = totp.New(tc); err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
+	var tokens session.TokenConfig
+	if cfg.Tokens.Enabled {
+		tokens = session.TokenConfig{Families: cmp.Or[onetime.Store](cfg.Tokens.Families, s.pendingLogins), AccessLifetime: cfg.Tokens.AccessLifetime}
+	}
 	s.sessions, err = session.New(session.Config{
 		Secrets:             cfg.Secrets,
 		ResolveUser:         s.resolveUser,
@@ -577,6 +597,7 @@ func New(cfg Config) (*Service, error) {
 		IdleTimeout:         cfg.SessionIdleTimeout,
 		RememberIdleTimeout: cmp.Or(cfg.RememberIdleTimeout, -1),
 		MaxPerUser:          cfg.MaxSessionsPerUser,
+		Tokens:              tokens,
 		Now:                 cfg.Now,
 		Rand:                cfg.Rand,
 	})

@@ -86,6 +86,17 @@
 //	defer svc.Close(ctx)
 //	nethttpauth.Mount(mux, svc, "")
 //
+// # Token mode
+//
+// With [Config.Tokens] on, a request with "Auth-Mode: token" or an
+// Authorization: Bearer token is a token-mode [Visit]: every flow answers
+// as for a browser, but the session it starts or renews comes in the
+// body ([Visit.Tokens]: accessToken, refreshToken, expiresIn, tokenType)
+// and a pending second step as pendingToken, instead of cookies;
+// [Service.Authenticate] (RequireUser) takes the access token;
+// [Service.RefreshTokens] rotates the refresh token, and a refresh token
+// used twice ends its session. docs/mobile.md is the guide.
+//
 // # Support operations
 //
 // [Support] is what a support team does for one account, outside any

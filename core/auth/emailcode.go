@@ -158,7 +158,7 @@ func newEmailCode(r io.Reader) (string, error) {
 // and to the visit's pending login (its 2fa_pending cookie), so a code
 // mailed for one login cannot finish another.
 func (s *Service) emailCodeHash(v *Visit, userID, code string) []byte {
-	pending, _ := v.req.Cookie(PendingCookie)
+	pending, _ := v.pendingValue()
 	return s.emailCode.Bind(userID, pending, code)
 }
 

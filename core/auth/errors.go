@@ -93,6 +93,8 @@ var (
 	ErrResetLinkUsed          = def(400, "reset_link_used", "This reset link has already been used")
 	ErrInvalidCredentials     = def(401, "invalid_credentials", "Invalid credentials")
 	ErrNoPendingTwoFactor     = def(401, "no_pending_two_factor", "No pending 2FA session")
+	ErrInvalidRefreshToken    = def(401, "invalid_refresh_token", "Invalid refresh token") // token mode: does not verify, session ended, or used before
+	ErrRefreshTokenRequired   = def(400, "refresh_token_required", "Refresh token is required")
 	ErrTwoFactorExpired       = def(401, "two_factor_session_expired", "2FA session expired")
 	ErrInvalidSession         = def(401, "invalid_session", "Invalid session")
 	ErrInvalidPassword        = def(401, "invalid_password", "Invalid password")

@@ -122,7 +122,7 @@ func (m *Modules) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.U
 	s := m.svc()
 	ctx, flow := s.enter(ctx, v, "2fa/pending")
 	defer flow.end(&err)
-	raw, ok := v.req.Cookie(PendingCookie)
+	raw, ok := v.pendingValue()
 	if !ok || raw == "" {
 		return nil, ErrNoPendingTwoFactor
 	}

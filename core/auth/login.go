@@ -195,7 +195,7 @@ func (s *Service) startPending(ctx context.Context, v *Visit, u *user.User, ff f
 	if err := s.pendingLogins.Put(ctx, pendingKey(nonce[:]), []byte(u.ID), s.now().Add(PendingLifetime)); err != nil {
 		return LoginResult{}, fmt.Errorf("%s: pending login: %w: %w", ff.how, errBackend, err) // 503: the store is down (or full)
 	}
-	v.setCookie(s.pendingCookie(tok, int(PendingLifetime.Seconds())))
+	s.setPending(v, tok)
 	s.audit(ctx, v, Event{Type: EventLoginPending, UserID: u.ID})
 	return LoginResult{User: u, RequiresTwoFactor: true}, nil
 }
@@ -420,12 +420,12 @@ func (s *Service) pendingCookie(value string, maxAge int) *http.Cookie {
 	}
 }
 
-func (s *Service) clearPending(v *Visit) { v.setCookie(s.pendingCookie("", -1)) }
+func (s *Service) clearPending(v *Visit) { s.setPending(v, "") }
 
 // pendingUser reads and checks the 2fa_pending cookie for the second step,
 // counts the attempt against the per-user 2FA limit, and loads the user.
 func (s *Service) pendingUser(ctx context.Context, v *Visit) (*user.User, token.Claims, error) {
-	raw, ok := v.req.Cookie(PendingCookie)
+	raw, ok := v.pendingValue()
 	if !ok || raw == "" {
 		return nil, token.Claims{}, ErrNoPendingTwoFactor
 	}

@@ -40,9 +40,19 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response) {
 	raw, found := r.Cookie(s.sessions.CookieName())
 	found = found && raw != ""
+	bearer := ""
+	if s.cfg.Tokens.Enabled {
+		bearer, _ = tokenRequest(r) // a pending token is no access token: 401
+	}
 	var u *user.User
 	err := session.ErrNotAuthenticated
-	if found {
+	switch {
+	case bearer != "":
+		// An access token: the request is in token mode, its cookie is
+		// not looked at.
+		u, err = s.sessions.AccessUser(r.Context(), bearer)
+		found = false
+	case found:
 		u, err = s.sessions.User(r.Context(), raw)
 	}
 	overdue := err == nil && s.TwoFactorRequirement(u).Overdue
@@ -65,7 +75,7 @@ func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response)
 	} else if errors.Is(err, session.ErrNotAuthenticated) {
 		err = ErrNotAuthenticated
 	}
-	resp := s.failure(ctx, v, "session", err)
+	resp := s.failure(ctx, v, "session", err) // with a bearer token: its WWW-Authenticate challenge
 	return nil, &resp
 }
 

@@ -91,6 +91,13 @@ type obj = map[string]any
 func (s *Service) OpenAPI() ([]byte, error) {
 	name := s.sessions.CookieName()
 	paths, comps := obj{}, components(name)
+	if s.cfg.Tokens.Enabled {
+		schemes := comps["securitySchemes"].(obj)
+		schemes["bearer"] = obj{"type": "http", "scheme": "bearer",
+			"description": "Token mode (docs/mobile.md): the access token (akat_...) of the last answer that issued tokens, 15 minutes by default. Without a valid one: 401 not_authenticated."}
+		schemes["pendingBearer"] = obj{"type": "http", "scheme": "bearer",
+			"description": "Token mode: the pending token (akpt_...) of a login waiting for its second factor (5 minutes)."}
+	}
 	shared := comps["responses"].(obj)
 	schemas := comps["schemas"].(obj)
 	for _, rt := range s.table() {
@@ -102,7 +109,11 @@ func (s *Service) OpenAPI() ([]byte, error) {
 			item = obj{}
 			paths[rt.Pattern] = item
 		}
-		item[strings.ToLower(rt.Method)] = rt.doc.operation(rt, shared, name)
+		op := rt.doc.operation(rt, shared, name)
+		if s.cfg.Tokens.Enabled {
+			withTokenMode(op)
+		}
+		item[strings.ToLower(rt.Method)] = op
 		for n, sc := range rt.doc.Schemas {
 			if _, ok := schemas[n]; !ok {
 				schemas[n] = sc
@@ -445,4 +456,64 @@ func closedObject(props obj, required ...string) obj {
 		o["required"] = required
 	}
 	return o
+}
+
+// tokenProps are the fields of a token-mode answer that issued a session.
+func tokenProps() obj {
+	return obj{
+		"accessToken":  oaStr("Authorization: Bearer on later requests (akat_...)"),
+		"refreshToken": oaStr("for POST /api/auth/token/refresh only (akrt_...)"),
+		"expiresIn":    obj{"type": "integer", "minimum": 1, "description": "seconds the access token verifies"},
+		"tokenType":    obj{"const": "Bearer"},
+	}
+}
+
+// withTokenMode adds token mode to an operation of a Service with
+// Config.Tokens: the bearer schemes beside the cookies, and on an answer
+// that may (re)issue a session or start a second step, the token fields
+// (present only in token mode, so never required).
+func withTokenMode(op obj) {
+	if sec, ok := op["security"].([]obj); ok {
+		for _, req := range sec {
+			switch {
+			case req["session"] != nil:
+				sec = append(sec, obj{"bearer": []string{}})
+			case req["pending"] != nil:
+				sec = append(sec, obj{"pendingBearer": []string{}})
+			}
+		}
+		op["security"] = sec
+	}
+	resp, _ := op["responses"].(obj)
+	ok, _ := resp["200"].(obj)
+	content, _ := ok["content"].(obj)
+	js, _ := content["application/json"].(obj)
+	schema, _ := js["schema"].(obj)
+	if schema["$ref"] == "#/components/schemas/Message" { // a message answer may renew the session: inline it
+		desc := schema["description"]
+		schema = closedObject(obj{"message": obj{"type": "string"}}, "message")
+		if desc != nil {
+			schema["description"] = desc
+		}
+	}
+	props, _ := schema["properties"].(obj)
+	if props == nil || schema["additionalProperties"] != false {
+		return
+	}
+	extended := obj{}
+	for k, v := range props {
+		extended[k] = v
+	}
+	for k, v := range tokenProps() {
+		if _, ok := extended[k]; !ok {
+			extended[k] = v
+		}
+	}
+	extended["pendingToken"] = oaStr("token mode, when a second step follows: Authorization: Bearer on the second-step routes (akpt_...)")
+	copied := obj{}
+	for k, v := range schema {
+		copied[k] = v
+	}
+	copied["properties"] = extended
+	js["schema"] = copied
 }

@@ -286,6 +286,7 @@ func TestOpenAPIListsEveryCode(t *testing.T) {
 		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
 		c.EmailCode.Enabled = true
 		c.EmailSignIn.Enabled = true
+		c.Tokens.Enabled = true
 	}).s.OpenAPI()
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ const (
 	trustedDevices           // Config.TrustedDevices
 	emailCodes               // Config.EmailCode.Enabled (and so user.EmailCodes)
 	emailSignIn              // Config.EmailSignIn.Enabled (and so user.EmailCodes)
+	tokenMode                // Config.Tokens.Enabled
 )
 
 // has reports whether the configuration has store st.
@@ -79,6 +80,8 @@ func (cfg *Config) has(st needStore) bool {
 		return cfg.EmailCode.Enabled
 	case emailSignIn:
 		return cfg.EmailSignIn.Enabled
+	case tokenMode:
+		return cfg.Tokens.Enabled
 	}
 	return true
 }
@@ -293,6 +296,13 @@ var routes = []Route{
 		Errors:      slices.Concat([]*Error{ErrSignInLinkInvalid}, emailSignInStep),
 		Hooks:       "BeforeRegister, AfterRegister (sign-up), AfterLogin",
 		Cookies:     sessionCookies + "; or 2fa_pending when a second factor follows; authkit_email_sign_in expired",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/token/refresh", handle: refreshTokenRoute, needs: tokenMode, doc: coreOp(Operation{
+		ID: "refreshTokens", Summary: "Turn a refresh token into a new access and refresh token",
+		Description: "Only with Config.Tokens.Enabled (token mode, docs/mobile.md). The refresh token used is retired; one used a second time ends its session (401 invalid_refresh_token, audited as refresh_token_reused). Needs no cross-origin check without cookies.",
+		Body:        formBody(obj{"refreshToken": oaStr("the refresh token (akrt_...) of the last answer that issued tokens")}, []string{"refreshToken"}),
+		OK:          closedObject(tokenProps(), "accessToken", "refreshToken", "expiresIn", "tokenType"),
+		Errors:      []*Error{ErrRefreshTokenRequired, ErrInvalidRefreshToken},
 	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/delete-account", handle: deleteAccountRoute, doc: coreOp(Operation{
 		ID: "deleteAccount", Summary: "Delete the account and what authkit holds about it", Auth: "session",
@@ -569,7 +579,7 @@ func (m *Modules) Handle(rt Route, r Request) (resp Response) {
 			resp = s.respond(&Visit{}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
 		}
 	}()
-	if !safeMethod(r.Method()) {
+	if !safeMethod(r.Method()) && !(v.tokenMode && r.Header("Cookie") == "") { // a token request carries no ambient credential
 		if err := s.CheckOrigin(r); err != nil {
 			return s.failure(ctx, v, "origin", err)
 		}

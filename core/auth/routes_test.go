@@ -16,7 +16,7 @@ import (
 
 func TestPaths(t *testing.T) {
 	s := &Service{cfg: Config{Sessions: noRecords{}, TrustedDevices: noRecords{}, EmailCode: EmailCodeConfig{Enabled: true},
-		EmailSignIn: EmailSignInConfig{Enabled: true}}} // every route listed
+		EmailSignIn: EmailSignInConfig{Enabled: true}, Tokens: TokenConfig{Enabled: true}}} // every route listed
 	paths := s.Modules().Paths()
 	byPattern := map[string]Path{}
 	for _, p := range paths {

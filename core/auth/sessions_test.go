@@ -77,4 +77,25 @@ func BenchmarkAuthenticateRecords(b *testing.B) {
 			}
 		})
 	}
+	// Token mode: the same record read, for an access token as
+	// Authorization: Bearer.
+	b.Run("access token", func(b *testing.B) {
+		s := mustNewWith(b, func(c *Config) {
+			c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
+			c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
+			c.Tokens.Enabled = true
+		})
+		ts := s.Modules().SessionManager().TokenSession("")
+		if err := ts.Login(b.Context(), u, false); err != nil {
+			b.Fatal(err)
+		}
+		tk, _ := ts.Tokens()
+		r := &fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + tk.Access}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if got, _ := s.Authenticate(r); got == nil {
+				b.Fatal("no user")
+			}
+		}
+	})
 }

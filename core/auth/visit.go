@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/authkit-go/authkit/core/i18n"
 	"github.com/authkit-go/authkit/core/session"
@@ -51,12 +52,24 @@ type Visit struct {
 	addr   string // the client's whole address, for notices and records; "" when unknown
 	ua     string // the User-Agent, cleaned to quote (cleanUserAgent)
 	uaRead bool
+
+	// Token mode (tokens.go).
+	tokenMode bool
+	bearer    string // the Authorization: Bearer token, "" for none
+	pending   string // the pending token handed out, prefix included
 }
 
 // Visit returns the Visit of request r.
 func (s *Service) Visit(r Request) *Visit {
 	v := &Visit{req: r, header: http.Header{}, s: s}
-	v.sess = s.sessions.Session(bridge{v})
+	if s.cfg.Tokens.Enabled {
+		v.bearer, v.tokenMode = tokenRequest(r)
+	}
+	if v.tokenMode {
+		v.sess = s.sessions.TokenSession(v.bearer)
+	} else {
+		v.sess = s.sessions.Session(bridge{v})
+	}
 	if s.cfg.Catalog != nil {
 		v.lang = s.cfg.Catalog.Match(r.Header("Accept-Language"))
 	}
@@ -240,7 +253,11 @@ func (s *Service) failure(ctx context.Context, v *Visit, op string, err error) R
 			s.log.ErrorContext(ctx, "authkit: internal error", "op", op, "err", err)
 		}
 	}
-	return s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
+	r := s.respond(v, e.Status, errorBody{Error: e.translate(v.lang), Code: e.Code})
+	if e == ErrNotAuthenticated && strings.HasPrefix(v.bearer, session.AccessPrefix) {
+		r.Header.Set("WWW-Authenticate", `Bearer error="invalid_token"`) // RFC 6750 3.1: the access token did not do
+	}
+	return r
 }
 
 // Text returns the text of what err answers with (see AsError) in the
@@ -277,6 +294,9 @@ func (s *Service) languageHeaders(v *Visit, h http.Header) {
 // visit's headers and cookies, and Retry-After on a 503.
 func (s *Service) respond(v *Visit, status int, body any) Response {
 	r := s.json(status, body)
+	if v.tokenMode && status == http.StatusOK {
+		r.Body = v.withTokens(r.Body)
+	}
 	for k, vs := range v.header {
 		r.Header[k] = vs
 	}

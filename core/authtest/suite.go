@@ -324,6 +324,17 @@ var topics = []struct {
 		{"names with line breaks never reach a mail header", suite.hostileNames},
 	}},
 	// emailsignin.go: sign-in by a mailed code or link (Config.EmailSignIn, off by default).
+	// tokenmode.go: Config.Tokens, the same flows for clients without cookies.
+	{"TokenMode", []test{
+		{"login answers tokens, not cookies, and the access token is a session", suite.tokenLogin},
+		{"a second step takes the pending token and answers tokens", suite.tokenSecondStep},
+		{"a refresh rotates; a retired refresh token ends the session, audited, no mail", suite.tokenRefreshReuse},
+		{"of 50 refreshes with one token exactly one succeeds", suite.tokenRefreshRace},
+		{"logout and a password reset end a token session; the list shows it", suite.tokenSessionEnds},
+		{"a change in the session renews its tokens and ends the others", suite.tokenChangeRenews},
+		{"a request without cookies needs no cross-origin check; one with cookies keeps it", suite.tokenCrossOrigin},
+		{"without Config.Tokens nothing changes and there is no refresh route", suite.tokensOff},
+	}},
 	{"EmailSignIn", []test{
 		{"off by default: the routes answer 404 and mail nothing", suite.emailSignInOffByDefault},
 		{"a mailed code signs in, verifies the address and ends the browser binding", suite.emailSignInByCode},

@@ -1,12 +1,12 @@
-// Package session is the spec's createAuth: login, logout, the current user
-// and a credential check, kept in a signed cookie that a framework module
-// reads and writes through a [CookieBridge].
+// Package session is the spec's createAuth: login, logout and the current
+// user, kept in a signed cookie that a framework module reads and writes
+// through a [CookieBridge] (or, in token mode, in tokens a client without
+// cookies holds: see "Token mode" below). Checking a password is
+// core/auth's Login, with its limits and lock-out.
 //
 //	m, err := session.New(session.Config{
-//		Secrets:                  []string{os.Getenv("SESSION_SECRET")},
-//		ResolveUser:              store.UserByID,    // (nil, nil) when unknown
-//		ResolveUserByCredentials: store.UserByEmail, // (nil, nil) when unknown
-//		Hasher:                   hasher,
+//		Secrets:     []string{os.Getenv("SESSION_SECRET")},
+//		ResolveUser: store.UserByID, // (nil, nil) when unknown
 //	})
 //	...
 //	// per request, with the framework's bridge:
@@ -81,4 +81,17 @@
 //
 // Config.Secrets works as in package token: the first secret signs, every
 // secret verifies.
+//
+// # Token mode
+//
+// With Config.Tokens (a one-time store for the refresh families, and a
+// Store: a token-mode session is a record) [Manager.TokenSession] is the
+// session of a request that came with a bearer access token instead of
+// the cookie. It is checked as the cookie is; Login, Renew and
+// Reauthenticate hand out an access token ("akat_", the cookie's data
+// under the purpose "access", 15 minutes by default) and a refresh token
+// ("akrt_", the record's id and a generation under the purpose
+// "refresh") through [Session.Tokens]; [Session.Refresh] turns a refresh
+// token into the next pair once, and a refresh token used a second time
+// ends the session ([ErrRefreshReused]). tokens.go says how.
 package session

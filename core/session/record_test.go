@@ -241,7 +241,7 @@ func TestRecordCookieFormats(t *testing.T) {
 	bob := &user.User{ID: "u-bob"}
 	f.users.byID[bob.ID] = bob
 	s := f.m.Session(newBridge())
-	if err := s.issue(bob, false, t0, t0, rec.ID); err != nil {
+	if err := s.issue(context.Background(), bob, false, t0, t0, rec.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	forged := s.cookies.(*bridge).lastSet(t)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/token"
 	"github.com/authkit-go/authkit/core/user"
 )
@@ -149,6 +150,11 @@ type Config struct {
 	// DefaultMaxPerUser (100). Negative: no bound.
 	MaxPerUser int
 
+	// Tokens turns on token mode (see [Manager.TokenSession]): sessions
+	// of clients without cookies, held as an access and a refresh token.
+	// Needs Store. Default: off.
+	Tokens TokenConfig
+
 	// Now returns the current time. Default: time.Now.
 	Now func() time.Time
 
@@ -172,6 +178,11 @@ type Manager struct {
 	touch            time.Duration
 	maxPerUser       int // < 1: no bound
 	rand             io.Reader
+
+	// Token mode (tokens.go): nil without Config.Tokens.
+	access   *token.Verifier
+	refresh  *token.Verifier
+	families onetime.Store
 }
 
 // New returns a Manager for cfg.
@@ -257,6 +268,9 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	m.tokens = v
+	if err := m.tokenMode(cfg); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
 	return m, nil
 }
 
@@ -298,6 +312,13 @@ type Session struct {
 	expires  time.Time  // when state == authenticated with a record: the record's ExpiresAt as read
 
 	ip, userAgent string // what a new record stores (SetClient)
+
+	// Token mode (tokens.go): the session is the bearer access token the
+	// request came with, and what Login, Renew and Reauthenticate issue
+	// is handed out as tokens, not set as a cookie.
+	tokenMode bool
+	bearer    string  // the request's access token, prefix included; "" for none
+	minted    *Tokens // the tokens issued in this request
 }
 
 // SetClient sets what a record made by a later Login of this Session
@@ -348,6 +369,9 @@ func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error 
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
 	}
+	if s.tokenMode && s.m.families == nil {
+		return errors.New("session: token mode is off (Config.Tokens)")
+	}
 	now := s.m.now()
 	record := ""
 	if s.m.store != nil {
@@ -356,7 +380,7 @@ func (s *Session) Login(ctx context.Context, u *user.User, remember bool) error 
 			return err
 		}
 	}
-	return s.issue(u, remember, now, now, record)
+	return s.issue(ctx, u, remember, now, now, record, 0)
 }
 
 // newRecord stores a new record and returns its id.
@@ -384,7 +408,11 @@ func (m *Manager) life(remember bool) time.Duration {
 // issue sets a fresh session cookie for u with the given remember choice,
 // authentication time, start of the session and record id ("" for none).
 // A remembered cookie's Max-Age is what is left of the session's lifetime.
-func (s *Session) issue(u *user.User, remember bool, authAt, start time.Time, record string) error {
+//
+// In token mode the session is handed out as tokens ([Session.Tokens]):
+// an access token with the same data, and the refresh token of generation
+// gen of the record's family.
+func (s *Session) issue(ctx context.Context, u *user.User, remember bool, authAt, start time.Time, record string, gen uint64) error {
 	if u == nil || u.ID == "" {
 		return errors.New("session: Login needs a user with an ID")
 	}
@@ -392,6 +420,13 @@ func (s *Session) issue(u *user.User, remember bool, authAt, start time.Time, re
 	d, err := appendData(nil, remember, u.SessionVersion, authAt, start, record)
 	if err != nil {
 		return fmt.Errorf("session: login: %w", err)
+	}
+	if s.tokenMode {
+		if err := s.issueTokens(ctx, u, d, record, gen, familyState{remember: remember, version: u.SessionVersion, authAt: authAt, start: start}); err != nil {
+			return err
+		}
+		s.state, s.user, s.remember, s.authAt, s.start, s.record = authenticated, u, remember, authAt.Truncate(time.Millisecond), start, record
+		return nil
 	}
 	tok, err := s.m.tokens.CreateWith(u.ID, d)
 	if err != nil {
@@ -419,7 +454,11 @@ func (s *Session) Renew(ctx context.Context, u *user.User) error {
 	if err := s.renewable(ctx, u); err != nil {
 		return err
 	}
-	return s.issue(u, s.remember, s.authAt, s.start, s.record)
+	gen, err := s.nextGen(ctx, s.record)
+	if err != nil {
+		return err
+	}
+	return s.issue(ctx, u, s.remember, s.authAt, s.start, s.record, gen)
 }
 
 // Reauthenticate is Renew after the user proved themselves again in this
@@ -447,12 +486,16 @@ func (s *Session) Reauthenticate(ctx context.Context, u *user.User) error {
 	}
 	record := s.record
 	if record != "" && s.m.store != nil {
+		old := record
 		var err error
 		if record, err = s.rotate(ctx); err != nil {
 			return err
 		}
+		if s.tokenMode {
+			s.dropFamily(ctx, old)
+		}
 	}
-	return s.issue(u, s.remember, s.m.now(), s.start, record)
+	return s.issue(ctx, u, s.remember, s.m.now(), s.start, record, 0)
 }
 
 // RetireGrace is how long the record of a session stays usable after a
@@ -554,7 +597,9 @@ func (s *Session) Logout(ctx context.Context) error {
 	if s.m.store != nil {
 		err = s.deleteRecord(ctx)
 	}
-	s.cookies.Delete(s.m.name, s.m.cookie)
+	if !s.tokenMode {
+		s.cookies.Delete(s.m.name, s.m.cookie)
+	}
 	s.state, s.user, s.remember, s.authAt, s.start, s.record = anonymous, nil, false, time.Time{}, time.Time{}, ""
 	return err
 }
@@ -568,11 +613,11 @@ func (s *Session) deleteRecord(ctx context.Context) error {
 	case authenticated:
 		userID, record = s.user.ID, s.record
 	case unknown:
-		raw, ok := s.cookies.Get(s.m.name)
-		if !ok || raw == "" {
+		raw, v := s.credential()
+		if raw == "" {
 			return nil
 		}
-		c, err := s.m.tokens.Verify(raw)
+		c, err := v.Verify(raw)
 		if err != nil {
 			return nil
 		}
@@ -612,12 +657,12 @@ func (s *Session) User(ctx context.Context) (*user.User, error) {
 	case anonymous:
 		return nil, ErrNotAuthenticated
 	}
-	raw, ok := s.cookies.Get(s.m.name)
-	if !ok || raw == "" {
+	raw, v := s.credential()
+	if raw == "" {
 		s.state = anonymous
 		return nil, ErrNotAuthenticated
 	}
-	u, d, reason, err := s.m.resolve(ctx, raw)
+	u, d, reason, err := s.m.resolve(ctx, v, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +684,7 @@ func (m *Manager) User(ctx context.Context, cookieValue string) (*user.User, err
 	if cookieValue == "" {
 		return nil, ErrNotAuthenticated
 	}
-	u, _, reason, err := m.resolve(ctx, cookieValue)
+	u, _, reason, err := m.resolve(ctx, m.tokens, cookieValue)
 	if err != nil {
 		return nil, err
 	}
@@ -649,11 +694,12 @@ func (m *Manager) User(ctx context.Context, cookieValue string) (*user.User, err
 	return u, nil
 }
 
-// resolve checks the session cookie value raw: the user and the data of a
+// resolve checks the session cookie value raw (or, with v the access
+// token verifier, an access token without its prefix): the user and the data of a
 // valid session; the reason a session is invalid; or an error from
 // ResolveUser, wrapped.
-func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data, reason, err error) {
-	c, err := m.tokens.Verify(raw)
+func (m *Manager) resolve(ctx context.Context, v *token.Verifier, raw string) (u *user.User, d data, reason, err error) {
+	c, err := v.Verify(raw)
 	if err != nil {
 		return nil, data{}, err, nil
 	}
@@ -723,7 +769,9 @@ func (m *Manager) resolve(ctx context.Context, raw string) (u *user.User, d data
 
 // end expires the session cookie of a request whose session is invalid.
 func (s *Session) end(reason error) error {
-	s.cookies.Delete(s.m.name, s.m.cookie)
+	if !s.tokenMode {
+		s.cookies.Delete(s.m.name, s.m.cookie)
+	}
 	s.state, s.user, s.remember, s.authAt, s.start, s.record = anonymous, nil, false, time.Time{}, time.Time{}, ""
 	return fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
 }

@@ -283,14 +283,22 @@ type errBody struct {
 }
 
 // cookieAuth checks the security of an operation as authkit does first:
-// its cookie is there (whether it is valid is the server's to say).
+// its cookie is there, or in token mode its bearer token (whether either
+// is valid is the server's to say).
 func cookieAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 	s := in.SecurityScheme
-	if s == nil || s.Type != "apiKey" || s.In != "cookie" {
-		return fmt.Errorf("security scheme %s is not a cookie", in.SecuritySchemeName)
-	}
-	if _, err := in.RequestValidationInput.Request.Cookie(s.Name); err != nil {
-		return fmt.Errorf("no %s cookie", s.Name)
+	req := in.RequestValidationInput.Request
+	switch {
+	case s != nil && s.Type == "apiKey" && s.In == "cookie":
+		if _, err := req.Cookie(s.Name); err != nil {
+			return fmt.Errorf("no %s cookie", s.Name)
+		}
+	case s != nil && s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"):
+		if h := req.Header.Get("Authorization"); len(h) < 8 || !strings.EqualFold(h[:7], "bearer ") {
+			return errors.New("no Authorization: Bearer header")
+		}
+	default:
+		return fmt.Errorf("security scheme %s is neither a cookie nor a bearer token", in.SecuritySchemeName)
 	}
 	return nil
 }

@@ -68,6 +68,7 @@ func listedCodes() ([]string, error) {
 		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
 		c.EmailCode = auth.EmailCodeConfig{Enabled: true}
+		c.Tokens.Enabled = true
 	})
 	if err != nil {
 		return nil, err
@@ -210,6 +211,7 @@ func everything(t *testing.T) *auth.Service {
 		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
 		c.EmailCode = auth.EmailCodeConfig{Enabled: true}
+		c.Tokens.Enabled = true
 	})
 }
 

@@ -196,9 +196,12 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 	}
 
 	emailCode, err := switchSetting("EMAIL_CODE", env.Get("EMAIL_CODE", ""))
-	var emailSignIn bool
+	var emailSignIn, tokenMode bool
 	if err == nil {
 		emailSignIn, err = switchSetting("EMAIL_SIGN_IN", env.Get("EMAIL_SIGN_IN", ""))
+	}
+	if err == nil {
+		tokenMode, err = switchSetting("TOKEN_MODE", env.Get("TOKEN_MODE", ""))
 	}
 	if err != nil {
 		a.Close(context.Background())
@@ -259,8 +262,12 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		EmailCode: auth.EmailCodeConfig{Enabled: emailCode},
 		// EMAIL_SIGN_IN: sign-in by a mailed code or link.
 		EmailSignIn: auth.EmailSignInConfig{Enabled: emailSignIn},
-		Logger:      logger,
-		Observer:    observer,
+		// TOKEN_MODE: the same flows for mobile apps and API clients,
+		// with access and refresh tokens (docs/mobile.md); their refresh
+		// generations kept where the pending logins are.
+		Tokens:   auth.TokenConfig{Enabled: tokenMode},
+		Logger:   logger,
+		Observer: observer,
 		// LANGUAGES: the answers, mails and pages in the visitor's
 		// language (Accept-Language); English and German by default.
 		Catalog: languages,
@@ -299,8 +306,8 @@ func Load(env Env, stdout io.Writer, logger *slog.Logger) (*App, error) {
 		a.Close(context.Background())
 		return nil, err
 	}
-	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, email sign-in: %s, social sign-in: %s, languages: %s, env: %s",
-		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), onOff(emailSignIn), socialDesc, languagesDesc, appEnv)
+	a.Description = fmt.Sprintf("users: %s, rate limits: %s, mail: %s, trusted proxies: %s, breached passwords: %s, passkeys: %s, email codes: %s, email sign-in: %s, token mode: %s, social sign-in: %s, languages: %s, env: %s",
+		usersDesc, limitsDesc, mailDesc, proxies, checkerDesc, passkeysDesc, onOff(emailCode), onOff(emailSignIn), onOff(tokenMode), socialDesc, languagesDesc, appEnv)
 	return a, nil
 }
 
@@ -412,6 +419,7 @@ func bcryptHasher(setting string, production bool) (password.Hasher, error) {
 // "true", on. EMAIL_CODE: the 2FA step offers a code mailed to a verified
 // address (off by default: the weakest factor, see auth.EmailCodeConfig).
 // EMAIL_SIGN_IN: sign-in by a mailed code or link (auth.EmailSignInConfig).
+// TOKEN_MODE: token mode for clients without cookies (auth.TokenConfig).
 func switchSetting(name, setting string) (bool, error) {
 	switch strings.TrimSpace(setting) {
 	case "", "false":

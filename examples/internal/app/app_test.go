@@ -326,6 +326,7 @@ func TestSwitches(t *testing.T) {
 	}{
 		{"EMAIL_CODE", "email codes", (*auth.Service).HasEmailCodes},
 		{"EMAIL_SIGN_IN", "email sign-in", (*auth.Service).HasEmailSignIn},
+		{"TOKEN_MODE", "token mode", (*auth.Service).HasTokenMode},
 	} {
 		for _, tt := range []struct {
 			vars    map[string]string
