@@ -264,6 +264,7 @@ func (s *Service) redirect(v *Visit, rd Redirect) Response {
 	}
 	h.Set("Location", rd.Location)
 	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff") // as every answer of authkit's, the OpenAPI document says
 	return Response{Status: rd.Status, Header: h, Cookies: v.cookies}
 }
 
