@@ -21,6 +21,7 @@ func (h *Handler) routes() []auth.Route {
 		auth.NewRoute(http.MethodGet, Prefix+"/{provider}/start", h.startRoute, auth.Operation{
 			ID: "startSocialSignIn", Summary: "Sign in with a provider: redirect to it",
 			Description: "302 to the provider's authorization URL with the authkit_oauth cookie; returnTo (query) is a path of the app, anything else is ignored. " +
+				"A native app adds appRedirect (one of Config.AppRedirects) and codeChallenge (PKCE S256): the callback then sends the browser to appRedirect with ?code= to exchange at POST /api/auth/token/exchange, or ?error=; an unknown appRedirect is social_app_redirect_invalid. " +
 				"A failure answers 303 to the login page with ?error= social_provider_unknown, social_provider_unavailable or too_many_requests. Counts against StartLimit.",
 			Param: "the provider's name", Redirect: http.StatusFound,
 			SetCookies: []string{StateCookie}, Storeless: true}),
@@ -60,7 +61,8 @@ func (h *Handler) routes() []auth.Route {
 
 func (h *Handler) startRoute(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
 	q := v.Query()
-	to, err := h.Start(ctx, v, StartInput{Provider: r.PathValue("provider"), ReturnTo: q.Get("returnTo"), Remember: q.Get("remember") == "true"})
+	to, err := h.Start(ctx, v, StartInput{Provider: r.PathValue("provider"), ReturnTo: q.Get("returnTo"), Remember: q.Get("remember") == "true",
+		AppRedirect: q.Get("appRedirect"), CodeChallenge: q.Get("codeChallenge")})
 	if err != nil {
 		return h.failed(ctx, v, err), nil
 	}
@@ -80,12 +82,29 @@ func (h *Handler) callbackRoute(ctx context.Context, v *auth.Visit, r auth.Reque
 	res, err := h.Callback(ctx, v, CallbackInput{Provider: r.PathValue("provider"), State: q.Get("state"), Code: q.Get("code"),
 		Error: q.Get("error"), Issuer: q.Get("iss")})
 	switch {
+	case res.App:
+		return h.toApp(ctx, v, res, err), nil
 	case err != nil:
 		return h.failed(ctx, v, err), nil
 	case res.Login != nil && res.Login.RequiresTwoFactor:
 		return auth.Redirect{Status: http.StatusSeeOther, Location: h.cfg.TwoFactorPath}, nil
 	}
 	return auth.Redirect{Status: http.StatusSeeOther, Location: res.ReturnTo}, nil
+}
+
+// toApp sends the browser of a native app's sign-in to the app's
+// redirect: with ?code= to exchange, or ?error={code}.
+func (h *Handler) toApp(ctx context.Context, v *auth.Visit, res CallbackResult, err error) auth.Redirect {
+	sep := "?"
+	if strings.Contains(res.ReturnTo, "?") {
+		sep = "&"
+	}
+	if err != nil {
+		e := auth.AsError(err)
+		h.svc.Modules().Answer(ctx, v, "social", nil, err) // logs what is not an *auth.Error
+		return auth.Redirect{Status: http.StatusSeeOther, Location: res.ReturnTo + sep + "error=" + url.QueryEscape(string(e.Code))}
+	}
+	return auth.Redirect{Status: http.StatusSeeOther, Location: res.ReturnTo + sep + "code=" + url.QueryEscape(res.AppCode)}
 }
 
 // failed sends the browser to the login page with the error's code; an

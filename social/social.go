@@ -103,6 +103,15 @@ type Config struct {
 	// Rand is the source of states, nonces, verifiers and cookie keys.
 	// Default: crypto/rand.Reader.
 	Rand io.Reader
+	// AppRedirects are the redirect URIs of the app's native clients
+	// (RFC 8252: a private-use scheme such as "com.example.app:/oauth",
+	// or a claimed https URL), exactly as a start's appRedirect names
+	// them. A sign-in started with one of them and a PKCE code challenge
+	// ends in token mode (auth.Config.Tokens, needed) and sends the
+	// browser to that URI with a one-time code, which the app exchanges
+	// with its verifier (POST /api/auth/token/exchange, docs/mobile.md).
+	// Default: none.
+	AppRedirects []string
 }
 
 // Handler holds the social sign-in of one Service; New adds its routes to
@@ -158,6 +167,16 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		svc.Modules().LabelProvider(p.Name, p.Label)
 	}
 	h.cfg.Providers = nil
+	h.cfg.AppRedirects = slices.Clone(cfg.AppRedirects)
+	for _, r := range h.cfg.AppRedirects {
+		ru, err := url.Parse(r)
+		if err != nil || ru.Scheme == "" || ru.Fragment != "" || ru.RawQuery != "" || (ru.Scheme == "http" && ru.Hostname() != "127.0.0.1" && ru.Hostname() != "[::1]") {
+			return nil, fmt.Errorf("social: Config.AppRedirects: %q is not a native app's redirect URI (a scheme of the app's, https, or http to a loopback address; no query or fragment)", r)
+		}
+	}
+	if len(h.cfg.AppRedirects) > 0 && !svc.HasTokenMode() {
+		return nil, errors.New("social: Config.AppRedirects needs auth.Config.Tokens: a native app's sign-in ends in tokens")
+	}
 	if h.cfg.LoginPath == "" {
 		h.cfg.LoginPath = "/login"
 	}
@@ -240,6 +259,9 @@ type begun struct {
 	ReturnTo string `json:"r"`
 	Remember bool   `json:"m,omitempty"`
 	LinkUser string `json:"u,omitempty"` // the signed-in user a link was started by
+	// A native app's sign-in (StartInput.AppRedirect).
+	AppRedirect  string `json:"a,omitempty"`
+	AppChallenge string `json:"c,omitempty"`
 }
 
 // StartInput is what Start and StartLink take.
@@ -251,6 +273,13 @@ type StartInput struct {
 	ReturnTo string
 	// Remember asks for a long-lived session.
 	Remember bool
+	// AppRedirect, with CodeChallenge, starts a native app's sign-in:
+	// one of Config.AppRedirects, which the callback sends the browser to
+	// with ?code= (or ?error=) instead of signing the browser in.
+	AppRedirect string
+	// CodeChallenge is the app's PKCE S256 challenge (RFC 7636): the
+	// base64url SHA-256 of a verifier only the app knows.
+	CodeChallenge string
 }
 
 // Start begins a sign-in (or a sign-up on first sign-in) with a provider:
@@ -290,6 +319,12 @@ func (h *Handler) begin(ctx context.Context, v *auth.Visit, in StartInput, linkU
 		return "", err
 	}
 	b := begun{Provider: p.Name, ReturnTo: h.returnTo(in.ReturnTo), Remember: in.Remember, LinkUser: linkUser}
+	if in.AppRedirect != "" || in.CodeChallenge != "" {
+		if linkUser != "" || !h.svc.HasTokenMode() || !slices.Contains(h.cfg.AppRedirects, in.AppRedirect) || !s256(in.CodeChallenge) {
+			return "", auth.ErrSocialAppRedirectInvalid
+		}
+		b.AppRedirect, b.AppChallenge = in.AppRedirect, in.CodeChallenge
+	}
 	for _, dst := range []*string{&b.State, &b.Nonce, &b.Verifier} {
 		if *dst, err = h.random(); err != nil {
 			return "", err
@@ -331,8 +366,14 @@ type CallbackResult struct {
 	// Linked is the identity linked by this callback, nil when the
 	// provider's account was linked already.
 	Linked *user.Identity
-	// ReturnTo is where the browser goes next: the start's returnTo.
+	// ReturnTo is where the browser goes next: the start's returnTo, or
+	// for a native app's sign-in its redirect with ?code= (AppCode set).
 	ReturnTo string
+	// App reports a native app's sign-in (StartInput.AppRedirect): the
+	// browser goes to ReturnTo, the app's redirect, with AppCode, the
+	// one-time code handed off to the app, or with the error's code.
+	App     bool
+	AppCode string
 }
 
 // Callback finishes what Start or StartLink began. The StateCookie must
@@ -368,6 +409,15 @@ func (h *Handler) Callback(ctx context.Context, v *auth.Visit, in CallbackInput)
 	if err != nil {
 		return CallbackResult{}, err
 	}
+	if b.AppRedirect != "" {
+		return h.appCallback(ctx, v, b, p, in)
+	}
+	return h.callbackWith(ctx, v, b, p, in)
+}
+
+// callbackWith finishes the begun sign-in or link b, taken from the store
+// for in.
+func (h *Handler) callbackWith(ctx context.Context, v *auth.Visit, b begun, p ProviderConfig, in CallbackInput) (CallbackResult, error) {
 	res := CallbackResult{ReturnTo: b.ReturnTo}
 	finish := func(ctx context.Context) (*Claims, error) {
 		if in.Error != "" || in.Code == "" {
@@ -632,4 +682,29 @@ func storeKey(key string) string {
 // redirect (SameSite=Lax), only to the callback's paths.
 func (h *Handler) cookie(value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: StateCookie, Value: value, Path: Prefix, MaxAge: maxAge, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode}
+}
+
+// s256 reports whether c is a PKCE S256 code challenge: 43 base64url
+// characters (RFC 7636 4.2).
+func s256(c string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	return len(c) == 43 && err == nil && len(b) == sha256.Size
+}
+
+// appCallback finishes a native app's sign-in: the sign-in runs in token
+// mode, and what it issued (tokens, or the pending second step) is handed
+// off under a one-time code for the app's redirect. A failure is sent to
+// the app's redirect too, as ?error={code}.
+func (h *Handler) appCallback(ctx context.Context, v *auth.Visit, b begun, p ProviderConfig, in CallbackInput) (CallbackResult, error) {
+	res := CallbackResult{ReturnTo: b.AppRedirect, App: true}
+	if err := h.svc.Modules().TokenVisit(v); err != nil {
+		return res, err
+	}
+	b.AppRedirect = "" // the sign-in itself, as for a browser
+	inner, err := h.callbackWith(ctx, v, b, p, in)
+	if err == nil {
+		res.Login, res.Linked = inner.Login, inner.Linked
+		res.AppCode, err = h.svc.Modules().HandOff(ctx, v, b.AppChallenge)
+	}
+	return res, err
 }

@@ -95,6 +95,8 @@ var (
 	ErrNoPendingTwoFactor     = def(401, "no_pending_two_factor", "No pending 2FA session")
 	ErrInvalidRefreshToken    = def(401, "invalid_refresh_token", "Invalid refresh token") // token mode: does not verify, session ended, or used before
 	ErrRefreshTokenRequired   = def(400, "refresh_token_required", "Refresh token is required")
+	ErrInvalidHandOff         = def(400, "invalid_hand_off", "Invalid or expired code") // token mode: a hand-off code unknown, used, expired, or with the wrong verifier
+	ErrHandOffRequired        = def(400, "code_and_verifier_required", "Code and code verifier are required")
 	ErrTwoFactorExpired       = def(401, "two_factor_session_expired", "2FA session expired")
 	ErrInvalidSession         = def(401, "invalid_session", "Invalid session")
 	ErrInvalidPassword        = def(401, "invalid_password", "Invalid password")

@@ -56,6 +56,7 @@ var (
 	ErrSocialLinkRequired        = def(409, "social_link_required", "An account with this email exists. Sign in to it, then link this provider from your account.")
 	ErrSocialSignUpClosed        = def(403, "social_signup_closed", "No account uses this sign-in, and sign-up is closed")
 	ErrSocialIdentityTaken       = def(409, "social_identity_taken", "This provider account is linked to another user")
+	ErrSocialAppRedirectInvalid  = def(400, "social_app_redirect_invalid", "Unknown app redirect or code challenge")
 	ErrIdentityNotFound          = def(404, "identity_not_found", "Linked account not found")
 	ErrLastSignInMethod          = def(400, "last_sign_in_method", "This is your only way to sign in. Set a password or link another account first.")
 )
@@ -264,6 +265,7 @@ func (s *Service) redirect(v *Visit, rd Redirect) Response {
 	}
 	h.Set("Location", rd.Location)
 	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff") // as every answer of authkit's, the OpenAPI document says
 	return Response{Status: rd.Status, Header: h, Cookies: v.cookies}
 }
 

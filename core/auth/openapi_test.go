@@ -198,6 +198,7 @@ var notCoreOperations = map[Code]string{
 	ErrSocialLinkRequired.Code:        "the social module's routes",
 	ErrSocialSignUpClosed.Code:        "the social module's routes",
 	ErrSocialIdentityTaken.Code:       "the social module's routes",
+	ErrSocialAppRedirectInvalid.Code:  "the social module's routes",
 	ErrIdentityNotFound.Code:          "the social module's routes",
 	ErrLastSignInMethod.Code:          "the social module's routes",
 	ErrUnknownUser.Code:               "Service.StartSecondStep, a typed method an app calls from its own login",

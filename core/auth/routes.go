@@ -304,6 +304,13 @@ var routes = []Route{
 		OK:          closedObject(tokenProps(), "accessToken", "refreshToken", "expiresIn", "tokenType"),
 		Errors:      []*Error{ErrRefreshTokenRequired, ErrInvalidRefreshToken},
 	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/token/exchange", handle: exchangeRoute, needs: tokenMode, doc: coreOp(Operation{
+		ID: "exchangeHandOff", Summary: "Exchange a native app's hand-off code for its tokens (PKCE)",
+		Description: "Only with Config.Tokens.Enabled (docs/mobile.md, \"Social sign-in from a native app\"). The code is the one the app's redirect carried; codeVerifier the PKCE verifier of the codeChallenge the app started with. The code is spent whatever the outcome. Answers the tokens, or requiresTwoFactor and a pendingToken when a second step follows.",
+		Body:        formBody(obj{"code": oaStr("the hand-off code"), "codeVerifier": oaStr("the PKCE code verifier (RFC 7636)")}, []string{"code", "codeVerifier"}),
+		OK:          closedObject(obj{"requiresTwoFactor": obj{"const": true}}),
+		Errors:      []*Error{ErrHandOffRequired, ErrInvalidHandOff},
+	})},
 	{Method: http.MethodPost, Pattern: "/api/auth/delete-account", handle: deleteAccountRoute, doc: coreOp(Operation{
 		ID: "deleteAccount", Summary: "Delete the account and what authkit holds about it", Auth: "session",
 		Description: "Needs a recent authentication, or the password in the body. On an account with 2FA on, code (a TOTP code or a recovery code) is required too, counted against the 2FA limit. Runs Hooks.BeforeDeleteAccount; mails the deletion notice.",

@@ -103,6 +103,9 @@ func (v *Visit) TokenMode() bool { return v.tokenMode }
 // Tokens returns the tokens the flow issued in this token-mode visit, for
 // an app that calls the typed methods and writes its own answer.
 func (v *Visit) Tokens() (Tokens, bool) {
+	if v.issued != nil {
+		return *v.issued, true
+	}
 	t, ok := v.sess.Tokens()
 	if !ok {
 		return Tokens{}, false

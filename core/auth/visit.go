@@ -56,7 +56,8 @@ type Visit struct {
 	// Token mode (tokens.go).
 	tokenMode bool
 	bearer    string // the Authorization: Bearer token, "" for none
-	pending   string // the pending token handed out, prefix included
+	pending   string  // the pending token handed out, prefix included
+	issued    *Tokens // tokens a hand-off exchange hands out (ExchangeCode)
 }
 
 // Visit returns the Visit of request r.

@@ -334,6 +334,8 @@ var topics = []struct {
 		{"a change in the session renews its tokens and ends the others", suite.tokenChangeRenews},
 		{"a request without cookies needs no cross-origin check; one with cookies keeps it", suite.tokenCrossOrigin},
 		{"without Config.Tokens nothing changes and there is no refresh route", suite.tokensOff},
+		{"a browser sign-in handed off to a native app is exchanged once, with its PKCE verifier", suite.tokenHandOff},
+		{"a hand-off of a 2FA account carries the pending second step", suite.tokenHandOffSecondStep},
 	}},
 	{"EmailSignIn", []test{
 		{"off by default: the routes answer 404 and mail nothing", suite.emailSignInOffByDefault},

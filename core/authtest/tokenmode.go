@@ -1,7 +1,11 @@
 package authtest
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -291,4 +295,94 @@ func (s suite) tokensOff(t *testing.T) {
 		t.Errorf("%s: tokens without Config.Tokens", r)
 	}
 	mustStatus(t, a.post("/api/auth/token/refresh", obj{"refreshToken": "akrt_x"}), http.StatusNotFound, "Not found")
+}
+
+// handOffPath is the flow suite app's browser flow for a native app: a
+// password sign-in in token mode whose result is handed off to the app's
+// redirect (as the social module's start with appRedirect does).
+const handOffPath = "/api/testapp/hand-off"
+
+// appRedirect is the native app's redirect in the flow suite.
+const appRedirect = "com.example.app:/signed-in"
+
+func handOffRoutes(svc *auth.Service) []auth.Route {
+	flow := func(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+		if err := svc.Modules().TokenVisit(v); err != nil {
+			return nil, err
+		}
+		if _, err := svc.Login(ctx, v, auth.LoginInput{Email: r.Header("X-Email"), Password: r.Header("X-Password")}); err != nil {
+			return nil, err
+		}
+		code, err := svc.Modules().HandOff(ctx, v, r.Header("X-Code-Challenge"))
+		if err != nil {
+			return nil, err
+		}
+		return auth.Redirect{Status: http.StatusSeeOther, Location: appRedirect + "?code=" + url.QueryEscape(code)}, nil
+	}
+	return []auth.Route{auth.NewRoute(http.MethodPost, handOffPath, flow, auth.Operation{ID: "appHandOff",
+		Summary:  "the flow suite's app: a browser sign-in handed off to a native app",
+		Redirect: http.StatusSeeOther, SetCookies: []string{auth.DeviceCookie},
+		Errors: []*auth.Error{auth.ErrInvalidCredentials}, Hooks: "AfterLogin"})}
+}
+
+// handOff signs email in through the hand-off flow with the challenge of
+// verifier and returns the code the app's redirect carries.
+func (e *env) handOff(t *testing.T, email, verifier string) string {
+	t.Helper()
+	c := e.client()
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	sum := sha256.Sum256([]byte(verifier))
+	r, err := c.try(http.MethodPost, handOffPath, "", nil, "X-Email", email, "X-Password", goodPassword,
+		"X-Code-Challenge", base64.RawURLEncoding.EncodeToString(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := url.Parse(r.Header.Get("Location"))
+	if r.Status != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), appRedirect+"?code=") {
+		t.Fatalf("%s: want 303 to %s?code=...", r, appRedirect)
+	}
+	if r.setCookie(sessionCookie) != nil || r.setCookie(auth.PendingCookie) != nil {
+		t.Errorf("%s: the browser got the app's session or pending cookie", r)
+	}
+	return loc.Query().Get("code")
+}
+
+const handOffVerifier = "the-app's-own-verifier-0123456789-0123456789-abc"
+
+func (s suite) tokenHandOff(t *testing.T) {
+	e := s.envWithRoutes(t, handOffRoutes, withTokens)
+	e.seed(t, "ada@example.com")
+	a := e.app()
+	exchange := func(code, verifier string) *reply {
+		return a.post("/api/auth/token/exchange", obj{"code": code, "codeVerifier": verifier})
+	}
+	code := e.handOff(t, "ada@example.com", handOffVerifier)
+	a.keep(t, exchange(code, handOffVerifier))
+	if me := a.me(); me.Status != http.StatusOK || me.str("email") != "ada@example.com" {
+		t.Errorf("%s: the exchanged access token, want 200 for ada", me)
+	}
+	mustStatus(t, exchange(code, handOffVerifier), http.StatusBadRequest, "Invalid or expired code")
+	// An interceptor of the redirect lacks the verifier: its try spends
+	// the code.
+	code = e.handOff(t, "ada@example.com", handOffVerifier)
+	mustStatus(t, exchange(code, "an-interceptor's-guess-0123456789-0123456789-x"), http.StatusBadRequest, "Invalid or expired code")
+	mustStatus(t, exchange(code, handOffVerifier), http.StatusBadRequest, "Invalid or expired code")
+	mustStatus(t, a.post("/api/auth/token/exchange", obj{"code": "x"}), http.StatusBadRequest, "Code and code verifier are required")
+}
+
+func (s suite) tokenHandOffSecondStep(t *testing.T) {
+	e := s.envWithRoutes(t, handOffRoutes, withTokens)
+	_, _, secret, _ := e.twoFactorUser(t)
+	a := e.app()
+	code := e.handOff(t, "ada@example.com", handOffVerifier)
+	r := a.post("/api/auth/token/exchange", obj{"code": code, "codeVerifier": handOffVerifier})
+	pending := r.str("pendingToken")
+	if r.Status != http.StatusOK || r.JSON["requiresTwoFactor"] != true || !strings.HasPrefix(pending, auth.PendingPrefix) {
+		t.Fatalf("%s: want requiresTwoFactor and a pending token", r)
+	}
+	e.nextStep()
+	a.keep(t, a.post("/api/2fa/verify", obj{"code": e.now(t, secret)}, "Authorization", "Bearer "+pending))
+	if me := a.me(); me.Status != http.StatusOK {
+		t.Errorf("%s: want 200", me)
+	}
 }

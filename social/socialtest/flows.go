@@ -2,6 +2,8 @@ package socialtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -469,5 +471,67 @@ func claimUnverified(t *testing.T, h Harness) {
 	}
 	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (claimed)" {
 		t.Fatalf("identity_linked events %+v", ev)
+	}
+}
+
+// nativeApp: a native app's sign-in (appRedirect and a PKCE challenge at
+// the start) ends at the app's redirect with a one-time code instead of a
+// signed-in browser; the app exchanges it with its verifier, once, for
+// tokens. An appRedirect that is not configured goes nowhere but the
+// login page.
+func nativeApp(t *testing.T, h Harness) {
+	const redirect = "com.example.app:/signed-in"
+	const verifier = "the-app's-verifier-0123456789-0123456789-0123456789"
+	sum := sha256.Sum256([]byte(verifier))
+	challenge := base64.RawURLEncoding.EncodeToString(sum[:])
+	e := newEnv(t, h, options{authoritative: []string{"example.com"}, appRedirects: []string{redirect},
+		core: func(c *auth.Config) { c.Tokens.Enabled = true }})
+	b := e.browser()
+	start := social.Prefix + "/test/start?" + url.Values{"appRedirect": {redirect}, "codeChallenge": {challenge}}.Encode()
+	resp := b.get(b.signInAt(start, alice))
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirect+"?code=") {
+		t.Fatalf("callback: %d to %q, want 303 to %s?code=...", resp.StatusCode, resp.Header.Get("Location"), redirect)
+	}
+	if status, _ := b.me(); status != http.StatusUnauthorized {
+		t.Fatalf("the browser after a native app's sign-in: me %d, want 401 (the app holds the session)", status)
+	}
+	exchange := func(code, verifier string) (int, map[string]any) {
+		body, _ := json.Marshal(map[string]string{"code": code, "codeVerifier": verifier})
+		r, err := http.Post(e.app.URL+"/api/auth/token/exchange", "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = r.Body.Close() }()
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		return r.StatusCode, m
+	}
+	code := loc.Query().Get("code")
+	status, tokens := exchange(code, verifier)
+	access, _ := tokens["accessToken"].(string)
+	if status != http.StatusOK || !strings.HasPrefix(access, "akat_") {
+		t.Fatalf("exchange: %d %v, want 200 with tokens", status, tokens)
+	}
+	req, _ := http.NewRequest(http.MethodGet, e.app.URL+"/api/auth/me", nil)
+	req.Header.Set("Authorization", "Bearer "+access)
+	me, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = me.Body.Close()
+	if me.StatusCode != http.StatusOK {
+		t.Fatalf("me with the exchanged access token: %d, want 200", me.StatusCode)
+	}
+	if status, body := exchange(code, verifier); status != http.StatusBadRequest || body["code"] != "invalid_hand_off" {
+		t.Fatalf("a second exchange: %d %v, want 400 invalid_hand_off", status, body)
+	}
+	// A redirect the app did not configure: the login page, nothing kept.
+	for _, q := range []url.Values{
+		{"appRedirect": {"https://evil.example/steal"}, "codeChallenge": {challenge}},
+		{"appRedirect": {redirect}, "codeChallenge": {"plain"}},
+	} {
+		resp := b.get(social.Prefix + "/test/start?" + q.Encode())
+		wantRedirect(t, resp, http.StatusSeeOther, loginError("social_app_redirect_invalid"))
 	}
 }

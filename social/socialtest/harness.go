@@ -143,6 +143,7 @@ type env struct {
 type options struct {
 	authoritative []string
 	core          func(*auth.Config)
+	appRedirects  []string // social.Config.AppRedirects
 }
 
 func newEnv(t *testing.T, h Harness, o options) *env {
@@ -179,7 +180,8 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 		t.Fatal(err)
 	}
 	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
-		Providers: []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}}})
+		Providers:    []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}},
+		AppRedirects: o.appRedirects})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +296,7 @@ func (e *env) browser() *browser {
 	app, _ := url.Parse(e.app.URL)
 	b := &browser{t: e.t, e: e, app: app}
 	b.c = &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if req.URL.Host == app.Host {
+		if req.URL.Host == app.Host || (req.URL.Scheme != "http" && req.URL.Scheme != "https") { // the app's own, or a native app's
 			return http.ErrUseLastResponse
 		}
 		return nil

@@ -58,6 +58,7 @@ var topics = []struct {
 	{"link by a verified address", linkByVerifiedEmail},
 	{"no takeover", noTakeover},
 	{"two-factor account", twoFactorAccount},
+	{"a native app's sign-in is handed off with PKCE", nativeApp},
 	{"tampered state", tamperedState},
 	{"replayed callback", replayedCallback},
 	{"issuer mismatch", issuerMismatch},
