@@ -55,7 +55,7 @@ type Visit struct {
 
 	// Token mode (tokens.go).
 	tokenMode bool
-	bearer    string // the Authorization: Bearer token, "" for none
+	bearer    string  // the Authorization: Bearer token, "" for none
 	pending   string  // the pending token handed out, prefix included
 	issued    *Tokens // tokens a hand-off exchange hands out (ExchangeCode)
 }
