@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/session"
+	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // OneTimeStoreFactory returns a fresh, empty onetime.Store for one
@@ -31,6 +34,12 @@ type OneTimeStoreFactory func(t *testing.T, clock *Clock) onetime.Store
 // puts and takes nothing and returns an error wrapping it; and that keys
 // of any bytes (empty, NUL, invalid UTF-8, Unicode, trailing spaces,
 // differing in case only, 10,000 bytes long) are distinct keys.
+//
+// It also proves the store holds the refresh families of token mode
+// (session.TokenConfig.Families), the one use authkit makes of it that
+// carries a session: through a session.Manager over it, a refresh token
+// rotates, a retired one used again ends the session, and of 50 refreshes
+// racing with one token exactly one succeeds.
 func RunOneTimeStore(t *testing.T, newStore OneTimeStoreFactory) {
 	t.Helper()
 	for _, c := range []struct {
@@ -47,6 +56,7 @@ func RunOneTimeStore(t *testing.T, newStore OneTimeStoreFactory) {
 		{"DataCopied", testOneTimeCopied},
 		{"ContextDone", testOneTimeContext},
 		{"UnusualKeys", testOneTimeKeys},
+		{"RefreshFamilies", testOneTimeRefreshFamilies},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clock := NewClock(oneTimeT0)
@@ -271,5 +281,76 @@ func testOneTimeKeys(t *testing.T, s onetime.Store, clock *Clock) {
 	}
 	for i, k := range keys {
 		wantGone(t, fmt.Sprintf("key %d, taken", i), s, k, now)
+	}
+}
+
+// testOneTimeRefreshFamilies runs token mode's refresh families on s.
+func testOneTimeRefreshFamilies(t *testing.T, s onetime.Store, clock *Clock) {
+	u := &user.User{ID: "u-refresh", Email: "ada@example.com"}
+	m, err := session.New(session.Config{
+		Secrets:     []string{"storetest-refresh-families-0123456789abcdef"},
+		ResolveUser: func(context.Context, string) (*user.User, error) { return u, nil },
+		Store:       store.NewMemorySessions(store.MemoryConfig{Now: clock.Now}),
+		Tokens:      session.TokenConfig{Families: s},
+		Now:         clock.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := func() session.Tokens {
+		ts := m.TokenSession("")
+		if err := ts.Login(ctx(t), u, false); err != nil {
+			t.Fatalf("token-mode Login: %v", err)
+		}
+		tk, _ := ts.Tokens()
+		return tk
+	}
+	refresh := func(tok string) (session.Tokens, error) {
+		ts := m.TokenSession("")
+		if _, err := ts.Refresh(ctx(t), tok); err != nil {
+			return session.Tokens{}, err
+		}
+		tk, _ := ts.Tokens()
+		return tk, nil
+	}
+	first := login()
+	clock.Advance(time.Second)
+	second, err := refresh(first.Refresh)
+	if err != nil {
+		t.Fatalf("refresh: %v", err)
+	}
+	third, err := refresh(second.Refresh)
+	if err != nil {
+		t.Fatalf("second refresh: %v", err)
+	}
+	if _, err := refresh(first.Refresh); !errors.Is(err, session.ErrRefreshReused) {
+		t.Fatalf("a retired refresh token: %v, want session.ErrRefreshReused", err)
+	}
+	if _, err := m.AccessUser(ctx(t), third.Access); !errors.Is(err, session.ErrNotAuthenticated) {
+		t.Errorf("the newest access token after a reuse: %v, want the session ended", err)
+	}
+
+	tk := login()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		wins int
+	)
+	for range 50 {
+		wg.Go(func() {
+			_, err := refresh(tk.Refresh)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, session.ErrInvalidRefresh):
+				t.Errorf("racing refresh: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d of 50 racing refreshes with one token succeeded, want exactly 1", wins)
 	}
 }
