@@ -142,9 +142,11 @@ func (s *Sentinel) WaitReady(tb testing.TB, timeout time.Duration) {
 		defer clients[n].Close()
 	}
 	for _, n := range s.Sentinels {
-		if err := clients[n].Do(ctx, "sentinel", "debug", "info-period", 200, "publish-period", 200).Err(); err != nil {
-			tb.Fatalf("SENTINEL DEBUG on %s: %v", n.Addr, err)
-		}
+		// A sentinel just started may not listen yet (a loaded machine
+		// takes a while): ask until it answers, or has exited.
+		waitFor(tb, ctx, n, "answered SENTINEL DEBUG", func(*redis.Client) bool {
+			return clients[n].Do(ctx, "sentinel", "debug", "info-period", 200, "publish-period", 200).Err() == nil
+		})
 		defer func() {
 			// Redis's defaults, on a context of its own: ctx may be over.
 			if err := clients[n].Do(context.Background(), "sentinel", "debug", "info-period", 10000, "publish-period", 2000).Err(); err != nil {
