@@ -13,13 +13,26 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/session"
 )
 
 // Token mode (Config.Tokens): a mobile app's client, with no cookie jar,
 // through every way a session starts, is used, renews and ends.
 
-// withTokens turns token mode on.
-func withTokens(c *auth.Config) { TokenMode(c) }
+// tokenEnv is env in token mode, with routes (nil for none): its session
+// records are the harness's (Harness.NewSessions) or the user store's;
+// it skips the test when there are neither, as token mode needs records.
+func (s suite) tokenEnv(t *testing.T, routes func(*auth.Service) []auth.Route) *env {
+	t.Helper()
+	return s.envWithRoutes(t, routes, func(c *auth.Config) {
+		if s.h.NewSessions != nil {
+			c.Sessions = s.h.NewSessions(t, c.Now)
+		} else if _, ok := c.Users.(session.Provider); !ok {
+			t.Skip("authtest: token mode needs session records: the harness has none (Harness.NewSessions) and its user store offers none")
+		}
+		TokenMode(c)
+	})
+}
 
 // TokenMode is an option of NewService: Config.Tokens on, as
 // CheckRequireUserWithTokens wants it.
@@ -113,7 +126,7 @@ func (a *appClient) refreshWith(tok string) *reply {
 }
 
 func (s suite) tokenLogin(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	e.seed(t, "ada@example.com")
 	a := e.app()
 	r := a.login("ada@example.com", goodPassword)
@@ -139,7 +152,7 @@ func (s suite) tokenLogin(t *testing.T) {
 }
 
 func (s suite) tokenSecondStep(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	_, u, secret, _ := e.twoFactorUser(t)
 	a := e.app()
 	r := a.login("ada@example.com", goodPassword)
@@ -162,7 +175,7 @@ func (s suite) tokenSecondStep(t *testing.T) {
 }
 
 func (s suite) tokenRefreshReuse(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	u := e.seed(t, "ada@example.com")
 	a := e.app()
 	a.keep(t, a.login("ada@example.com", goodPassword))
@@ -195,7 +208,7 @@ func (s suite) tokenRefreshReuse(t *testing.T) {
 }
 
 func (s suite) tokenRefreshRace(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	e.seed(t, "ada@example.com")
 	a := e.app()
 	a.keep(t, a.login("ada@example.com", goodPassword))
@@ -222,7 +235,7 @@ func (s suite) tokenRefreshRace(t *testing.T) {
 }
 
 func (s suite) tokenSessionEnds(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	e.seed(t, "ada@example.com")
 	c := e.loggedIn(t, "ada@example.com")
 	a := e.app()
@@ -245,7 +258,7 @@ func (s suite) tokenSessionEnds(t *testing.T) {
 }
 
 func (s suite) tokenChangeRenews(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	e.seed(t, "ada@example.com")
 	other := e.app()
 	other.keep(t, other.login("ada@example.com", goodPassword))
@@ -268,7 +281,7 @@ func (s suite) tokenChangeRenews(t *testing.T) {
 }
 
 func (s suite) tokenCrossOrigin(t *testing.T) {
-	e := s.env(t, withTokens)
+	e := s.tokenEnv(t, nil)
 	e.seed(t, "ada@example.com")
 	cross := []string{"Origin", "https://elsewhere.example", "Sec-Fetch-Site", "cross-site"}
 	// No cookie: nothing a browser adds by itself, so no check.
@@ -350,7 +363,7 @@ func (e *env) handOff(t *testing.T, email, verifier string) string {
 const handOffVerifier = "the-app's-own-verifier-0123456789-0123456789-abc"
 
 func (s suite) tokenHandOff(t *testing.T) {
-	e := s.envWithRoutes(t, handOffRoutes, withTokens)
+	e := s.tokenEnv(t, handOffRoutes)
 	e.seed(t, "ada@example.com")
 	a := e.app()
 	exchange := func(code, verifier string) *reply {
@@ -371,7 +384,7 @@ func (s suite) tokenHandOff(t *testing.T) {
 }
 
 func (s suite) tokenHandOffSecondStep(t *testing.T) {
-	e := s.envWithRoutes(t, handOffRoutes, withTokens)
+	e := s.tokenEnv(t, handOffRoutes)
 	_, _, secret, _ := e.twoFactorUser(t)
 	a := e.app()
 	code := e.handOff(t, "ada@example.com", handOffVerifier)
