@@ -22,6 +22,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
@@ -133,11 +134,19 @@ type env struct {
 	stop     func() // stops the provider
 	svc      *auth.Service
 	h        *social.Handler
-	users    *store.Memory
+	users    users
 	mail     *mail.Capture
 	mu       sync.Mutex
 	events   []auth.Event
 	callback string // the redirect URI
+}
+
+// users is the user store as the suite uses it: core's parts, the
+// identities and the passkeys.
+type users interface {
+	user.Store
+	user.Identities
+	user.Passkeys
 }
 
 type options struct {
@@ -154,7 +163,15 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	t.Cleanup(e.app.Close)
 	e.callback = e.app.URL + social.Prefix + "/test/callback"
 	e.issuer, e.stop = startProvider(t, h.bin, e.callback)
-	e.users = store.NewMemory(store.MemoryConfig{})
+	if h.NewUsers == nil {
+		e.users = store.NewMemory(store.MemoryConfig{})
+	} else {
+		u, ok := h.NewUsers(t).(users)
+		if !ok {
+			t.Fatal("socialtest: Harness.NewUsers's store does not implement user.Identities and user.Passkeys")
+		}
+		e.users = u
+	}
 	key, err := secretbox.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +196,11 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
+	var states onetime.Store
+	if h.NewStates != nil {
+		states = h.NewStates(t)
+	}
+	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler), States: states,
 		Providers:    []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}},
 		AppRedirects: o.appRedirects})
 	if err != nil {
