@@ -3,6 +3,7 @@ package socialtest
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"io"
 	"log"
@@ -73,6 +74,8 @@ var (
 	// eve's provider vouches for victim@example.com (verified), but the
 	// test provider is not authoritative for it unless a test says so.
 	eve = account{ID: "sub-eve", Username: "eve", Password: "eve-pw", FirstName: "Eve", LastName: "E", Email: "victim@example.com", EmailVerified: true}
+	// relay hides their address behind an Apple private relay one.
+	relay = account{ID: "sub-relay", Username: "relay", Password: "relay-pw", FirstName: "Re", LastName: "Lay", Email: "x7k2q9@" + social.ApplePrivateRelay, EmailVerified: true}
 )
 
 // StartProvider builds the suite's real OpenID provider (zitadel/oidc's
@@ -92,10 +95,10 @@ func StartProvider(t *testing.T, redirect string) (issuer string) {
 
 // startProvider runs the provider for a client whose redirect URI is
 // redirect and returns its issuer and a function that stops it.
-func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func()) {
+func startProvider(t *testing.T, bin, redirect string, flags ...string) (issuer string, stop func()) {
 	t.Helper()
 	users := map[string]account{}
-	for _, a := range []account{alice, bob, mallory, eve} {
+	for _, a := range []account{alice, bob, mallory, eve, relay} {
 		users[a.ID] = a
 	}
 	file := filepath.Join(t.TempDir(), "users.json")
@@ -103,7 +106,7 @@ func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-users", file, "-client", "web:secret", "-redirect", redirect)
+	cmd := exec.Command(bin, append([]string{"-users", file, "-client", "web:secret", "-redirect", redirect}, flags...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +153,7 @@ type users interface {
 }
 
 type options struct {
+	apple         bool // the provider answers as Apple, the app uses the social.Apple preset
 	authoritative []string
 	core          func(*auth.Config)
 	appRedirects  []string // social.Config.AppRedirects
@@ -162,7 +166,14 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	e.app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.app.Close)
 	e.callback = e.app.URL + social.Prefix + "/test/callback"
-	e.issuer, e.stop = startProvider(t, h.bin, e.callback)
+	var appleKey *ecdsa.PrivateKey
+	if o.apple {
+		var flags []string
+		appleKey, flags = appleFlags(t)
+		e.issuer, e.stop = startProvider(t, h.bin, e.callback, flags...)
+	} else {
+		e.issuer, e.stop = startProvider(t, h.bin, e.callback)
+	}
 	if h.NewUsers == nil {
 		e.users = store.NewMemory(store.MemoryConfig{})
 	} else {
@@ -196,12 +207,21 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pc := social.ProviderConfig{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}
+	if o.apple {
+		// The preset as an app configures it, at the test provider's
+		// issuer, under the suite's provider name.
+		if pc, err = social.Apple(social.AppleConfig{ClientID: "web", TeamID: appleTeam, KeyID: appleKID, PrivateKey: appleKey, Issuer: e.issuer}); err != nil {
+			t.Fatal(err)
+		}
+		pc.Name, pc.Label = "test", providerLabel
+	}
 	var states onetime.Store
 	if h.NewStates != nil {
 		states = h.NewStates(t)
 	}
 	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler), States: states,
-		Providers:    []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}},
+		Providers:    []social.ProviderConfig{pc},
 		AppRedirects: o.appRedirects})
 	if err != nil {
 		t.Fatal(err)

@@ -81,4 +81,5 @@ var topics = []struct {
 	{"link needs a session", linkNeedsSession},
 	{"store calls observed", storeCallsObserved},
 	{"claim an unverified account", claimUnverified},
+	{"Sign in with Apple", apple},
 }
