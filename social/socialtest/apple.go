@@ -208,13 +208,15 @@ func apple(t *testing.T, h Harness) {
 		wantRedirect(t, b.postCrossSite(e.app.URL+social.Prefix+"/nope/callback", origin(e.issuer), form, "application/x-www-form-urlencoded"),
 			http.StatusSeeOther, loginError("social_provider_unknown"))
 	})
-	t.Run("private relay address", func(t *testing.T) {
+	t.Run("private relay address links no account", func(t *testing.T) {
 		e := newEnv(t, h, options{apple: true})
 		local := e.local(relay.Email, true)
 		wantRedirect(t, e.browser().appleSignIn(relay, ""), http.StatusSeeOther, loginError("social_link_required"))
 		if ids := e.identities(local.ID); len(ids) != 0 {
 			t.Fatalf("the relay address linked the account: %+v", ids)
 		}
+	})
+	t.Run("private relay address signs up", func(t *testing.T) {
 		// Without an account, it makes one as any verified address.
 		fresh := newEnv(t, h, options{apple: true})
 		b := fresh.browser()
