@@ -137,7 +137,7 @@ func AppleClientSecret(s AppleSecret, now time.Time, lifetime time.Duration) (st
 }
 
 // ParseApplePrivateKey reads Apple's .p8 key file: a PEM "PRIVATE KEY"
-// (PKCS #8) of a P-256 key.
+// (PKCS 8) of a P-256 key.
 func ParseApplePrivateKey(pemBytes []byte) (*ecdsa.PrivateKey, error) {
 	b, _ := pem.Decode(pemBytes)
 	if b == nil || b.Type != "PRIVATE KEY" {
