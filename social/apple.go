@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -169,7 +171,7 @@ func (a *appleProvider) Exchange(ctx context.Context, e ExchangeRequest) (*Claim
 
 // appleName reads the name of Apple's user field,
 // {"name":{"firstName":"…","lastName":"…"},"email":"…"}; "" when it is
-// not that. The field comes through the browser, not in the signed ID
+// not that or holds a control character. The field comes through the browser, not in the signed ID
 // token, so only the name is taken from it, never the address.
 func appleName(user string) string {
 	var u struct {
@@ -181,5 +183,9 @@ func appleName(user string) string {
 	if len(user) > 4096 || json.Unmarshal([]byte(user), &u) != nil {
 		return ""
 	}
-	return strings.TrimSpace(strings.TrimSpace(u.Name.FirstName) + " " + strings.TrimSpace(u.Name.LastName))
+	n := strings.TrimSpace(strings.TrimSpace(u.Name.FirstName) + " " + strings.TrimSpace(u.Name.LastName))
+	if !utf8.ValidString(n) || strings.ContainsFunc(n, unicode.IsControl) {
+		return "" // no name rather than a sign-up refused for it
+	}
+	return n
 }

@@ -144,6 +144,8 @@ func TestAppleName(t *testing.T) {
 		`{"email":"a@example.com"}`:                                                 "",
 		`not json`:                                                                  "",
 		`{"name":"Alice"}`:                                                          "",
+		`{"name":{"firstName":"Al\u0000ice"}}`:                                      "",
+		`{"name":{"firstName":"Al\nice"}}`:                                          "",
 		`{"name":{"firstName":"` + strings.Repeat("a", 5000) + `"}}`:                "",
 	} {
 		if got := appleName(in); got != want {

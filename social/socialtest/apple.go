@@ -203,8 +203,10 @@ func apple(t *testing.T, h Harness) {
 		if status, _ := victim.me(); status != http.StatusUnauthorized || e.userCount() != 0 || len(e.eventsOf(auth.EventLoginSucceeded)) != 0 {
 			t.Fatalf("after refused callbacks: me %d, %d accounts, %d logins", status, e.userCount(), len(e.eventsOf(auth.EventLoginSucceeded)))
 		}
-		// Not a form: refused before anything is read.
+		// Not a form, or a longer one than any provider's: refused.
 		wantRedirect(t, b.postCrossSite(action, origin(e.issuer), form, "application/json"), http.StatusSeeOther, loginError("social_failed"))
+		big := url.Values{"state": {form.Get("state")}, "code": {strings.Repeat("c", 17<<10)}}
+		wantRedirect(t, b.postCrossSite(action, origin(e.issuer), big, "application/x-www-form-urlencoded"), http.StatusSeeOther, loginError("social_failed"))
 		wantRedirect(t, b.postCrossSite(e.app.URL+social.Prefix+"/nope/callback", origin(e.issuer), form, "application/x-www-form-urlencoded"),
 			http.StatusSeeOther, loginError("social_provider_unknown"))
 	})
