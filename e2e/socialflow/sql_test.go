@@ -19,10 +19,22 @@ import (
 // frameworks over memory. A server that is not there skips its database
 // (AUTHKIT_REQUIRE_SERVICES=1 fails it).
 func TestSocialFlowsSQL(t *testing.T) {
+	runSQL(t, sqltest.Open)
+}
+
+// TestSocialFlowsAppTable runs the suite over sqlxstore mapped onto an
+// app's own users table (sqltest.OpenApp: database-assigned BIGINT ids,
+// authkit's state in a side table), where identities refer to the app's
+// ids.
+func TestSocialFlowsAppTable(t *testing.T) {
+	runSQL(t, sqltest.OpenApp)
+}
+
+func runSQL(t *testing.T, open func(t *testing.T, url string) *sqltest.DB) {
 	for _, db := range sqltest.Databases {
 		t.Run(db.Name, func(t *testing.T) {
 			t.Parallel()
-			s := sqltest.Open(t, db.URL(t))
+			s := open(t, db.URL(t))
 			socialtest.Run(t, socialtest.Harness{
 				Start:     func(t *testing.T, svc *auth.Service) string { return frameworks.Serve(t, "nethttp", svc, nil, "") },
 				NewUsers:  s.Users,
