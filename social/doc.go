@@ -11,6 +11,7 @@
 //	GET    /api/auth/oauth/{provider}/start     302 to the provider (?returnTo=/path)
 //	POST   /api/auth/oauth/{provider}/link      303 to the provider, to link it to the signed-in account
 //	GET    /api/auth/oauth/{provider}/callback  303 to returnTo, the 2FA page, or the login page ?error={code}
+//	POST   /api/auth/oauth/{provider}/callback  303 to the GET callback (a provider's form_post: Apple)
 //	GET    /api/auth/identities                 {identities: [{id, provider, email, createdAt}]}
 //	DELETE /api/auth/identities/{id}            {message}
 //
@@ -44,6 +45,23 @@
 // must send it. returnTo is kept only when it is a path of the app (one
 // leading '/', no "//", no backslash, no control character); anything
 // else lands on Config.DefaultReturnTo: no open redirect.
+//
+// # form_post (Apple)
+//
+// A provider asked for response_mode=form_post (the Apple preset) has its
+// page POST the answer to the callback. That POST comes from the
+// provider's site, so the browser does not send the SameSite=Lax state
+// cookie with it; the POST callback (which takes posts from other sites:
+// auth.Operation.CrossSite) changes nothing and answers a 303 to the GET
+// callback with state, code, error, iss and user in the query (the rest,
+// id_token among it, is dropped), a top-level navigation that does carry
+// the cookie, and the GET callback checks everything as for any provider.
+// The state cookie stays SameSite=Lax: SameSite=None would send it with
+// every cross-site request to the callback's path. The code in the query
+// is what a query-mode provider sends anyway (single use, redeemed only
+// with the client secret, and the PKCE verifier where the provider checks
+// it); Apple's user field (name and address, on the first sign-in only)
+// passes through the query once.
 //
 // # Who signs in: no account takeover by linking
 //

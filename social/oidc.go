@@ -47,6 +47,12 @@ type OIDC struct {
 	meta     struct {
 		IssParam bool `json:"authorization_response_iss_parameter_supported"`
 	}
+
+	// A preset's protocol variants (Apple): the response_mode asked for,
+	// a client secret made for each token request, how it is sent.
+	responseMode string
+	secret       func() (string, error)
+	authStyle    oauth2.AuthStyle
 }
 
 var _ Provider = (*OIDC)(nil)
@@ -97,7 +103,9 @@ func (o *OIDC) discover(ctx context.Context) (*oidc.Provider, error) {
 }
 
 func (o *OIDC) config(p *oidc.Provider, redirect string) *oauth2.Config {
-	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: p.Endpoint(),
+	ep := p.Endpoint()
+	ep.AuthStyle = o.authStyle
+	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: ep,
 		RedirectURL: redirect, Scopes: append([]string{oidc.ScopeOpenID}, o.cfg.Scopes...)}
 }
 
@@ -107,9 +115,13 @@ func (o *OIDC) AuthURL(ctx context.Context, r AuthRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return o.config(p, r.RedirectURI).AuthCodeURL(r.State, oidc.Nonce(r.Nonce),
+	opts := []oauth2.AuthCodeOption{oidc.Nonce(r.Nonce),
 		oauth2.SetAuthURLParam("code_challenge", r.CodeChallenge),
-		oauth2.SetAuthURLParam("code_challenge_method", "S256")), nil
+		oauth2.SetAuthURLParam("code_challenge_method", "S256")}
+	if o.responseMode != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("response_mode", o.responseMode))
+	}
+	return o.config(p, r.RedirectURI).AuthCodeURL(r.State, opts...), nil
 }
 
 // Exchange implements Provider.
@@ -124,7 +136,13 @@ func (o *OIDC) Exchange(ctx context.Context, e ExchangeRequest) (*Claims, error)
 		return nil, fmt.Errorf("social: iss %q is not the issuer %q", e.Issuer, o.cfg.Issuer)
 	}
 	ctx = oidc.ClientContext(ctx, o.cfg.HTTPClient)
-	tok, err := o.config(p, e.RedirectURI).Exchange(ctx, e.Code, oauth2.VerifierOption(e.CodeVerifier))
+	cfg := o.config(p, e.RedirectURI)
+	if o.secret != nil {
+		if cfg.ClientSecret, err = o.secret(); err != nil {
+			return nil, fmt.Errorf("social: client secret: %w", err)
+		}
+	}
+	tok, err := cfg.Exchange(ctx, e.Code, oauth2.VerifierOption(e.CodeVerifier))
 	if err != nil {
 		return nil, classify("token", err)
 	}

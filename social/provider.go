@@ -48,6 +48,11 @@ type ExchangeRequest struct {
 	// Issuer is the callback's iss parameter (RFC 9207), "" when the
 	// provider sent none.
 	Issuer string
+	// User is the callback's user parameter, which Apple posts on a
+	// user's first sign-in only (their name, as JSON); "" when absent.
+	// It comes through the browser unsigned: a Provider may take a
+	// display name from it, never an address or a subject.
+	User string
 }
 
 // Claims is who the provider says signed in.

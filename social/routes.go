@@ -2,6 +2,7 @@ package social
 
 import (
 	"context"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,6 +40,15 @@ func (h *Handler) routes() []auth.Route {
 				"(AfterLogin, BeforeRegister, AfterRegister). The authkit_oauth cookie is expired.",
 			Param: "the provider's name", Redirect: http.StatusSeeOther,
 			SetCookies: []string{StateCookie, "authkit_session", "authkit_device", "2fa_pending"}, Storeless: true}),
+		auth.NewRoute(http.MethodPost, Prefix+"/{provider}/callback", h.formPostRoute, auth.Operation{
+			ID: "socialFormPostCallback", Summary: "A provider's form_post answer (Apple): on to the GET callback",
+			Description: "The provider's page posts state, code or error, iss and (Apple, on a first sign-in) user. The route changes nothing and takes posts from other sites: " +
+				"it answers 303 to GET " + Prefix + "/{provider}/callback with those five fields in the query (id_token and anything else dropped), a top-level GET that carries the browser's SameSite=Lax authkit_oauth cookie, " +
+				"which the provider's cross-site POST does not; the GET callback checks it. A body that is not a form answers 303 to the login page with ?error=social_failed; an unknown provider ?error=social_provider_unknown.",
+			Param: "the provider's name", Redirect: http.StatusSeeOther, CrossSite: true, Storeless: true,
+			Body: &auth.OperationBody{Form: true, Description: "application/x-www-form-urlencoded only", Fields: map[string]any{
+				"state": map[string]any{"type": "string"}, "code": map[string]any{"type": "string"}, "error": map[string]any{"type": "string"},
+				"iss": map[string]any{"type": "string"}, "user": map[string]any{"type": "string"}}}}),
 		auth.NewRoute(http.MethodGet, "/api/auth/identities", h.listRoute, auth.Operation{
 			ID: "listIdentities", Summary: "The signed-in user's linked provider accounts, oldest first", Auth: "session",
 			OK: map[string]any{"type": "object", "required": []string{"identities"}, "additionalProperties": false, "properties": map[string]any{
@@ -80,7 +90,7 @@ func (h *Handler) linkRoute(ctx context.Context, v *auth.Visit, r auth.Request) 
 func (h *Handler) callbackRoute(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
 	q := v.Query()
 	res, err := h.Callback(ctx, v, CallbackInput{Provider: r.PathValue("provider"), State: q.Get("state"), Code: q.Get("code"),
-		Error: q.Get("error"), Issuer: q.Get("iss")})
+		Error: q.Get("error"), Issuer: q.Get("iss"), User: q.Get("user")})
 	switch {
 	case res.App:
 		return h.toApp(ctx, v, res, err), nil
@@ -105,6 +115,43 @@ func (h *Handler) toApp(ctx context.Context, v *auth.Visit, res CallbackResult, 
 		return auth.Redirect{Status: http.StatusSeeOther, Location: res.ReturnTo + sep + "error=" + url.QueryEscape(string(e.Code))}
 	}
 	return auth.Redirect{Status: http.StatusSeeOther, Location: res.ReturnTo + sep + "code=" + url.QueryEscape(res.AppCode)}
+}
+
+// formPostFields are what formPostRoute hands on to the GET callback.
+var formPostFields = []string{"state", "code", "error", "iss", "user"}
+
+// maxFormPost bounds a form_post body: Apple's, its ID token included, is
+// a few kilobytes.
+const maxFormPost = 16 << 10
+
+// formPostRoute takes a provider's response_mode=form_post answer. The
+// POST comes from the provider's page, another site, so the browser does
+// not send the SameSite=Lax state cookie with it; the route hands the
+// answer on, unchanged, to the GET callback with a 303, a top-level
+// navigation that carries the cookie, where Callback checks state,
+// cookie and code as for any provider. It changes nothing itself: a
+// forged post reaches only what a forged GET callback would.
+func (h *Handler) formPostRoute(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	name := r.PathValue("provider")
+	if _, ok := h.providers[name]; !ok {
+		return h.failed(ctx, v, auth.ErrSocialProviderUnknown), nil
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header("Content-Type"))
+	body, err := r.Body(maxFormPost)
+	if err != nil || mt != "application/x-www-form-urlencoded" {
+		return h.failed(ctx, v, auth.ErrSocialFailed), nil
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return h.failed(ctx, v, auth.ErrSocialFailed), nil
+	}
+	q := url.Values{}
+	for _, f := range formPostFields {
+		if val := form.Get(f); val != "" {
+			q.Set(f, val)
+		}
+	}
+	return auth.Redirect{Status: http.StatusSeeOther, Location: Prefix + "/" + name + "/callback?" + q.Encode()}, nil
 }
 
 // failed sends the browser to the login page with the error's code; an

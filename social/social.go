@@ -61,6 +61,14 @@ type ProviderConfig struct {
 	// (Microsoft's email claim, a self-hosted OIDC server) is
 	// authoritative for none.
 	Authoritative []string
+	// NoLinkDomains lists email domains whose addresses this provider's
+	// claim never links to an existing account, even where it is
+	// authoritative: addresses the provider makes for its users, such as
+	// Apple's private relay (ApplePrivateRelay). Such an address still
+	// makes an account on a first sign-in as any verified one; an
+	// account that has it answers auth.ErrSocialLinkRequired (its owner
+	// signs in and links the provider).
+	NoLinkDomains []string
 }
 
 // Config configures the Handler. AppURL and Providers are required.
@@ -156,9 +164,11 @@ func New(svc *auth.Service, cfg Config) (*Handler, error) {
 		case h.providers[p.Name].Provider != nil:
 			return nil, fmt.Errorf("social: provider %q configured twice", p.Name)
 		}
-		p.Authoritative = slices.Clone(p.Authoritative)
-		for i, d := range p.Authoritative {
-			p.Authoritative[i] = strings.ToLower(strings.TrimSpace(d))
+		p.Authoritative, p.NoLinkDomains = slices.Clone(p.Authoritative), slices.Clone(p.NoLinkDomains)
+		for _, ds := range [][]string{p.Authoritative, p.NoLinkDomains} {
+			for i, d := range ds {
+				ds[i] = strings.ToLower(strings.TrimSpace(d))
+			}
 		}
 		if p.Label = strings.TrimSpace(p.Label); p.Label == "" {
 			p.Label = p.Name
@@ -358,6 +368,9 @@ type CallbackInput struct {
 	Error string
 	// Issuer is the iss parameter (RFC 9207); "" when absent.
 	Issuer string
+	// User is the user parameter Apple posts on a first sign-in (see
+	// ExchangeRequest.User); "" when absent.
+	User string
 }
 
 // CallbackResult is what a finished callback did.
@@ -426,7 +439,7 @@ func (h *Handler) callbackWith(ctx context.Context, v *auth.Visit, b begun, p Pr
 		pctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 		defer cancel()
 		c, err := p.Provider.Exchange(pctx, ExchangeRequest{Code: in.Code, CodeVerifier: b.Verifier, Nonce: b.Nonce,
-			RedirectURI: h.RedirectURI(p.Name), Issuer: in.Issuer})
+			RedirectURI: h.RedirectURI(p.Name), Issuer: in.Issuer, User: in.User})
 		if err != nil {
 			return nil, h.providerError(ctx, p.Name, "callback", err)
 		}
@@ -503,7 +516,7 @@ func (h *Handler) resolve(ctx context.Context, v *auth.Visit, p ProviderConfig, 
 	existing, err := h.svc.Modules().Users().ByEmail(ctx, email)
 	switch {
 	case err == nil:
-		if !proves {
+		if !proves || inDomains(p.NoLinkDomains, email) {
 			return "", nil, auth.ErrSocialLinkRequired
 		}
 		how := "email"
@@ -661,6 +674,12 @@ func authoritative(domains []string, email string) bool {
 	}
 	d := email[at+1:]
 	return slices.ContainsFunc(domains, func(a string) bool { return a == "*" || a == d })
+}
+
+// inDomains reports whether email's domain is one of domains (no "*").
+func inDomains(domains []string, email string) bool {
+	at := strings.LastIndexByte(email, '@')
+	return at >= 0 && slices.Contains(domains, email[at+1:])
 }
 
 func (h *Handler) random() (string, error) {

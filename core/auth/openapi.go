@@ -56,6 +56,12 @@ type Operation struct {
 	// Storeless: the route reads no store and no limit, so it never
 	// answers 503.
 	Storeless bool
+	// CrossSite: the route takes POSTs from other sites (Handle skips
+	// its cross-origin check): a provider's form_post callback, which
+	// changes nothing itself and answers a redirect. Only for a route
+	// whose every effect is bound to something the browser holds (a
+	// cookie it checks), never for one acting on a session.
+	CrossSite bool
 	// Schemas are the named schemas (components/schemas) OK or Body
 	// refer to beyond core's (User, Session, TrustedDevice, Message).
 	Schemas map[string]any
@@ -258,7 +264,10 @@ func (op *Operation) conditions(rt Route) []*Error {
 	if rt.Method != http.MethodGet {
 		// Handle's cross-origin check of every state-changing route;
 		// fiber's BodyLimit refuses a longer body before any route runs.
-		all = append(all, ErrCrossOrigin, ErrBodyTooLarge)
+		if !op.CrossSite {
+			all = append(all, ErrCrossOrigin)
+		}
+		all = append(all, ErrBodyTooLarge)
 	}
 	if op.Body != nil {
 		all = append(all, op.Body.Errors...)

@@ -586,7 +586,8 @@ func (m *Modules) Handle(rt Route, r Request) (resp Response) {
 			resp = s.respond(&Visit{}, http.StatusInternalServerError, errorBody{Error: ErrInternal.Message, Code: ErrInternal.Code})
 		}
 	}()
-	if !safeMethod(r.Method()) && !(v.tokenMode && r.Header("Cookie") == "") { // a token request carries no ambient credential
+	if !safeMethod(r.Method()) && !(v.tokenMode && r.Header("Cookie") == "") && // a token request carries no ambient credential
+		(rt.doc == nil || !rt.doc.CrossSite) {
 		if err := s.CheckOrigin(r); err != nil {
 			return s.failure(ctx, v, "origin", err)
 		}

@@ -122,7 +122,7 @@ func TestAddRoutes(t *testing.T) {
 }
 
 // Handle runs a module's route as core's: the cross-origin check of a
-// state-changing route before the route, its error or body rendered, a
+// state-changing route before the route (none for a CrossSite one), its error or body rendered, a
 // panic answered 500; a static route answers its bytes.
 func TestHandleModuleRoute(t *testing.T) {
 	s := newFlow(t, nil).s
@@ -139,6 +139,10 @@ func TestHandleModuleRoute(t *testing.T) {
 			return map[string]string{"got": r.Header("X-Value")}, nil
 		}, Operation{ID: "extra"}),
 		StaticRoute("/api/extra/x.js", "text/javascript; charset=utf-8", []byte("alert(1)")),
+		NewRoute(http.MethodPost, "/api/extra/form-post", func(context.Context, *Visit, Request) (any, error) {
+			calls++
+			return map[string]string{"got": "post"}, nil
+		}, Operation{ID: "formPost", CrossSite: true}),
 	}
 	if err := s.Modules().AddRoutes(rts...); err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestHandleModuleRoute(t *testing.T) {
 		{"an error", rts[0], map[string]string{"X-Fail": "1"}, `401 {"error":"Not authenticated","code":"not_authenticated"}`, 1},
 		{"a panic", rts[0], map[string]string{"X-Panic": "1"}, `500 {"error":"Internal server error","code":"internal_error"}`, 1},
 		{"static", rts[1], map[string]string{"Sec-Fetch-Site": "cross-site"}, `200 alert(1)`, 0},
+		{"cross-site allowed", rts[2], map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://provider.example"}, `200 {"got":"post"}`, 1},
 	} {
 		calls = 0
 		resp := s.Modules().Handle(tc.rt, &fakeRequest{method: tc.rt.Method, host: "example.com", headers: tc.headers})

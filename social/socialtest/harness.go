@@ -3,6 +3,7 @@ package socialtest
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"io"
 	"log"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
@@ -72,6 +74,8 @@ var (
 	// eve's provider vouches for victim@example.com (verified), but the
 	// test provider is not authoritative for it unless a test says so.
 	eve = account{ID: "sub-eve", Username: "eve", Password: "eve-pw", FirstName: "Eve", LastName: "E", Email: "victim@example.com", EmailVerified: true}
+	// relay hides their address behind an Apple private relay one.
+	relay = account{ID: "sub-relay", Username: "relay", Password: "relay-pw", FirstName: "Re", LastName: "Lay", Email: "x7k2q9@" + social.ApplePrivateRelay, EmailVerified: true}
 )
 
 // StartProvider builds the suite's real OpenID provider (zitadel/oidc's
@@ -91,10 +95,10 @@ func StartProvider(t *testing.T, redirect string) (issuer string) {
 
 // startProvider runs the provider for a client whose redirect URI is
 // redirect and returns its issuer and a function that stops it.
-func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func()) {
+func startProvider(t *testing.T, bin, redirect string, flags ...string) (issuer string, stop func()) {
 	t.Helper()
 	users := map[string]account{}
-	for _, a := range []account{alice, bob, mallory, eve} {
+	for _, a := range []account{alice, bob, mallory, eve, relay} {
 		users[a.ID] = a
 	}
 	file := filepath.Join(t.TempDir(), "users.json")
@@ -102,7 +106,7 @@ func startProvider(t *testing.T, bin, redirect string) (issuer string, stop func
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-users", file, "-client", "web:secret", "-redirect", redirect)
+	cmd := exec.Command(bin, append([]string{"-users", file, "-client", "web:secret", "-redirect", redirect}, flags...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -133,14 +137,23 @@ type env struct {
 	stop     func() // stops the provider
 	svc      *auth.Service
 	h        *social.Handler
-	users    *store.Memory
+	users    users
 	mail     *mail.Capture
 	mu       sync.Mutex
 	events   []auth.Event
 	callback string // the redirect URI
 }
 
+// users is the user store as the suite uses it: core's parts, the
+// identities and the passkeys.
+type users interface {
+	user.Store
+	user.Identities
+	user.Passkeys
+}
+
 type options struct {
+	apple         bool // the provider answers as Apple, the app uses the social.Apple preset
 	authoritative []string
 	core          func(*auth.Config)
 	appRedirects  []string // social.Config.AppRedirects
@@ -153,8 +166,23 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	e.app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.app.Close)
 	e.callback = e.app.URL + social.Prefix + "/test/callback"
-	e.issuer, e.stop = startProvider(t, h.bin, e.callback)
-	e.users = store.NewMemory(store.MemoryConfig{})
+	var appleKey *ecdsa.PrivateKey
+	if o.apple {
+		var flags []string
+		appleKey, flags = appleFlags(t)
+		e.issuer, e.stop = startProvider(t, h.bin, e.callback, flags...)
+	} else {
+		e.issuer, e.stop = startProvider(t, h.bin, e.callback)
+	}
+	if h.NewUsers == nil {
+		e.users = store.NewMemory(store.MemoryConfig{})
+	} else {
+		u, ok := h.NewUsers(t).(users)
+		if !ok {
+			t.Fatal("socialtest: Harness.NewUsers's store does not implement user.Identities and user.Passkeys")
+		}
+		e.users = u
+	}
 	key, err := secretbox.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -179,8 +207,21 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler),
-		Providers:    []social.ProviderConfig{{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}},
+	pc := social.ProviderConfig{Name: "test", Label: providerLabel, Provider: prov, Authoritative: o.authoritative}
+	if o.apple {
+		// The preset as an app configures it, at the test provider's
+		// issuer, under the suite's provider name.
+		if pc, err = social.Apple(social.AppleConfig{ClientID: "web", TeamID: appleTeam, KeyID: appleKID, PrivateKey: appleKey, Issuer: e.issuer}); err != nil {
+			t.Fatal(err)
+		}
+		pc.Name, pc.Label = "test", providerLabel
+	}
+	var states onetime.Store
+	if h.NewStates != nil {
+		states = h.NewStates(t)
+	}
+	e.h, err = social.New(e.svc, social.Config{AppURL: e.app.URL, Logger: slog.New(slog.DiscardHandler), States: states,
+		Providers:    []social.ProviderConfig{pc},
 		AppRedirects: o.appRedirects})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/onetime"
+	"github.com/authkit-go/authkit/core/user"
 )
 
 // Harness is what a framework integration hands Run.
@@ -26,13 +28,21 @@ type Harness struct {
 	// ("http://127.0.0.1:PORT"). It registers the server's shutdown with
 	// t.Cleanup. Required.
 	Start func(t *testing.T, svc *auth.Service) string
+	// NewUsers returns a fresh, empty user store for one test, the
+	// Service's auth.Config.Users. It must implement user.Identities and
+	// user.Passkeys too (the suite links identities, and makes a passkey
+	// a claimed account must lose). Default: a store.Memory.
+	NewUsers func(t *testing.T) user.Store
+	// NewStates returns a fresh store of begun sign-ins for one test
+	// (social.Config.States). Default: the Handler's own in-process one.
+	NewStates func(t *testing.T) onetime.Store
 
 	bin string // the built provider
 }
 
 // Run runs the social flow suite against h: one parallel subtest per
-// behaviour, each on a fresh Service, memory store, provider process and
-// server.
+// behaviour, each on a fresh Service, user store (Harness.NewUsers),
+// provider process and server.
 func Run(t *testing.T, h Harness) {
 	if h.Start == nil {
 		t.Fatal("socialtest: Harness.Start is required")
@@ -71,4 +81,5 @@ var topics = []struct {
 	{"link needs a session", linkNeedsSession},
 	{"store calls observed", storeCallsObserved},
 	{"claim an unverified account", claimUnverified},
+	{"Sign in with Apple", apple},
 }

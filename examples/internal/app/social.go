@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/authkit-go/authkit/core/onetime"
@@ -15,7 +16,8 @@ import (
 // separated; unset: off). Per provider NAME (upper case, '-' as '_'):
 // OAUTH_NAME_CLIENT_ID and OAUTH_NAME_CLIENT_SECRET; OAUTH_NAME_ISSUER for
 // any OpenID Connect provider (google and gitlab have theirs; microsoft
-// takes OAUTH_MICROSOFT_TENANT); OAUTH_NAME_AUTHORITATIVE, the email
+// takes OAUTH_MICROSOFT_TENANT; apple OAUTH_APPLE_TEAM_ID, _KEY_ID and
+// _PRIVATE_KEY instead of a secret: appleSignIn); OAUTH_NAME_AUTHORITATIVE, the email
 // domains ("*": all) whose verified claims the app trusts (the presets
 // say theirs). Sign-ins wait in states, shared like the passkeys'
 // ceremonies. It returns the description for the start-up log.
@@ -50,6 +52,8 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 			p, err = social.GitHub(id, secret)
 		case name == "microsoft":
 			p, err = social.Microsoft(env.Get(key+"TENANT", ""), id, secret)
+		case name == "apple":
+			p, err = appleSignIn(env, key, id)
 		default:
 			return "", fmt.Errorf("OAUTH_PROVIDERS: %sISSUER is required for %q", key, name)
 		}
@@ -71,6 +75,29 @@ func (a *App) socialSignIn(env Env, appURL string, states onetime.Store, logger 
 	return strings.Join(h.Providers(), ","), nil
 }
 
+// appleSignIn is the Apple preset of OAUTH_APPLE_CLIENT_ID (the Services
+// ID), OAUTH_APPLE_TEAM_ID, OAUTH_APPLE_KEY_ID and OAUTH_APPLE_PRIVATE_KEY:
+// the .p8 key's PEM itself, or the path of its file.
+func appleSignIn(env Env, key, id string) (social.ProviderConfig, error) {
+	team, kid, pk := env.Get(key+"TEAM_ID", ""), env.Get(key+"KEY_ID", ""), env.Get(key+"PRIVATE_KEY", "")
+	if team == "" || kid == "" || pk == "" {
+		return social.ProviderConfig{}, fmt.Errorf("%sTEAM_ID, %sKEY_ID and %sPRIVATE_KEY are required", key, key, key)
+	}
+	pemBytes := []byte(pk)
+	if !strings.HasPrefix(strings.TrimSpace(pk), "-----BEGIN") {
+		b, err := os.ReadFile(pk)
+		if err != nil {
+			return social.ProviderConfig{}, fmt.Errorf("%sPRIVATE_KEY: %w", key, err)
+		}
+		pemBytes = b
+	}
+	k, err := social.ParseApplePrivateKey(pemBytes)
+	if err != nil {
+		return social.ProviderConfig{}, fmt.Errorf("%sPRIVATE_KEY: %w", key, err)
+	}
+	return social.Apple(social.AppleConfig{ClientID: id, TeamID: team, KeyID: kid, PrivateKey: k})
+}
+
 // socialLabel is what the pages' button and the notices name:
 // OAUTH_NAME_LABEL, or a preset's own spelling ("GitLab"), or the name
 // with its first letter in upper case.
@@ -84,4 +111,4 @@ func socialLabel(env Env, name string) string {
 }
 
 // presetLabels are the presets' names as their owners spell them.
-var presetLabels = map[string]string{"google": "Google", "gitlab": "GitLab", "github": "GitHub", "microsoft": "Microsoft"}
+var presetLabels = map[string]string{"google": "Google", "gitlab": "GitLab", "github": "GitHub", "microsoft": "Microsoft", "apple": "Apple"}

@@ -1,7 +1,14 @@
 package app
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +18,23 @@ import (
 // provider and the pages' buttons; a provider without a client id, or
 // without an issuer and no preset, is refused at start-up.
 func TestSocialSignIn(t *testing.T) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applePEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	appleFile := filepath.Join(t.TempDir(), "AuthKey.p8")
+	if err := os.WriteFile(appleFile, []byte(applePEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	apple := func(key string) map[string]string {
+		return map[string]string{"OAUTH_PROVIDERS": "apple", "OAUTH_APPLE_CLIENT_ID": "com.example.web", "OAUTH_APPLE_TEAM_ID": "TEAM123456",
+			"OAUTH_APPLE_KEY_ID": "KEY0000001", "OAUTH_APPLE_PRIVATE_KEY": key}
+	}
 	for _, tt := range []struct {
 		vars    map[string]string
 		wantErr string
@@ -21,6 +45,11 @@ func TestSocialSignIn(t *testing.T) {
 			"OAUTH_GOOGLE_CLIENT_ID": "g", "OAUTH_GOOGLE_CLIENT_SECRET": "s"}, desc: "social sign-in: corp,google,"},
 		{vars: map[string]string{"OAUTH_PROVIDERS": "corp", "OAUTH_CORP_ISSUER": "https://sso.example.com"}, wantErr: "OAUTH_CORP_CLIENT_ID is required"},
 		{vars: map[string]string{"OAUTH_PROVIDERS": "corp", "OAUTH_CORP_CLIENT_ID": "c"}, wantErr: "OAUTH_CORP_ISSUER is required"},
+		{vars: apple(applePEM), desc: "social sign-in: apple,"},
+		{vars: apple(appleFile), desc: "social sign-in: apple,"},
+		{vars: apple(""), wantErr: "OAUTH_APPLE_TEAM_ID, OAUTH_APPLE_KEY_ID and OAUTH_APPLE_PRIVATE_KEY are required"},
+		{vars: apple(filepath.Join(t.TempDir(), "missing.p8")), wantErr: "OAUTH_APPLE_PRIVATE_KEY: open"},
+		{vars: apple("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), wantErr: "OAUTH_APPLE_PRIVATE_KEY: social:"},
 		{vars: map[string]string{"OAUTH_PROVIDERS": "Bad Name", "OAUTH_BAD NAME_CLIENT_ID": "c", "OAUTH_BAD NAME_ISSUER": "https://x.example"}, wantErr: "provider name"},
 	} {
 		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()

@@ -2,13 +2,15 @@ module github.com/authkit-go/authkit/social/testdata/oidcprovider
 
 go 1.25.0
 
-require github.com/zitadel/oidc/v3 v3.45.6
+require (
+	github.com/go-jose/go-jose/v4 v4.0.5
+	github.com/zitadel/oidc/v3 v3.45.6
+)
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-chi/chi/v5 v5.2.5 // indirect
-	github.com/go-jose/go-jose/v4 v4.0.5 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
