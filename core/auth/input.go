@@ -196,9 +196,16 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 			}
 			in.bools[f.name] = b
 		case kindStrings:
-			var l []string
-			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &l) != nil || len(l) > maxListItems {
+			var items []any
+			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &items) != nil || len(items) > maxListItems {
 				return badInput(ErrWrongFieldType, "wrong_field_type.array", f.name, f.name+" must be an array of strings")
+			}
+			l := make([]string, len(items))
+			for i, it := range items {
+				var ok bool
+				if l[i], ok = it.(string); !ok {
+					return badInput(ErrWrongFieldType, "wrong_field_type.array", f.name, f.name+" must be an array of strings")
+				}
 			}
 			in.lists[f.name] = l
 		case kindInt:
