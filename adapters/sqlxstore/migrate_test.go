@@ -62,8 +62,8 @@ func TestMigrateConcurrently(t *testing.T) {
 					all = append(all, m.Name)
 				}
 			}
-			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings", "0007_identities", "0008_sign_ins"}) {
-				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings 0007_identities 0008_sign_ins] once each", all)
+			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings", "0007_identities", "0008_sign_ins", "0009_api_keys"}) {
+				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings 0007_identities 0008_sign_ins 0009_api_keys] once each", all)
 			}
 			if err := dbs[1].Migrate(ctx); err != nil {
 				t.Fatalf("Migrate again: %v", err)
