@@ -200,6 +200,12 @@ func (s *Service) HasAPIKeys() bool { return s.apiKeys != nil }
 // (Config.APIKeys.Scopes), for a page's form.
 func (s *Service) APIKeyScopes() []string { return slices.Clone(s.cfg.APIKeys.Scopes) }
 
+// APIKeyLifetimes returns the lifetime of a key asked for without one and
+// the longest a key may have (Config.APIKeys), for a page's form.
+func (s *Service) APIKeyLifetimes() (def, longest time.Duration) {
+	return s.cfg.APIKeys.DefaultLifetime, s.cfg.APIKeys.MaxLifetime
+}
+
 func (s *Service) apiKeyStore() (user.APIKeys, error) {
 	if s.apiKeys == nil {
 		return nil, ErrFeatureDisabled
