@@ -56,11 +56,16 @@ const (
 
 // Defaults of APIKeysConfig.
 const (
-	DefaultAPIKeysPerUser      = 20
-	DefaultAPIKeyLifetime      = 30 * 24 * time.Hour
-	DefaultAPIKeyMaxLifetime   = 365 * 24 * time.Hour
-	MaxAPIKeyName              = 64
-	apiKeyTouchInterval        = time.Minute
+	DefaultAPIKeysPerUser    = 20
+	DefaultAPIKeyLifetime    = 30 * 24 * time.Hour
+	DefaultAPIKeyMaxLifetime = 365 * 24 * time.Hour
+)
+
+// MaxAPIKeyName is the longest name of a key, in characters.
+const MaxAPIKeyName = 64
+
+const (
+	apiKeyTouchInterval        = time.Minute // LastUsedAt is written at most this often
 	maxScopeLen                = 64
 	maxScopesPerKey            = 32
 	apiKeyCreateCollisionTries = 3
