@@ -342,7 +342,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, v *Visit, id string) (err er
 }
 
 // RevokeAllAPIKeys deletes every key of the signed-in user and returns
-// how many there were.
+// how many there were (flow "api-keys/delete-all": no route of its own).
 func (s *Service) RevokeAllAPIKeys(ctx context.Context, v *Visit) (_ int, err error) {
 	ctx, flow := s.enter(ctx, v, "api-keys/delete-all")
 	defer flow.end(&err)

@@ -86,7 +86,8 @@ type Flow struct {
 	// documentation ("2fa/pending" for PendingTwoFactorUser,
 	// "reset-password/check" for CheckResetLink, "me/recent" for
 	// RecentUser, "2fa/finish" for FinishTwoFactor, "login/passwordless"
-	// for SignInWithoutPassword).
+	// for SignInWithoutPassword, "api-keys/delete-all" for
+	// RevokeAllAPIKeys).
 	Name string
 
 	// Route is the JSON route that runs the flow; the zero Route when its
@@ -99,9 +100,13 @@ type Flow struct {
 // "/api/login" and "/api/auth/login" are both "login",
 // "/api/2fa/verify" is "2fa/verify", "/api/auth/verify-email/{token}" is
 // "verify-email". A route deleting a session is "sessions/delete" (the
-// method is part of the name when two routes share a path). The set is
+// method is part of the name when two routes share a path), one creating
+// an API key "api-keys/create" (beside the list, "api-keys"). The set is
 // fixed by the route table, so it is safe as a metric attribute.
 func (r Route) Flow() string {
+	if r.flow != "" {
+		return r.flow
+	}
 	p := strings.TrimPrefix(r.Pattern, "/api/")
 	p = strings.TrimPrefix(p, "auth/")
 	if i := strings.Index(p, "/{"); i >= 0 {

@@ -28,6 +28,7 @@ type Route struct {
 	needs   needStore  // registered only with this store configured
 	doc     *Operation // what the OpenAPI document says of it; nil: not in it
 	quiet   bool       // not a flow: never reported to Config.Observer
+	flow    string     // the flow's name when the pattern's is another route's (Flow)
 }
 
 // Operation returns what the OpenAPI document says of the route, and
@@ -255,7 +256,7 @@ var routes = []Route{
 		Errors:      []*Error{ErrNotAuthenticated, ErrTrustedDeviceNotFound},
 		Cookies:     "authkit_trusted expired when it is this browser's",
 	})},
-	{Method: http.MethodPost, Pattern: "/api/auth/api-keys", handle: createAPIKeyRoute, needs: apiKeysOn, doc: coreOp(Operation{
+	{Method: http.MethodPost, Pattern: "/api/auth/api-keys", handle: createAPIKeyRoute, needs: apiKeysOn, flow: "api-keys/create", doc: coreOp(Operation{
 		ID: "createAPIKey", Summary: "Create a personal API key", Auth: "session",
 		Description: "Only with Config.APIKeys.Enabled. Needs a recent authentication. The key is in the answer this once; it authenticates the app's API (Authorization: Bearer), never authkit's routes. Mails the owner a notice.",
 		Body:        formBody(obj{"name": oaStr("the user's name for the key"), "scopes": obj{"type": "array", "items": obj{"type": "string"}, "description": "a subset of Config.APIKeys.Scopes; in a form, separated by spaces or commas"}, "expiresInDays": obj{"type": "integer", "minimum": 1, "description": "the key's lifetime in days; default Config.APIKeys.DefaultLifetime, at most MaxLifetime"}}, []string{"name"}),
