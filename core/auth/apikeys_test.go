@@ -553,3 +553,27 @@ func jsonEqual(got, want any) bool {
 	w, _ := json.Marshal(want)
 	return string(g) == string(w)
 }
+
+// FuzzParseAPIKey checks the parser of the Authorization header's keys,
+// which runs before any store read: it never panics, accepts only the
+// exact shape (74 characters, the prefix, base62 id and secret, a matching
+// checksum), and what it accepts formats back to the same key.
+func FuzzParseAPIKey(f *testing.F) {
+	good := formatAPIKey("AbCdEfGh01234567", strings.Repeat("z", apiKeySecretLen))
+	for _, s := range []string{good, good[:len(good)-1], good + "0", "", APIKeyPrefix, "authkit__", strings.Repeat("authkit_", 10),
+		"akat_" + good[8:], strings.ToUpper(good), good[:30] + "\x00" + good[31:], good[:30] + "é" + good[32:]} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		id, secret, ok := ParseAPIKey(key)
+		if !ok {
+			if id != "" || secret != "" {
+				t.Fatalf("a refused key gave %q, %q", id, secret)
+			}
+			return
+		}
+		if len(key) != 74 || !isAPIKeyID(id) || len(secret) != apiKeySecretLen || !isBase62(secret) || formatAPIKey(id, secret) != key {
+			t.Fatalf("ParseAPIKey(%q) accepted %q, %q", key, id, secret)
+		}
+	})
+}
