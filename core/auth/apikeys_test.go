@@ -577,3 +577,20 @@ func FuzzParseAPIKey(f *testing.F) {
 		}
 	})
 }
+
+// TestAPIKeysObserved: the store's API-key calls are reported to the
+// Observer inside their flow, as every other part's.
+func TestAPIKeysObserved(t *testing.T) {
+	f, rec := observedFlow(t, nil)
+	b, _ := f.register("ada@example.com", goodPW)
+	rec.log = nil
+	k := f.mustCreateKey(b, APIKeyInput{Name: "ci"})
+	if !slices.Contains(rec.log, "store APIKeys.CreateAPIKey in api-keys/create: ok") {
+		t.Fatalf("observed %q, want the create inside its flow", rec.log)
+	}
+	rec.log = nil
+	f.s.Authenticate(bearer(k.Key))
+	if !slices.ContainsFunc(rec.log, func(l string) bool { return strings.HasPrefix(l, "store APIKeys.APIKeyByID in ") }) {
+		t.Fatalf("observed %q, want the key's lookup", rec.log)
+	}
+}

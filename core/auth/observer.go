@@ -257,7 +257,39 @@ func (s userStore) observed(o Observer) userStore {
 	if s.signIns != nil {
 		w.signIns = obsSignIns{s.signIns, o}
 	}
+	if s.apiKeys != nil {
+		w.apiKeys = obsAPIKeys{s.apiKeys, o}
+	}
 	return w
+}
+
+type obsAPIKeys struct {
+	p user.APIKeys
+	o Observer
+}
+
+func (w obsAPIKeys) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) error {
+	return observe0(w.o, ctx, "APIKeys", "CreateAPIKey", func(ctx context.Context) error { return w.p.CreateAPIKey(ctx, k, max) })
+}
+
+func (w obsAPIKeys) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
+	return observe(w.o, ctx, "APIKeys", "APIKeyByID", func(ctx context.Context) (*user.APIKey, error) { return w.p.APIKeyByID(ctx, id) })
+}
+
+func (w obsAPIKeys) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
+	return observe(w.o, ctx, "APIKeys", "ListAPIKeys", func(ctx context.Context) ([]*user.APIKey, error) { return w.p.ListAPIKeys(ctx, userID) })
+}
+
+func (w obsAPIKeys) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	return observe0(w.o, ctx, "APIKeys", "TouchAPIKey", func(ctx context.Context) error { return w.p.TouchAPIKey(ctx, id, at) })
+}
+
+func (w obsAPIKeys) RevokeAPIKey(ctx context.Context, userID, id string) error {
+	return observe0(w.o, ctx, "APIKeys", "RevokeAPIKey", func(ctx context.Context) error { return w.p.RevokeAPIKey(ctx, userID, id) })
+}
+
+func (w obsAPIKeys) RevokeAPIKeys(ctx context.Context, userID string) (int, error) {
+	return observe(w.o, ctx, "APIKeys", "RevokeAPIKeys", func(ctx context.Context) (int, error) { return w.p.RevokeAPIKeys(ctx, userID) })
 }
 
 type obsSignIns struct {
