@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math/big"
 	"net/http"
 	"slices"
 	"strings"
@@ -436,14 +435,14 @@ func randomBase62(r io.Reader, n int) (string, error) {
 	return string(out), nil
 }
 
-// checksum is the CRC32 of the key's text before it, in base62, padded
-// to apiKeyCheckLen.
+// checksum is the CRC32 (IEEE) of the key's text before it, in base62,
+// zero-padded to apiKeyCheckLen (62^6 > 2^32).
 func checksum(body string) string {
-	c := new(big.Int).SetUint64(uint64(crc32.ChecksumIEEE([]byte(body))))
-	t := c.Text(62) // big's digits: 0-9a-zA-Z; mapped to ours below
-	b := []byte(strings.Repeat("0", apiKeyCheckLen-len(t)) + t)
-	for i, ch := range b {
-		b[i] = base62[strings.IndexByte("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", ch)]
+	c := crc32.ChecksumIEEE([]byte(body))
+	b := make([]byte, apiKeyCheckLen)
+	for i := apiKeyCheckLen - 1; i >= 0; i-- {
+		b[i] = base62[c%62]
+		c /= 62
 	}
 	return string(b)
 }
