@@ -187,23 +187,41 @@ func Register(r fiber.Router, svc *auth.Service) {
 // RequireUser lets requests with a valid session through, with the user in
 // c.UserContext() (see CurrentUser); others get 401
 // {"error":"Not authenticated"}.
+//
+// A personal API key sent as Authorization: Bearer (auth.Config.APIKeys)
+// is let through too; how the request authenticated is in the user
+// context (auth.CredentialFromContext).
 func RequireUser(svc *auth.Service) fiber.Handler {
-	return require(svc.Authenticate)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, false)
+	})
 }
 
 // RequireVerifiedEmail is RequireUser for users whose address is verified;
 // an unverified one gets 403 {"error":"Email not verified"}.
 func RequireVerifiedEmail(svc *auth.Service) fiber.Handler {
-	return require(svc.AuthenticateVerified)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, true)
+	})
 }
 
-func require(check func(auth.Request) (*user.User, *auth.Response)) fiber.Handler {
+// RequireScope is RequireUser for credentials that carry scope: a session
+// has every scope, a personal API key those it was created with; a key
+// without it gets 403 {"error":"Insufficient scope"}. Behind RequireUser
+// it uses what RequireUser found instead of authenticating again.
+func RequireScope(svc *auth.Service, scope string) fiber.Handler {
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthorizeScope(r, scope)
+	})
+}
+
+func require(check func(auth.Request) (*user.User, auth.Credential, *auth.Response)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		u, deny := check(request{c})
+		u, cred, deny := check(request{c})
 		if deny != nil {
 			return write(c, deny)
 		}
-		c.SetUserContext(auth.ContextWithUser(c.UserContext(), u))
+		c.SetUserContext(auth.ContextWithCredential(auth.ContextWithUser(c.UserContext(), u), cred))
 		return c.Next()
 	}
 }

@@ -601,3 +601,16 @@ func TestAppHandlers(t *testing.T) {
 		return serve(t, app)
 	})
 }
+
+// TestAPIKeys: RequireUser lets a personal API key through with its
+// credential in the user context, RequireScope refuses one without the
+// scope (403 insufficient_scope).
+func TestAPIKeys(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.APIKeys)
+	app := newApp(svc, fiber.Config{})
+	fiberauth.Register(app, svc)
+	credential := func(c *fiber.Ctx) error { return c.SendString(authtest.Credential(c.UserContext())) }
+	app.Get("/private", fiberauth.RequireUser(svc), credential)
+	app.Get("/write", fiberauth.RequireUser(svc), fiberauth.RequireScope(svc, "write"), credential)
+	authtest.CheckAPIKeys(t, serve(t, app), "/private", "/write")
+}

@@ -109,25 +109,44 @@ func New(svc *auth.Service) *gin.Engine {
 // the request's context (see CurrentUser and auth.UserFromContext); others
 // get 401 {"error":"Not authenticated"} and the chain stops. The user is
 // not put in gin's Keys map: that map would be made for every request.
+//
+// A personal API key sent as Authorization: Bearer (auth.Config.APIKeys)
+// is let through too; how the request authenticated is in the context
+// (auth.CredentialFromContext).
 func RequireUser(svc *auth.Service) gin.HandlerFunc {
-	return require(svc.Authenticate)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, false)
+	})
 }
 
 // RequireVerifiedEmail is RequireUser for users whose address is verified;
 // an unverified one gets 403 {"error":"Email not verified"}.
 func RequireVerifiedEmail(svc *auth.Service) gin.HandlerFunc {
-	return require(svc.AuthenticateVerified)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, true)
+	})
 }
 
-func require(check func(auth.Request) (*user.User, *auth.Response)) gin.HandlerFunc {
+// RequireScope is RequireUser for credentials that carry scope: a session
+// has every scope, a personal API key those it was created with; a key
+// without it gets 403 {"error":"Insufficient scope"}. Behind RequireUser
+// it uses what RequireUser found instead of authenticating again.
+func RequireScope(svc *auth.Service, scope string) gin.HandlerFunc {
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthorizeScope(r, scope)
+	})
+}
+
+func require(check func(auth.Request) (*user.User, auth.Credential, *auth.Response)) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		u, deny := check(Request(c))
+		u, cred, deny := check(Request(c))
 		if deny != nil {
 			deny.Write(c.Writer)
 			c.Abort()
 			return
 		}
-		c.Request = c.Request.WithContext(auth.ContextWithUser(c.Request.Context(), u))
+		ctx := auth.ContextWithCredential(auth.ContextWithUser(c.Request.Context(), u), cred)
+		c.Request = c.Request.WithContext(ctx)
 		c.Next()
 	}
 }

@@ -342,3 +342,16 @@ func TestAppHandlers(t *testing.T) {
 		return authtest.Serve(t, r)
 	})
 }
+
+// TestAPIKeys: RequireUser lets a personal API key through with its
+// credential in the request's context, RequireScope refuses one without
+// the scope (403 insufficient_scope).
+func TestAPIKeys(t *testing.T) {
+	svc, _ := newService(t, authtest.APIKeys)
+	r := gin.New()
+	ginauth.Register(r, svc)
+	credential := func(c *gin.Context) { c.String(http.StatusOK, "%s", authtest.Credential(c.Request.Context())) }
+	r.GET("/private", ginauth.RequireUser(svc), credential)
+	r.GET("/write", ginauth.RequireScope(svc, "write"), credential) // alone: it authenticates itself
+	authtest.CheckAPIKeys(t, authtest.Serve(t, r), "/private", "/write")
+}

@@ -96,28 +96,45 @@ func cleanPath(p string) string {
 	return c
 }
 
-// RequireUser lets requests with a valid session through, with the user in
-// the request's context (see CurrentUser); others get 401
-// {"error":"Not authenticated"}.
+// RequireUser lets requests with a valid session, or a personal API key
+// sent as Authorization: Bearer (auth.Config.APIKeys), through, with the
+// user and how it authenticated in the request's context (see CurrentUser
+// and auth.CredentialFromContext); others get 401 {"error":"Not
+// authenticated"} (401 invalid_api_key for a key that does not check out).
 func RequireUser(svc *auth.Service) func(http.Handler) http.Handler {
-	return require(svc.Authenticate)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, false)
+	})
 }
 
 // RequireVerifiedEmail is RequireUser for users whose address is verified;
 // an unverified one gets 403 {"error":"Email not verified"}.
 func RequireVerifiedEmail(svc *auth.Service) func(http.Handler) http.Handler {
-	return require(svc.AuthenticateVerified)
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthenticateCredential(r, true)
+	})
 }
 
-func require(check func(auth.Request) (*user.User, *auth.Response)) func(http.Handler) http.Handler {
+// RequireScope is RequireUser for credentials that carry scope: a session
+// has every scope, a personal API key those it was created with; a key
+// without it gets 403 {"error":"Insufficient scope"}. Behind RequireUser
+// it uses what RequireUser found instead of authenticating again.
+func RequireScope(svc *auth.Service, scope string) func(http.Handler) http.Handler {
+	return require(func(r auth.Request) (*user.User, auth.Credential, *auth.Response) {
+		return svc.AuthorizeScope(r, scope)
+	})
+}
+
+func require(check func(auth.Request) (*user.User, auth.Credential, *auth.Response)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			u, deny := check(Request(r))
+			u, cred, deny := check(Request(r))
 			if deny != nil {
 				deny.Write(w)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(auth.ContextWithUser(r.Context(), u)))
+			ctx := auth.ContextWithCredential(auth.ContextWithUser(r.Context(), u), cred)
+			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
 }

@@ -209,3 +209,18 @@ func TestAppHandlers(t *testing.T) {
 		return authtest.Serve(t, mux)
 	})
 }
+
+// TestAPIKeys: RequireUser lets a personal API key through with its
+// credential in the request's context, RequireScope refuses one without
+// the scope (403 insufficient_scope).
+func TestAPIKeys(t *testing.T) {
+	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.APIKeys)
+	credential := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, authtest.Credential(r.Context()))
+	})
+	mux := http.NewServeMux()
+	nethttpauth.Mount(mux, svc, "")
+	mux.Handle("GET /private", nethttpauth.RequireUser(svc)(credential))
+	mux.Handle("GET /write", nethttpauth.RequireUser(svc)(nethttpauth.RequireScope(svc, "write")(credential)))
+	authtest.CheckAPIKeys(t, authtest.Serve(t, mux), "/private", "/write")
+}

@@ -85,7 +85,11 @@
 // /settings/trusted-devices/forget when the Service keeps session records
 // and trusted devices (the security page then lists them, and the 2FA page
 // offers to trust the browser); POST /settings/passkeys/rename and
-// /settings/passkeys/delete with [Config.Passkeys]; GET /assets/{file}.
+// /settings/passkeys/delete with [Config.Passkeys]; POST
+// /settings/api-keys/create and /settings/api-keys/revoke with
+// auth.Config.APIKeys (the security page's #apikeys section: the new key
+// is shown once, on the answer to the create, never in a URL); GET
+// /assets/{file}.
 // An account without a password (signed up by email, a social provider or
 // a passkey) sees "Set a password" (the reset page) instead of the
 // password change, no password field on the 2FA-disable and email forms,

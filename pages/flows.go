@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/totp"
@@ -67,6 +68,10 @@ func (h *Handler) routes() {
 	}
 	if h.identitiesOn() {
 		h.post("/settings/identities/unlink", h.unlinkIdentity)
+	}
+	if h.svc.HasAPIKeys() {
+		h.post("/settings/api-keys/create", h.createAPIKey)
+		h.post("/settings/api-keys/revoke", h.revokeAPIKey)
 	}
 	h.post("/settings/confirm-password", h.confirmPassword)
 	get("/settings/delete-account", h.signedIn("delete"))
@@ -229,6 +234,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, visit *auth.Visit
 			next = "passkeys"
 		case strings.HasPrefix(v.Form, "identit"):
 			next = "identities"
+		case strings.HasPrefix(v.Form, "api-key"):
+			next = "api-keys"
 		}
 		h.redirect(w, r, h.prefix+"/settings/confirm-password?next="+next, visit)
 		return
@@ -690,7 +697,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, visit *
 // confirmNext are the pages a password confirmation returns to, by the
 // key its form carries: a query never names a path of its own.
 var confirmNext = map[string]string{"security": "/settings/security", "recovery-codes": "/settings/recovery-codes",
-	"passkeys": "/settings/security", "identities": "/settings/security"}
+	"passkeys": "/settings/security", "identities": "/settings/security", "api-keys": "/settings/security"}
 
 // nextKey returns key when it is one of confirmNext's, else "security".
 func nextKey(key string) string {
@@ -761,6 +768,38 @@ func (h *Handler) forgetDevice(w http.ResponseWriter, r *http.Request, visit *au
 		return
 	}
 	h.redirect(w, r, h.prefix+"/settings/security?done=device-forgotten", visit)
+}
+
+// createAPIKey creates a personal API key and shows the security page
+// with the key, the only time it is shown (no redirect: the key must not
+// travel in a URL). It needs a recent sign-in, like the JSON route.
+func (h *Handler) createAPIKey(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	name := r.PostFormValue("name")
+	in := auth.APIKeyInput{Name: name, Scopes: r.PostForm["scope"]}
+	if d := r.PostFormValue("expiresInDays"); d != "" {
+		days, err := strconv.Atoi(d)
+		if err != nil || days <= 0 || days > 100*365 {
+			h.fail(w, r, visit, &View{Page: "security", Form: "api-key-form", Values: map[string]string{"api-key-name": name}}, auth.ErrInvalidExpiry, nil)
+			return
+		}
+		in.ExpiresIn = time.Duration(days) * 24 * time.Hour
+	}
+	res, err := h.svc.CreateAPIKey(r.Context(), visit, in)
+	if err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "api-key-form", Values: map[string]string{"api-key-name": name}}, err, fields{
+			"name_required": "api-key-name", "name_too_long": "api-key-name", "invalid_characters": "api-key-name"})
+		return
+	}
+	h.security(w, r, visit, &View{NewAPIKey: &res})
+}
+
+// revokeAPIKey revokes one of the user's API keys (a session is enough).
+func (h *Handler) revokeAPIKey(w http.ResponseWriter, r *http.Request, visit *auth.Visit) {
+	if err := h.svc.RevokeAPIKey(r.Context(), visit, r.PostFormValue("key")); err != nil {
+		h.fail(w, r, visit, &View{Page: "security", Form: "api-keys-list"}, err, nil)
+		return
+	}
+	h.redirect(w, r, h.prefix+"/settings/security?done=api-key-revoked#apikeys", visit)
 }
 
 // passkeyForm finds, among the user's passkeys, the one a rename or delete

@@ -60,6 +60,11 @@ type View struct {
 	// keeps no session records or trusted devices.
 	Sessions []auth.SessionInfo
 	Devices  []auth.TrustedDeviceInfo
+	// APIKeys are the signed-in user's personal API keys on the security
+	// page, when auth.Config.APIKeys is on; NewAPIKey is the key just
+	// created, shown this once.
+	APIKeys   []auth.APIKeyInfo
+	NewAPIKey *auth.NewAPIKey
 	// RecoveryLeft is set on the dashboard after a recovery-code login.
 	RecoveryLeft *int
 	// Passkeys are the signed-in user's passkeys on the security page,
@@ -422,6 +427,13 @@ func (h *Handler) fillSecurity(r *http.Request, visit *auth.Visit, v *View) {
 		_, err = h.svc.RecentUser(r.Context(), visit)
 		v.Recent = err == nil
 	}
+	if h.svc.HasAPIKeys() {
+		list, err := h.svc.ListAPIKeys(r.Context(), visit)
+		if err != nil {
+			h.log.WarnContext(r.Context(), "authkit pages: api keys", "err", err)
+		}
+		v.APIKeys = list
+	}
 	if h.svc.HasTrustedDevices() {
 		list, err := h.svc.TrustedDevices(r.Context(), visit)
 		if err != nil {
@@ -481,6 +493,50 @@ func (v *View) SessionsShown() bool { return v.h.svc.HasSessionRecords() }
 
 // DevicesShown reports whether the security page lists trusted browsers.
 func (v *View) DevicesShown() bool { return v.h.svc.HasTrustedDevices() }
+
+// APIKeysShown reports whether the security page has the API-key section
+// (auth.Config.APIKeys).
+func (v *View) APIKeysShown() bool { return v.h.svc.HasAPIKeys() }
+
+// APIKeyScopeChoices are the scopes the create form offers.
+func (v *View) APIKeyScopeChoices() []string { return v.h.svc.APIKeyScopes() }
+
+// APIKeyScopesText is a key's scopes for its line in the list.
+func (v *View) APIKeyScopesText(scopes []string) string {
+	if len(scopes) == 0 {
+		return v.T("apikeys.no_scopes")
+	}
+	return v.T("apikeys.scopes_list", "scopes", strings.Join(scopes, ", "))
+}
+
+// Lifetime is one choice of the create form's lifetime.
+type Lifetime struct {
+	Days    int
+	Default bool
+}
+
+// APIKeyLifetimeChoices are the lifetimes the create form offers: a week,
+// a month, three months and a year, those up to the longest allowed, and
+// the default one (selected).
+func (v *View) APIKeyLifetimeChoices() []Lifetime {
+	def, longest := v.h.svc.APIKeyLifetimes()
+	defDays := max(int(def/(24*time.Hour)), 1)
+	days := []int{}
+	for _, d := range []int{7, 30, 90, 365} {
+		if time.Duration(d)*24*time.Hour <= longest {
+			days = append(days, d)
+		}
+	}
+	if !slices.Contains(days, defDays) {
+		days = append(days, defDays)
+		slices.Sort(days)
+	}
+	out := make([]Lifetime, len(days))
+	for i, d := range days {
+		out[i] = Lifetime{Days: d, Default: d == defDays}
+	}
+	return out
+}
 
 // fillTwoFactor offers the other factors of the 2FA page, from the user
 // of the visit's pending login, read once: a passkey when the user has one

@@ -140,6 +140,7 @@ func TestSecurityContents(t *testing.T) {
 		{"with records and passkeys", func(a *auth.Config, c *Config) { withRecords(a, c); withPasskeys(a, c) },
 			[]string{"twofa", "passkeys", "email", "password", "sessions", "devices", "account"}},
 		{"with social sign-in", withSocial, []string{"twofa", "identities", "email", "password", "sessions", "account"}},
+		{"with API keys", withAPIKeys, []string{"twofa", "email", "password", "sessions", "apikeys", "account"}},
 		{"without email and password change", func(a *auth.Config, _ *Config) {
 			a.Disable = []auth.Feature{auth.FeatureEmailChange, auth.FeaturePasswordChange}
 		}, []string{"twofa", "sessions", "account"}},

@@ -12,7 +12,9 @@
 // [user.Passkeys] part, for the passkeys module, user.EmailCodes, over
 // the email_codes table of migration 0005, user.Identities, for the
 // social module, over the identities table of migration 0007, and
-// user.SignIns, over the sign_ins table of migration 0008), [DB.Limits]
+// user.SignIns, over the sign_ins table of migration 0008, and
+// user.APIKeys, the personal API keys of auth.Config.APIKeys, over the
+// api_keys table of migration 0009), [DB.Limits]
 // the [ratelimit.Store], [DB.Sessions] and [DB.TrustedDevices] the
 // session.Store of auth.Config.Sessions and auth.Config.TrustedDevices,
 // and [DB.OneTime] the [onetime.Store] of values taken once (the passkeys
@@ -48,7 +50,8 @@
 // at outside identity providers linked to a user, user.Identities, unique
 // per provider and subject), sign_ins (0008: the users that signed in
 // since authkit arrived, so that the first sign-in of an account from
-// before it mails no "New sign-in"). Timestamps are BIGINT Unix milliseconds on
+// before it mails no "New sign-in"), api_keys (0009: personal API keys,
+// the SHA-256 of each secret, never the secret). Timestamps are BIGINT Unix milliseconds on
 // every database (NULL for "never"), so they keep the millisecond
 // precision the contract asks for and compare the same everywhere. Recovery-code hashes are a JSON array stored as text. Ids and
 // emails compare byte for byte: the "C" collation on PostgreSQL, binary

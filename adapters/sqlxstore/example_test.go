@@ -125,6 +125,7 @@ func ExampleNewSQL() {
 	// 0006_schema_settings true
 	// 0007_identities true
 	// 0008_sign_ins true
+	// 0009_api_keys true
 }
 
 // The schema as SQL, without a database: for goose, golang-migrate, atlas
@@ -166,4 +167,7 @@ func ExampleMigrations() {
 	// 8 0008_sign_ins
 	// CREATE TABLE IF NOT EXISTS auth_sign_ins (
 	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (8, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
+	// 9 0009_api_keys
+	// CREATE TABLE IF NOT EXISTS auth_api_keys (
+	// INSERT INTO auth_schema_migrations (version, applied_at) VALUES (9, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT) ON CONFLICT (version) DO NOTHING;
 }

@@ -9,9 +9,9 @@ import (
 // a mapped users table (Config.Users) it drops only the side table: the
 // app's table is the test's to drop.
 func (db *DB) DropTables(ctx context.Context) error {
-	tables := []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.users, db.t.limits, db.t.settings, db.t.migrations}
+	tables := []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.prefix + "api_keys", db.t.users, db.t.limits, db.t.settings, db.t.migrations}
 	if db.s.mapped {
-		tables = []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.limits, db.t.settings, db.t.migrations}
+		tables = []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.prefix + "api_keys", db.t.limits, db.t.settings, db.t.migrations}
 		if db.s.side {
 			tables = append([]string{db.s.sideName}, tables...)
 		}
@@ -29,9 +29,9 @@ func (db *DB) DropTables(ctx context.Context) error {
 // stays for the next test. Of a mapped users table it empties only the
 // side table: the app's table is the test's to empty.
 func (db *DB) DeleteRows(ctx context.Context) error {
-	tables := []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.users, db.t.limits}
+	tables := []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.prefix + "api_keys", db.t.users, db.t.limits}
 	if db.s.mapped {
-		tables = []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.limits}
+		tables = []string{db.t.prefix + "identities", db.t.challenges, db.t.passkeys, db.t.passkeyHandles, db.t.sessions, db.t.trusted, db.t.emailCodes, db.t.signIns, db.t.prefix + "api_keys", db.t.limits}
 		if db.s.side {
 			tables = append([]string{db.s.sideName}, tables...)
 		}

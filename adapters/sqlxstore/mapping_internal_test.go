@@ -99,8 +99,13 @@ func TestMappedMigrations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, layout, err)
 			}
-			if len(ms) != 8 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 || ms[4].version != 5 || ms[5].version != 6 || ms[6].version != 7 || ms[7].version != 8 {
-				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 to 0008 as they are", d, layout, len(ms))
+			if len(ms) != 9 || ms[0].version != 1 || ms[1].version != 2 || ms[2].version != 3 || ms[3].version != 4 || ms[4].version != 5 || ms[5].version != 6 || ms[6].version != 7 || ms[7].version != 8 || ms[8].version != 9 {
+				t.Fatalf("%s %s: %d migrations, want 0001 mapped, 0002 to 0009 as they are", d, layout, len(ms))
+			}
+			// 0009 names users by id only too.
+			if got := strings.Join(ms[8].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_api_keys") ||
+				strings.Contains(got, quote(d, "users")) || strings.Contains(got, "authkit_users") {
+				t.Errorf("%s %s: 0009 is not the api_keys table alone:\n%s", d, layout, got)
 			}
 			// 0007 names users by id only too.
 			if got := strings.Join(ms[6].stmts, ";\n"); !strings.Contains(got, "CREATE TABLE IF NOT EXISTS authkit_identities") ||

@@ -13,7 +13,7 @@ import (
 // 0001 touches the users table; the later ones (0002: sessions and trusted
 // devices; 0003: passkeys; 0004: one-time values; 0005: email codes;
 // 0006: the recorded configuration; 0007: external identities; 0008:
-// first sign-ins; each
+// first sign-ins; 0009: personal API keys; each
 // naming users by id only, no foreign key) apply as they are. A later migration that touches the users table must
 // get a mapped form here too, which the check below enforces.
 func (db *DB) mappedMigrations(embedded []migration) ([]migration, error) {

@@ -318,7 +318,7 @@ func TestMigrationsMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 8 || !strings.Contains(ms[0].SQL, "CREATE TABLE IF NOT EXISTS authkit_user_state") ||
+	if len(ms) != 9 || !strings.Contains(ms[0].SQL, "CREATE TABLE IF NOT EXISTS authkit_user_state") ||
 		strings.Contains(ms[0].SQL, "authkit_users") || !strings.Contains(ms[0].SQL, "INSERT INTO authkit_schema_migrations") {
 		t.Fatalf("Migrations = %+v", ms)
 	}

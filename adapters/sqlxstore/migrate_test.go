@@ -62,8 +62,8 @@ func TestMigrateConcurrently(t *testing.T) {
 					all = append(all, m.Name)
 				}
 			}
-			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings", "0007_identities", "0008_sign_ins"}) {
-				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings 0007_identities 0008_sign_ins] once each", all)
+			if slices.Sort(all); !slices.Equal(all, []string{"0001_init", "0002_sessions", "0003_passkeys", "0004_challenges", "0005_email_codes", "0006_schema_settings", "0007_identities", "0008_sign_ins", "0009_api_keys"}) {
+				t.Fatalf("the processes together applied %v, want [0001_init 0002_sessions 0003_passkeys 0004_challenges 0005_email_codes 0006_schema_settings 0007_identities 0008_sign_ins 0009_api_keys] once each", all)
 			}
 			if err := dbs[1].Migrate(ctx); err != nil {
 				t.Fatalf("Migrate again: %v", err)
@@ -74,8 +74,8 @@ func TestMigrateConcurrently(t *testing.T) {
 			if err := dbs[0].SQLX().SelectContext(ctx, &versions, q); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(versions, []int64{1, 2, 3, 4, 5, 6, 7, 8}) {
-				t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6 7 8]", versions)
+			if !slices.Equal(versions, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+				t.Fatalf("schema_migrations holds %v, want [1 2 3 4 5 6 7 8 9]", versions)
 			}
 
 			// Every process sees the same, working tables.

@@ -197,7 +197,7 @@ func TestMigrationsSQL(t *testing.T) {
 		}
 		for _, m := range ms {
 			stmts := statements(m.SQL)
-			table := map[int]string{1: "app_users", 2: "app_sessions", 3: "app_passkey_handles", 4: "app_challenges", 5: "app_email_codes", 6: "app_schema_settings", 7: "app_identities", 8: "app_sign_ins"}[m.Version]
+			table := map[int]string{1: "app_users", 2: "app_sessions", 3: "app_passkey_handles", 4: "app_challenges", 5: "app_email_codes", 6: "app_schema_settings", 7: "app_identities", 8: "app_sign_ins", 9: "app_api_keys"}[m.Version]
 			if strings.Contains(m.SQL, "{{") || table == "" || !strings.Contains(m.SQL, "CREATE TABLE IF NOT EXISTS "+table) {
 				t.Errorf("%s %s: prefix not filled in:\n%s", d, m.Name, m.SQL)
 			}

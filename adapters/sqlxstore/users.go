@@ -50,6 +50,7 @@ type UserStore struct {
 	codes  emailCodeQueries // emailcodes.go
 	signIn string           // signins.go
 	unSign string           // signins.go: the user's row, deleted with the user
+	kq     apiKeyQueries    // apikeys.go
 }
 
 var _ user.Store = (*UserStore)(nil)
@@ -81,7 +82,8 @@ type userQueries struct {
 }
 
 func newUserStore(db *DB) *UserStore {
-	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db), signIn: newSignInQuery(db), unSign: db.query(`DELETE FROM {{prefix}}sign_ins WHERE user_id = ?`)}
+	s := &UserStore{db: db, s: db.s, pq: newPasskeyQueries(db), iq: newIdentityQueries(db), codes: newEmailCodeQueries(db), signIn: newSignInQuery(db), unSign: db.query(`DELETE FROM {{prefix}}sign_ins WHERE user_id = ?`),
+		kq: newAPIKeyQueries(db)}
 	q := &s.q
 	sc := db.s
 	uq := db.userQuery
@@ -613,7 +615,8 @@ func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*us
 // Delete implements [user.Registration]: one transaction that deletes the
 // user's row, then their passkeys and passkey handle (migration 0003, no
 // foreign key), their identities (migration 0007), their first sign-in
-// record (migration 0008) and, with the side table, their state row (the
+// record (migration 0008), their API keys (migration 0009) and, with the
+// side table, their state row (the
 // foreign key's ON DELETE CASCADE removes it too, where foreign keys are
 // enforced). A row of the app's that still references the user fails it
 // with a *user.ReferencedError (deletion.go).
@@ -627,8 +630,8 @@ func (s *UserStore) Delete(ctx context.Context, id string) error {
 }
 
 // deleteIn deletes user id (idv) in the transaction q: the user's row,
-// then their passkeys, passkey handle, identities, first sign-in record
-// and side-table row.
+// then their passkeys, passkey handle, identities, first sign-in record,
+// API keys and side-table row.
 func (s *UserStore) deleteIn(ctx context.Context, q queryer, id string, idv any) error {
 	if err := execOne(ctx, q, s.q.delete, idv); err != nil {
 		return err
@@ -640,6 +643,9 @@ func (s *UserStore) deleteIn(ctx context.Context, q queryer, id string, idv any)
 		return err
 	}
 	if _, err := q.ExecContext(ctx, s.unSign, id); err != nil {
+		return err
+	}
+	if err := s.deleteAPIKeysOf(ctx, q, id); err != nil {
 		return err
 	}
 	if !s.s.side {

@@ -82,7 +82,8 @@
 // passkey of a user who lost every factor, ends their sessions and trusted
 // devices and mails them a notice (SMTP_URL and MAIL_FROM, else printed on
 // stdout); "end-sessions" raises the session version and deletes the
-// session records and trusted devices; "verify-email" marks the address
+// session records and trusted devices, and revokes the API keys;
+// "verify-email" marks the address
 // verified; "delete" deletes the account and everything authkit holds for
 // it. Every change asks for confirmation on stdin ("y") unless --yes, prints
 // what it changed, and is audited as a support_* event logged as JSON on

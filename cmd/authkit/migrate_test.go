@@ -19,10 +19,10 @@ import (
 
 // appliedLine matches one line of `authkit migrate status` for an applied
 // migration.
-var appliedLine = regexp.MustCompile(`^0001_init             applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0002_sessions         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0003_passkeys         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0004_challenges       applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0005_email_codes      applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0006_schema_settings  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0007_identities       applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0008_sign_ins         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
+var appliedLine = regexp.MustCompile(`^0001_init             applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0002_sessions         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0003_passkeys         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0004_challenges       applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0005_email_codes      applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0006_schema_settings  applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0007_identities       applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0008_sign_ins         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n0009_api_keys         applied  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`)
 
 // appliedAll is what a migrate of an empty database prints.
-const appliedAll = "authkit migrate: applied 0001_init\nauthkit migrate: applied 0002_sessions\nauthkit migrate: applied 0003_passkeys\nauthkit migrate: applied 0004_challenges\nauthkit migrate: applied 0005_email_codes\nauthkit migrate: applied 0006_schema_settings\nauthkit migrate: applied 0007_identities\nauthkit migrate: applied 0008_sign_ins\n"
+const appliedAll = "authkit migrate: applied 0001_init\nauthkit migrate: applied 0002_sessions\nauthkit migrate: applied 0003_passkeys\nauthkit migrate: applied 0004_challenges\nauthkit migrate: applied 0005_email_codes\nauthkit migrate: applied 0006_schema_settings\nauthkit migrate: applied 0007_identities\nauthkit migrate: applied 0008_sign_ins\nauthkit migrate: applied 0009_api_keys\n"
 
 func TestMigrate(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "app.db")
@@ -63,7 +63,7 @@ func TestMigrateReadsDATABASE_URL(t *testing.T) {
 
 func TestMigrateStatus(t *testing.T) {
 	url := "sqlite://" + filepath.Join(t.TempDir(), "status.db")
-	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init             pending\n0002_sessions         pending\n0003_passkeys         pending\n0004_challenges       pending\n0005_email_codes      pending\n0006_schema_settings  pending\n0007_identities       pending\n0008_sign_ins         pending\n" || stderr != "" {
+	if code, stdout, stderr := runCLI("migrate", "status", "--database-url", url); code != 0 || stdout != "0001_init             pending\n0002_sessions         pending\n0003_passkeys         pending\n0004_challenges       pending\n0005_email_codes      pending\n0006_schema_settings  pending\n0007_identities       pending\n0008_sign_ins         pending\n0009_api_keys         pending\n" || stderr != "" {
 		t.Fatalf("status before: exit %d, stdout %q, stderr %q; want 0, 0001_init pending", code, stdout, stderr)
 	}
 	if code, _, stderr := runCLI("migrate", "--database-url", url); code != 0 {
@@ -225,7 +225,7 @@ func dropTables(t *testing.T, url, prefix string) {
 		return
 	}
 	defer db.Close()
-	for _, table := range []string{"challenges", "email_codes", "passkeys", "passkey_handles", "identities", "sign_ins", "sessions", "trusted_devices", "users", "rate_limits", "schema_settings", "schema_migrations"} {
+	for _, table := range []string{"challenges", "email_codes", "passkeys", "passkey_handles", "identities", "sign_ins", "api_keys", "sessions", "trusted_devices", "users", "rate_limits", "schema_settings", "schema_migrations"} {
 		if _, err := db.SQLX().ExecContext(context.Background(), "DROP TABLE IF EXISTS "+prefix+table); err != nil {
 			t.Errorf("drop %s%s: %v", prefix, table, err)
 		}

@@ -524,6 +524,7 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 		s.log.WarnContext(ctx, "authkit: reset password: session records not deleted", "user", u.ID, "err", err)
 	}
 	s.revokePasskeys(ctx, v, u)
+	s.revokeAPIKeys(ctx, v, u)
 	s.audit(ctx, v, Event{Type: EventPasswordReset, UserID: u.ID})
 	s.send(ctx, v, mail.KindPasswordResetDone, u.Email, mail.Data{Name: u.Name})
 	if h := s.cfg.Hooks.AfterPasswordChange; h != nil {

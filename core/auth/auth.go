@@ -291,6 +291,11 @@ type Config struct {
 	// mailed to the address (see [EmailSignInConfig]). Default: off.
 	EmailSignIn EmailSignInConfig
 
+	// APIKeys offers personal API keys: a signed-in user creates keys that
+	// authenticate the app's own API as Authorization: Bearer (see
+	// [APIKeysConfig], apikeys.go). Default: off.
+	APIKeys APIKeysConfig
+
 	// MaxBodyBytes caps request bodies. Default: 16 KiB.
 	MaxBodyBytes int64
 
@@ -392,6 +397,8 @@ type Service struct {
 
 	lim limits // one limiter per rate limit (limits.go)
 
+	apiKeys user.APIKeys // Config.Users's part when Config.APIKeys.Enabled; nil: off (apikeys.go)
+
 	dummyHash string // for timing-equal failures on unknown emails
 
 	pendingLogins onetime.Store // Config.PendingLogins, or its default
@@ -435,7 +442,7 @@ func (cfg *Config) check() error {
 	if err := checkCatalog(cfg.Catalog); err != nil {
 		return err
 	}
-	return nil
+	return cfg.APIKeys.check()
 }
 
 // withDefaults fills in the documented defaults. cfg is a copy: the
@@ -483,6 +490,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.ReauthWindow == 0 {
 		cfg.ReauthWindow = DefaultReauthWindow
 	}
+	cfg.APIKeys = cfg.APIKeys.withDefaults()
 	if cfg.Lockout.Max == 0 {
 		cfg.Lockout.Max = 100
 	}
@@ -538,6 +546,9 @@ func New(cfg Config) (*Service, error) {
 		cfg.TrustedDevices = observedRecords(cfg.TrustedDevices, "TrustedDevices", cfg.Observer)
 	}
 	s := &Service{cfg: cfg, users: users, keys: cfg.Keys, log: cfg.Logger, now: cfg.Now, maxBody: cfg.MaxBodyBytes}
+	if cfg.APIKeys.Enabled {
+		s.apiKeys = users.apiKeys
+	}
 	s.pendingLogins = cfg.PendingLogins
 	if s.pendingLogins == nil {
 		if p, ok := cfg.Users.(onetime.Provider); ok {

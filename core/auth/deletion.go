@@ -193,6 +193,12 @@ func ownedParts(users user.Accounts) []ownedPart {
 	if ec, ok := users.(user.EmailCodeEraser); ok {
 		parts = append(parts, ownedPart{"email code", ec.DeleteEmailCode})
 	}
+	if ks, ok := users.(user.APIKeys); ok {
+		parts = append(parts, ownedPart{"api keys", func(ctx context.Context, userID string) error {
+			_, err := ks.RevokeAPIKeys(ctx, userID)
+			return err
+		}})
+	}
 	return parts
 }
 

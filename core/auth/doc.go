@@ -22,7 +22,13 @@
 // [Service.SendTwoFactorEmailCode] and [Service.VerifyTwoFactorEmailCode],
 // and with sign-in by email on ([Config.EmailSignIn])
 // [Service.RequestEmailSignIn], [Service.VerifyEmailSignIn] and
-// [Service.VerifyEmailSignInLink]. An app that checks passwords itself
+// [Service.VerifyEmailSignInLink], and with personal API keys on
+// ([Config.APIKeys], apikeys.go) [Service.CreateAPIKey],
+// [Service.ListAPIKeys], [Service.RevokeAPIKey] and
+// [Service.RevokeAllAPIKeys]: a key authenticates the app's own API through
+// [Service.AuthenticateCredential] and [Service.AuthorizeScope] (RequireUser
+// and RequireScope in the framework modules), never authkit's routes,
+// which read the session cookie only. An app that checks passwords itself
 // starts authkit's second step with [Service.StartSecondStep], keeping
 // authkit's session or its own ([SecondStepInput].OwnSession).
 // Each takes a context, a [Visit] (one request's cookies, client address

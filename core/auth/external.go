@@ -480,6 +480,7 @@ func (m *Modules) ClaimUnverified(ctx context.Context, v *Visit, u *user.User, e
 		}
 	}
 	s.revokePasskeys(ctx, v, u)
+	s.revokeAPIKeys(ctx, v, u)
 	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
 		return fmt.Errorf("claim unverified: %w", err)
 	}

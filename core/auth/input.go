@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/mail"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,6 +36,8 @@ type fieldKind int
 const (
 	kindString fieldKind = iota
 	kindBool
+	kindStrings // a JSON array of strings; in a form, one value of words split by spaces or commas
+	kindInt     // a JSON integer; in a form, decimal digits
 )
 
 // field describes one input field of a route.
@@ -45,15 +48,34 @@ type field struct {
 
 func str(name string) field     { return field{name, kindString} }
 func boolean(name string) field { return field{name, kindBool} }
+func strList(name string) field { return field{name, kindStrings} }
+func integer(name string) field { return field{name, kindInt} }
+
+// errWrongType marks a value of the wrong JSON type.
+var errWrongType = errors.New("wrong type")
+
+// maxListItems bounds the items of a list field.
+const maxListItems = 64
 
 // input is a decoded body: the fields a route asked for.
 type input struct {
 	strs  map[string]string
 	bools map[string]bool
+	lists map[string][]string
+	nums  map[string]int64
 }
 
-func (in input) str(name string) string { return in.strs[name] }
-func (in input) flag(name string) bool  { return in.bools[name] }
+func (in input) str(name string) string    { return in.strs[name] }
+func (in input) flag(name string) bool     { return in.bools[name] }
+func (in input) list(name string) []string { return in.lists[name] }
+func (in input) num(name string) int64     { return in.nums[name] }
+
+// has reports whether an integer or list field was sent.
+func (in input) has(name string) bool {
+	_, n := in.nums[name]
+	_, l := in.lists[name]
+	return n || l
+}
 
 // badInput is a client error found while decoding: the condition's error
 // with its English text, the catalog key of that text's variant ("" for
@@ -71,7 +93,7 @@ func badInput(cond *Error, key, field, msg string) *Error {
 // UTF-8 or a control character is an error. Absent fields are left empty:
 // routes say which ones they require.
 func decode(r Request, limit int64, fields ...field) (input, error) {
-	in := input{strs: map[string]string{}, bools: map[string]bool{}}
+	in := input{strs: map[string]string{}, bools: map[string]bool{}, lists: map[string][]string{}, nums: map[string]int64{}}
 	body, err := r.Body(limit)
 	if err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
@@ -107,6 +129,13 @@ func decode(r Request, limit int64, fields ...field) (input, error) {
 	for name, v := range in.strs {
 		if !printable(v) {
 			return in, badInput(ErrInvalidCharacters, "", name, name+" contains invalid characters")
+		}
+	}
+	for name, vs := range in.lists {
+		for _, v := range vs {
+			if !printable(v) {
+				return in, badInput(ErrInvalidCharacters, "", name, name+" contains invalid characters")
+			}
 		}
 	}
 	return in, nil
@@ -166,6 +195,31 @@ func decodeJSON(body []byte, fields []field, in *input) error {
 				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
 			in.bools[f.name] = b
+		case kindStrings:
+			var items []any
+			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &items) != nil || len(items) > maxListItems {
+				return badInput(ErrWrongFieldType, "wrong_field_type.array", f.name, f.name+" must be an array of strings")
+			}
+			l := make([]string, len(items))
+			for i, it := range items {
+				var ok bool
+				if l[i], ok = it.(string); !ok {
+					return badInput(ErrWrongFieldType, "wrong_field_type.array", f.name, f.name+" must be an array of strings")
+				}
+			}
+			in.lists[f.name] = l
+		case kindInt:
+			var n json.Number
+			i, err := int64(0), error(nil)
+			if raw[0] == '"' {
+				err = errWrongType
+			} else if err = json.Unmarshal(raw, &n); err == nil {
+				i, err = n.Int64()
+			}
+			if err != nil {
+				return badInput(ErrWrongFieldType, "wrong_field_type.integer", f.name, f.name+" must be an integer")
+			}
+			in.nums[f.name] = i
 		}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
@@ -205,6 +259,21 @@ func decodeForm(body []byte, fields []field, in *input) error {
 			default:
 				return badInput(ErrWrongFieldType, "wrong_field_type.boolean", f.name, f.name+" must be a boolean")
 			}
+		case kindStrings:
+			l := strings.FieldsFunc(vs[0], func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+			if len(l) > maxListItems {
+				return badInput(ErrWrongFieldType, "wrong_field_type.array", f.name, f.name+" must be an array of strings")
+			}
+			in.lists[f.name] = l
+		case kindInt:
+			if vs[0] == "" {
+				continue // an empty form field is an absent one
+			}
+			i, err := strconv.ParseInt(vs[0], 10, 64)
+			if err != nil {
+				return badInput(ErrWrongFieldType, "wrong_field_type.integer", f.name, f.name+" must be an integer")
+			}
+			in.nums[f.name] = i
 		}
 	}
 	return nil

@@ -66,6 +66,10 @@ type Limits struct {
 	// also counts against LoginIP). Default: 5 per 15 minutes, key
 	// email-sign-in:verify:{email}; reset by a success.
 	EmailSignInVerify Limit
+	// APIKey limits the requests authenticated with one personal API key
+	// (Config.APIKeys), counted once the key checked out.
+	// Default: 600 per minute, key api-key:{key id}.
+	APIKey Limit
 }
 
 func (l Limits) withDefaults() Limits {
@@ -90,6 +94,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.EmailSignInIP, 5, 15*time.Minute)
 	def(&l.EmailSignInEmail, 3, 15*time.Minute)
 	def(&l.EmailSignInVerify, 5, 15*time.Minute)
+	def(&l.APIKey, 600, time.Minute)
 	return l
 }
 
@@ -98,6 +103,7 @@ func (l Limits) withDefaults() Limits {
 type limits struct {
 	loginIP, loginEmail, register, resetIP, resetEmail, resend, twoFactor, password *limiter
 	emailCode, newSignIn, emailSignInIP, emailSignInEmail, emailSignInVerify        *limiter
+	apiKey                                                                          *limiter // nil without Config.APIKeys
 }
 
 // newLimits builds the limiter of every limit of cfg.Limits, in the
@@ -126,6 +132,7 @@ func newLimits(cfg *Config) (limits, error) {
 		// Not let through when full: an attacker who filled the store
 		// would otherwise guess codes uncounted.
 		{&ls.emailSignInVerify, limitSpec{"email-sign-in:verify", ErrTooManyLogins, lim.EmailSignInVerify, false}},
+		{&ls.apiKey, limitSpec{"api-key", ErrTooManyAPIKeyRequests, apiKeyLimit(cfg), false}},
 	} {
 		var err error
 		if *l.dst, err = newLimiter(l.limitSpec, cfg); err != nil {
@@ -139,7 +146,16 @@ func newLimits(cfg *Config) (limits, error) {
 // all returns every limiter, nil ones included.
 func (ls *limits) all() []*limiter {
 	return []*limiter{ls.loginIP, ls.loginEmail, ls.register, ls.resetIP, ls.resetEmail, ls.resend, ls.twoFactor, ls.password, ls.emailCode, ls.newSignIn,
-		ls.emailSignInIP, ls.emailSignInEmail, ls.emailSignInVerify}
+		ls.emailSignInIP, ls.emailSignInEmail, ls.emailSignInVerify, ls.apiKey}
+}
+
+// apiKeyLimit is Limits.APIKey, or Off without API keys: no store is made
+// for a limit nothing counts.
+func apiKeyLimit(cfg *Config) Limit {
+	if !cfg.APIKeys.Enabled {
+		return Off
+	}
+	return cfg.Limits.APIKey
 }
 
 // close stops the background work of the default in-memory stores.

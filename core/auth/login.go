@@ -690,6 +690,7 @@ func (s *Service) LogoutEverywhere(ctx context.Context, v *Visit) (err error) {
 		s.log.WarnContext(ctx, "authkit: logout all: session records not deleted", "user", u.ID, "err", err)
 	}
 	s.revokePasskeys(ctx, v, u)
+	s.revokeAPIKeys(ctx, v, u)
 	_ = v.sess.Logout(ctx) // its record is gone with the others
 	s.clearPending(v)
 	return nil

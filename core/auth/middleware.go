@@ -38,6 +38,10 @@ func (s *Service) AuthenticateVerified(r Request) (*user.User, *Response) {
 // as Session.User would have, and the status is the one the routes give
 // (sessionFailure).
 func (s *Service) authenticate(r Request, verified bool) (*user.User, *Response) {
+	if key, ok := bearerAPIKey(r); ok { // a personal API key (apikeys.go)
+		u, _, resp := s.authenticateAPIKey(r, key, verified)
+		return u, resp
+	}
 	raw, found := r.Cookie(s.sessions.CookieName())
 	found = found && raw != ""
 	bearer := ""

@@ -86,7 +86,8 @@ type Flow struct {
 	// documentation ("2fa/pending" for PendingTwoFactorUser,
 	// "reset-password/check" for CheckResetLink, "me/recent" for
 	// RecentUser, "2fa/finish" for FinishTwoFactor, "login/passwordless"
-	// for SignInWithoutPassword).
+	// for SignInWithoutPassword, "api-keys/delete-all" for
+	// RevokeAllAPIKeys).
 	Name string
 
 	// Route is the JSON route that runs the flow; the zero Route when its
@@ -99,9 +100,13 @@ type Flow struct {
 // "/api/login" and "/api/auth/login" are both "login",
 // "/api/2fa/verify" is "2fa/verify", "/api/auth/verify-email/{token}" is
 // "verify-email". A route deleting a session is "sessions/delete" (the
-// method is part of the name when two routes share a path). The set is
+// method is part of the name when two routes share a path), one creating
+// an API key "api-keys/create" (beside the list, "api-keys"). The set is
 // fixed by the route table, so it is safe as a metric attribute.
 func (r Route) Flow() string {
+	if r.flow != "" {
+		return r.flow
+	}
 	p := strings.TrimPrefix(r.Pattern, "/api/")
 	p = strings.TrimPrefix(p, "auth/")
 	if i := strings.Index(p, "/{"); i >= 0 {
@@ -252,7 +257,39 @@ func (s userStore) observed(o Observer) userStore {
 	if s.signIns != nil {
 		w.signIns = obsSignIns{s.signIns, o}
 	}
+	if s.apiKeys != nil {
+		w.apiKeys = obsAPIKeys{s.apiKeys, o}
+	}
 	return w
+}
+
+type obsAPIKeys struct {
+	p user.APIKeys
+	o Observer
+}
+
+func (w obsAPIKeys) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) error {
+	return observe0(w.o, ctx, "APIKeys", "CreateAPIKey", func(ctx context.Context) error { return w.p.CreateAPIKey(ctx, k, max) })
+}
+
+func (w obsAPIKeys) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
+	return observe(w.o, ctx, "APIKeys", "APIKeyByID", func(ctx context.Context) (*user.APIKey, error) { return w.p.APIKeyByID(ctx, id) })
+}
+
+func (w obsAPIKeys) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
+	return observe(w.o, ctx, "APIKeys", "ListAPIKeys", func(ctx context.Context) ([]*user.APIKey, error) { return w.p.ListAPIKeys(ctx, userID) })
+}
+
+func (w obsAPIKeys) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	return observe0(w.o, ctx, "APIKeys", "TouchAPIKey", func(ctx context.Context) error { return w.p.TouchAPIKey(ctx, id, at) })
+}
+
+func (w obsAPIKeys) RevokeAPIKey(ctx context.Context, userID, id string) error {
+	return observe0(w.o, ctx, "APIKeys", "RevokeAPIKey", func(ctx context.Context) error { return w.p.RevokeAPIKey(ctx, userID, id) })
+}
+
+func (w obsAPIKeys) RevokeAPIKeys(ctx context.Context, userID string) (int, error) {
+	return observe(w.o, ctx, "APIKeys", "RevokeAPIKeys", func(ctx context.Context) (int, error) { return w.p.RevokeAPIKeys(ctx, userID) })
 }
 
 type obsSignIns struct {

@@ -210,6 +210,7 @@ func observedFlow(t *testing.T, change func(*Config)) (*flow, *recorder) {
 		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 		c.TrustedDevices = store.NewMemorySessions(store.MemoryConfig{})
 		c.EmailCode.Enabled = true
+		c.APIKeys.Enabled = true
 		if change != nil {
 			change(c)
 		}
@@ -326,8 +327,14 @@ func TestObserverFlowNames(t *testing.T) {
 			_, err := s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: "1"})
 			return err
 		},
-		"POST /api/login":                func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
-		"POST /api/auth/login":           func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
+		"POST /api/login":      func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
+		"POST /api/auth/login": func(v *Visit) error { _, err := s.Login(ctx, v, LoginInput{}); return err },
+		"POST /api/auth/api-keys": func(v *Visit) error {
+			_, err := s.CreateAPIKey(ctx, v, APIKeyInput{Name: "k"})
+			return err
+		},
+		"GET /api/auth/api-keys":         func(v *Visit) error { _, err := s.ListAPIKeys(ctx, v); return err },
+		"DELETE /api/auth/api-keys/{id}": func(v *Visit) error { return s.RevokeAPIKey(ctx, v, "x") },
 		"POST /api/2fa/verify":           func(v *Visit) error { _, err := s.VerifyTwoFactor(ctx, v, TwoFactorInput{Code: "1"}); return err },
 		"POST /api/2fa/recover":          func(v *Visit) error { _, err := s.RecoverTwoFactor(ctx, v, TwoFactorInput{Code: "1"}); return err },
 		"POST /api/2fa/regenerate-codes": func(v *Visit) error { _, err := s.RegenerateRecoveryCodes(ctx, v); return err },
@@ -369,6 +376,7 @@ func TestObserverFlowNames(t *testing.T) {
 		"2fa/pending":          func(v *Visit) error { _, err := s.Modules().PendingTwoFactorUser(ctx, v); return err },
 		"reset-password/check": func(v *Visit) error { return s.CheckResetLink(ctx, v, "x") },
 		"me/recent":            func(v *Visit) error { _, err := s.RecentUser(ctx, v); return err },
+		"api-keys/delete-all":  func(v *Visit) error { _, err := s.RevokeAllAPIKeys(ctx, v); return err },
 		"2fa/finish": func(v *Visit) error {
 			_, err := s.Modules().FinishTwoFactor(ctx, v, SecondFactorInput{Method: LoginPasskey})
 			return err

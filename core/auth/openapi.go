@@ -32,6 +32,9 @@ type Operation struct {
 	Body *OperationBody
 	// OK is the JSON Schema of the 200 answer's body.
 	OK map[string]any
+	// Status, when set, is the status of the success instead of 200 (201
+	// for a route that creates something); its body is OK.
+	Status int
 	// Redirect, when set, is the status of the route's success instead of
 	// 200 (302 or 303, with Location and no body: a RouteFunc answering a
 	// [Redirect]); OK is then not used.
@@ -182,7 +185,11 @@ func (op *Operation) operation(rt Route, shared obj, cookieName string) obj {
 	if op.Cookies != "" {
 		headers["Set-Cookie"] = obj{"description": "Cookies: " + op.Cookies + ".", "schema": obj{"type": "string"}}
 	}
-	responses := obj{"200": obj{
+	okStatus := "200"
+	if op.Status != 0 {
+		okStatus = strconv.Itoa(op.Status)
+	}
+	responses := obj{okStatus: obj{
 		"description": "Success.",
 		"headers":     headers,
 		"content":     obj{"application/json": obj{"schema": op.OK}},
@@ -408,6 +415,8 @@ func components(cookieName string) obj {
 				"description": "The session cookie (name: Config.SessionCookie). Without a valid one: 401 not_authenticated."},
 			"pending": obj{"type": "apiKey", "in": "cookie", "name": PendingCookie,
 				"description": "The cookie of a login waiting for its second factor (5 minutes). Without it: 401 no_pending_two_factor."},
+			"apiKey": obj{"type": "http", "scheme": "bearer", "bearerFormat": "authkit_<id>_<secret><checksum>",
+				"description": "A personal API key (Config.APIKeys) as Authorization: Bearer. It authenticates the app's own API (RequireUser, RequireScope), never authkit's routes: 401 invalid_api_key for a key that is malformed, unknown, revoked or expired; 403 insufficient_scope for a key without the scope a route requires; 429 too_many_api_key_requests past Limits.APIKey."},
 		},
 		"headers": obj{
 			"Cache-Control":          hdr("Every answer: no-store.", obj{"type": "string", "const": "no-store"}, true),
@@ -434,6 +443,11 @@ func components(cookieName string) obj {
 				"id": obj{"type": "string"}, "current": obj{"type": "boolean"}, "createdAt": obj{"type": "string", "format": "date-time"},
 				"lastSeenAt": obj{"type": "string", "format": "date-time"}, "ip": obj{"type": "string"}, "userAgent": obj{"type": "string"},
 			}, "id", "current", "createdAt", "lastSeenAt", "ip", "userAgent"),
+			"APIKey": closedObject(obj{
+				"id": obj{"type": "string"}, "name": obj{"type": "string"}, "prefix": obj{"type": "string", "description": "authkit_<id>: how the key starts"},
+				"scopes": obj{"type": "array", "items": obj{"type": "string"}}, "createdAt": obj{"type": "string", "format": "date-time"},
+				"expiresAt": obj{"type": "string", "format": "date-time"}, "lastUsedAt": obj{"type": []string{"string", "null"}, "format": "date-time"},
+			}, "id", "name", "prefix", "scopes", "createdAt", "expiresAt", "lastUsedAt"),
 			"TrustedDevice": closedObject(obj{
 				"id": obj{"type": "string"}, "current": obj{"type": "boolean"}, "createdAt": obj{"type": "string", "format": "date-time"},
 				"lastUsedAt": obj{"type": "string", "format": "date-time"}, "expiresAt": obj{"type": "string", "format": "date-time"},

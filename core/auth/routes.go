@@ -28,6 +28,7 @@ type Route struct {
 	needs   needStore  // registered only with this store configured
 	doc     *Operation // what the OpenAPI document says of it; nil: not in it
 	quiet   bool       // not a flow: never reported to Config.Observer
+	flow    string     // the flow's name when the pattern's is another route's (Flow)
 }
 
 // Operation returns what the OpenAPI document says of the route, and
@@ -67,6 +68,7 @@ const (
 	emailCodes               // Config.EmailCode.Enabled (and so user.EmailCodes)
 	emailSignIn              // Config.EmailSignIn.Enabled (and so user.EmailCodes)
 	tokenMode                // Config.Tokens.Enabled
+	apiKeysOn                // Config.APIKeys.Enabled (and so user.APIKeys)
 )
 
 // has reports whether the configuration has store st.
@@ -82,6 +84,8 @@ func (cfg *Config) has(st needStore) bool {
 		return cfg.EmailSignIn.Enabled
 	case tokenMode:
 		return cfg.Tokens.Enabled
+	case apiKeysOn:
+		return cfg.APIKeys.Enabled
 	}
 	return true
 }
@@ -254,6 +258,27 @@ var routes = []Route{
 		OK:          oaMessage("Trusted device removed"),
 		Errors:      []*Error{ErrNotAuthenticated, ErrTrustedDeviceNotFound},
 		Cookies:     "authkit_trusted expired when it is this browser's",
+	})},
+	{Method: http.MethodPost, Pattern: "/api/auth/api-keys", handle: createAPIKeyRoute, needs: apiKeysOn, flow: "api-keys/create", doc: coreOp(Operation{
+		ID: "createAPIKey", Summary: "Create a personal API key", Auth: "session",
+		Description: "Only with Config.APIKeys.Enabled. Needs a recent authentication. The key is in the answer this once; it authenticates the app's API (Authorization: Bearer), never authkit's routes. Mails the owner a notice.",
+		Body:        formBody(obj{"name": oaStr("the user's name for the key"), "scopes": obj{"type": "array", "items": obj{"type": "string"}, "description": "a subset of Config.APIKeys.Scopes; in a form, separated by spaces or commas"}, "expiresInDays": obj{"type": "integer", "minimum": 1, "description": "the key's lifetime in days; default Config.APIKeys.DefaultLifetime, at most MaxLifetime"}}, []string{"name"}),
+		OK:          closedObject(obj{"apiKey": oaRef("APIKey"), "key": oaStr("the key, shown this once: authkit_<id>_<secret><checksum>")}, "apiKey", "key"),
+		Status:      http.StatusCreated,
+		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired, ErrNameRequired, ErrNameTooLong, ErrUnknownScope, ErrInvalidExpiry, ErrTooManyAPIKeys},
+	})},
+	{Method: http.MethodGet, Pattern: "/api/auth/api-keys", handle: listAPIKeysRoute, needs: apiKeysOn, doc: coreOp(Operation{
+		ID: "listAPIKeys", Summary: "List the account's API keys", Auth: "session",
+		Description: "Only with Config.APIKeys.Enabled. The keys that have not expired, oldest first; never a secret.",
+		OK:          closedObject(obj{"apiKeys": obj{"type": "array", "items": oaRef("APIKey")}}, "apiKeys"),
+		Errors:      []*Error{ErrNotAuthenticated},
+	})},
+	{Method: http.MethodDelete, Pattern: "/api/auth/api-keys/{id}", handle: revokeAPIKeyRoute, needs: apiKeysOn, doc: coreOp(Operation{
+		ID: "revokeAPIKey", Summary: "Revoke one API key", Auth: "session",
+		Description: "Only with Config.APIKeys.Enabled.",
+		Param:       "the key's id",
+		OK:          oaMessage(msgAPIKeyRevoked),
+		Errors:      []*Error{ErrNotAuthenticated, ErrAPIKeyNotFound},
 	})},
 	{Method: http.MethodPost, Pattern: "/api/2fa/email-code", handle: sendEmailCodeRoute, needs: emailCodes, doc: coreOp(Operation{
 		ID: "sendTwoFactorEmailCode", Summary: "Mail a code for the second step", Auth: "pending",

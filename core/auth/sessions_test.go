@@ -99,3 +99,31 @@ func BenchmarkAuthenticateRecords(b *testing.B) {
 		}
 	})
 }
+
+// AuthenticateCredential tells how a request authenticated: the cookie
+// is a session, a bearer access token of token mode an access token.
+func TestAuthenticateCredentialKinds(t *testing.T) {
+	u := &user.User{ID: "u1", Email: "ada@example.com"}
+	s := mustNewWith(t, func(c *Config) {
+		c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
+		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
+		c.Tokens.Enabled = true
+	})
+	ts := s.Modules().SessionManager().TokenSession("")
+	if err := ts.Login(t.Context(), u, false); err != nil {
+		t.Fatal(err)
+	}
+	tk, _ := ts.Tokens()
+	for name, tc := range map[string]struct {
+		r    *fakeRequest
+		want CredentialKind
+	}{
+		"cookie":       {&fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(t, s, u)}}, CredentialSession},
+		"access token": {&fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + tk.Access}}, CredentialAccessToken},
+	} {
+		got, c, resp := s.AuthenticateCredential(tc.r, false)
+		if resp != nil || got == nil || got.ID != "u1" || c.Kind != tc.want || !c.All {
+			t.Errorf("%s: %v, %+v, %v; want u1 with a %s credential of every scope", name, got, c, resp, tc.want)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type userStore struct {
 	passkeys     user.Passkeys   // optional: without it, the passkey management methods are off
 	emailCodes   user.EmailCodes // Config.EmailCode, Config.EmailSignIn
 	signIns      user.SignIns    // optional: without it, an account's first sign-in under authkit mails the new-device notice
+	apiKeys      user.APIKeys    // Config.APIKeys
 }
 
 // errNoTwoFactor fails the second step of a login, and 2FA disable, when
@@ -59,6 +60,7 @@ func bindUsers(cfg *Config) (userStore, error) {
 		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailCode.Enabled, "email codes (Config.EmailCode)", "leave Config.EmailCode.Enabled false"},
 		{bindPart(cfg.Users, &s.emailCodes), "user.EmailCodes", cfg.EmailSignIn.Enabled, "sign-in by email (Config.EmailSignIn)", "leave Config.EmailSignIn.Enabled false"},
 		{bindPart(cfg.Users, &s.lockout), "user.Lockout", cfg.Lockout.Max > 0, "the account lock-out (Config.Lockout)", "set Config.Lockout to auth.LockoutOff"},
+		{bindPart(cfg.Users, &s.apiKeys), "user.APIKeys", cfg.APIKeys.Enabled, "personal API keys (Config.APIKeys)", "leave Config.APIKeys.Enabled false"},
 	} {
 		if p.bind() || !p.needed {
 			continue

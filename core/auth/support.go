@@ -406,13 +406,15 @@ type EndedSessions struct {
 	SessionVersion int64 // the user's new session version
 	Sessions       int   // session records deleted (-1: the app keeps none)
 	Trusted        int   // trusted-device records deleted (-1: the app keeps none)
+	APIKeys        int   // personal API keys revoked (-1: the store keeps none)
 }
 
 // EndSessions ends every session of the user: it raises the session
 // version (user.SessionVersions), which ends every session cookie and
 // pending login issued before, then deletes the session records and the
-// trusted devices, so that the next login asks for the second step again.
-// It audits EventSupportSessionsEnded.
+// trusted devices, so that the next login asks for the second step again,
+// and revokes the user's API keys (user.APIKeys), which a session's thief
+// may have made. It audits EventSupportSessionsEnded.
 func (sp *Support) EndSessions(ctx context.Context, id, actor string) (EndedSessions, error) {
 	sv, ok := sp.cfg.Users.(user.SessionVersions)
 	if !ok {
@@ -428,6 +430,14 @@ func (sp *Support) EndSessions(ctx context.Context, id, actor string) (EndedSess
 	}
 	sp.audit(ctx, EventSupportSessionsEnded, u, actor)
 	r.Sessions, r.Trusted, err = sp.endRecords(ctx, u.ID)
+	r.APIKeys = -1
+	if ks, ok := sp.cfg.Users.(user.APIKeys); ok {
+		n, kerr := ks.RevokeAPIKeys(ctx, u.ID)
+		if kerr != nil {
+			return r, errors.Join(err, fmt.Errorf("auth: support: revoke api keys: %w", kerr))
+		}
+		r.APIKeys = n
+	}
 	return r, err
 }
 

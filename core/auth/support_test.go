@@ -286,8 +286,17 @@ func TestSupportEndSessions(t *testing.T) {
 	r.record(r.sessions, "s1", r.ada, supportNow.Add(time.Hour))
 	r.record(r.sessions, "s2", r.ada, supportNow.Add(time.Hour))
 	r.record(r.trusted, "t1", r.ada, supportNow.Add(time.Hour))
+	for _, k := range []*user.APIKey{
+		{ID: "k1", UserID: r.ada.ID, Hash: make([]byte, 32), CreatedAt: supportNow, ExpiresAt: supportNow.Add(time.Hour)},
+		{ID: "k2", UserID: r.ada.ID, Hash: make([]byte, 32), CreatedAt: supportNow, ExpiresAt: supportNow.Add(time.Hour)},
+		{ID: "k3", UserID: "someone-else", Hash: make([]byte, 32), CreatedAt: supportNow, ExpiresAt: supportNow.Add(time.Hour)},
+	} {
+		if err := r.users.CreateAPIKey(r.ctx(), k, 20); err != nil {
+			t.Fatal(err)
+		}
+	}
 	res, err := r.sp.EndSessions(r.ctx(), r.ada.ID, actor)
-	if want := (EndedSessions{SessionVersion: r.ada.SessionVersion + 1, Sessions: 2, Trusted: 1}); err != nil || res != want {
+	if want := (EndedSessions{SessionVersion: r.ada.SessionVersion + 1, Sessions: 2, Trusted: 1, APIKeys: 2}); err != nil || res != want {
 		t.Fatalf("EndSessions = %+v, %v; want %+v", res, err, want)
 	}
 	if got := r.reload(r.ada).SessionVersion; got != r.ada.SessionVersion+1 {
@@ -297,6 +306,12 @@ func TestSupportEndSessions(t *testing.T) {
 		if recs, _ := st.List(r.ctx(), r.ada.ID); len(recs) != 0 {
 			t.Fatalf("records left: %+v", recs)
 		}
+	}
+	if left, _ := r.users.ListAPIKeys(r.ctx(), r.ada.ID); len(left) != 0 {
+		t.Fatalf("API keys left: %+v", left)
+	}
+	if _, err := r.users.APIKeyByID(r.ctx(), "k3"); err != nil {
+		t.Fatalf("another user's key: %v", err)
 	}
 	r.wantEvents(EventSupportSessionsEnded)
 }

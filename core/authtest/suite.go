@@ -355,6 +355,14 @@ var topics = []struct {
 		{"a 2FA account still takes its second step", suite.emailSignInTwoFactor},
 		{"50 browsers verify one code: one session", suite.raceEmailSignIn},
 	}},
+	// apikeyflow.go: personal API keys (Config.APIKeys, off by default).
+	{"APIKeys", []test{
+		{"off by default: the routes answer 404", suite.apiKeysOffByDefault},
+		{"create, use on the app's route only, list, revoke", suite.apiKeyLifecycle},
+		{"bad input, the bound and an old sign-in change nothing", suite.apiKeyBadInput},
+		{"a password reset ends every key", suite.apiKeysEndWithReset},
+		{"50 creates at the bound, 50 revokes of one key", suite.raceAPIKeys},
+	}},
 	// secondstep.go: authkit's second step behind the app's own password check (Service.StartSecondStep).
 	{"AppSecondStep", []test{
 		{"an account without 2FA gets authkit's session", suite.appStepNoTwoFactor},
@@ -469,7 +477,7 @@ func relaxed(c *auth.Config) {
 	big := auth.Limit{Max: 1000, Window: time.Hour}
 	c.Limits = auth.Limits{LoginIP: big, LoginEmail: big, Register: big, ResetIP: big,
 		ResetEmail: big, Resend: big, TwoFactor: big, Password: big, EmailCode: big, NewSignInNotice: big,
-		EmailSignInIP: big, EmailSignInEmail: big, EmailSignInVerify: big}
+		EmailSignInIP: big, EmailSignInEmail: big, EmailSignInVerify: big, APIKey: big}
 }
 
 // env is one subtest's world: a Service on fresh stores, served by the

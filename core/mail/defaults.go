@@ -26,6 +26,7 @@ func DefaultTemplates() Templates {
 		IdentityLinked:           defaultIdentityLinked,
 		IdentityUnlinked:         defaultIdentityUnlinked,
 		AccountDeleted:           defaultAccountDeleted,
+		APIKeyCreated:            defaultAPIKeyCreated,
 	}
 }
 
@@ -388,5 +389,22 @@ If you did not, someone else was signed in to your account: contact support at o
 <p>Your account` + atApp + ` was deleted` + onTime + fromIP + `, with its sessions, passkeys and linked sign-ins. This address no longer has an account there.</p>
 <p>If you did this, there is nothing more to do.</p>
 <p>If you did not, someone else was signed in to your account: contact support at once.</p>
+` + htmlTail,
+}
+
+var defaultAPIKeyCreated = Template{
+	Subject: subjectPrefix + `An API key was created for your account`,
+	Text: greeting + `
+
+An API key{{with .KeyName}} named "{{.}}"{{end}} was created for your account` + atApp + onTime + fromIP + `. Whoever holds it can use the app's API as you{{with .ExpiryText}} for {{.}}{{end}}, until it is revoked.
+
+If you did this, there is nothing more to do.
+
+If you did not, someone else is signed in to your account: revoke the key in your security settings, reset your password now` + resetLink + ` and contact support.
+`,
+	HTML: htmlHead + `<p>` + greeting + `</p>
+<p>An API key{{with .KeyName}} named &quot;{{.}}&quot;{{end}} was created for your account` + atApp + onTime + fromIP + `. Whoever holds it can use the app's API as you{{with .ExpiryText}} for {{.}}{{end}}, until it is revoked.</p>
+<p>If you did this, there is nothing more to do.</p>
+<p>If you did not, someone else is signed in to your account: revoke the key in your security settings, reset your password now` + resetLinkHTML + ` and contact support.</p>
 ` + htmlTail,
 }

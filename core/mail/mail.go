@@ -94,6 +94,11 @@ const (
 	// KindAccountDeleted tells the owner that the account and what the
 	// app's sign-in held for it were deleted (Data.Time, Data.IP).
 	KindAccountDeleted Kind = "account_deleted"
+
+	// KindAPIKeyCreated tells the owner that a personal API key was
+	// created for the account (Data.KeyName, Data.Expiry, Data.IP): it acts
+	// as the account in the app's API until it expires or is revoked.
+	KindAPIKeyCreated Kind = "api_key_created"
 )
 
 // Kinds returns every kind the reference flows send, in a fixed order.
@@ -104,6 +109,7 @@ func Kinds() []Kind {
 		KindTwoFactorEnabled, KindRecoveryCodesRegenerated, KindRecoveryCodeUsed, KindNewSignIn,
 		KindTwoFactorCodeReused, KindPasskeyAdded, KindPasskeyDeleted,
 		KindTwoFactorEmailCode, KindEmailSignIn, KindIdentityLinked, KindIdentityUnlinked, KindAccountDeleted,
+		KindAPIKeyCreated,
 	}
 }
 

@@ -50,6 +50,7 @@ type Templates struct {
 	IdentityLinked           Template
 	IdentityUnlinked         Template
 	AccountDeleted           Template
+	APIKeyCreated            Template
 }
 
 // Data is what a template sees.
@@ -104,6 +105,10 @@ type Data struct {
 	// KindPasskeyAdded and KindPasskeyDeleted; the user's own text, which
 	// the HTML part escapes.
 	PasskeyName string
+
+	// KeyName is the name the user gave a personal API key, for
+	// KindAPIKeyCreated; the user's own text, which the HTML part escapes.
+	KeyName string
 
 	// Provider is the name of the identity provider whose account was
 	// linked or unlinked, for KindIdentityLinked and KindIdentityUnlinked
@@ -248,7 +253,7 @@ func (t Templates) Validate() error {
 		AppName: "Sample App", Expiry: time.Hour, NewEmail: "new@example.com",
 		Time: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), IP: "203.0.113.9",
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0", CodesLeft: 7,
-		Code: "123456", Provider: "Google",
+		Code: "123456", Provider: "Google", KeyName: "deploy script",
 	}
 	for _, k := range Kinds() {
 		if _, err := t.Render(k, sample); err != nil {
@@ -309,6 +314,8 @@ func (t *Templates) of(kind Kind) *Template {
 		return &t.IdentityUnlinked
 	case KindAccountDeleted:
 		return &t.AccountDeleted
+	case KindAPIKeyCreated:
+		return &t.APIKeyCreated
 	}
 	return nil
 }

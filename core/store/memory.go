@@ -31,6 +31,7 @@ type Memory struct {
 	identities
 	codes    emailCodes           // user id -> mailed code (emailcodes.go)
 	signedIn map[string]time.Time // user id -> first sign-in (signins.go)
+	apiKeys  apiKeys              // key id -> API key (apikeys.go)
 	sessions *MemorySessions      // SessionStore, on the same clock
 }
 
@@ -42,7 +43,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}, signedIn: map[string]time.Time{},
+	return &Memory{now: now, byID: map[string]*user.User{}, byEmail: map[string]string{}, passkeys: newPasskeys(), identities: newIdentities(), codes: emailCodes{}, signedIn: map[string]time.Time{}, apiKeys: apiKeys{},
 		sessions: NewMemorySessions(MemoryConfig{Now: now})}
 }
 
@@ -117,6 +118,7 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		m.dropIdentities(id)
 		delete(m.codes, id)
 		delete(m.signedIn, id)
+		m.apiKeys.dropAPIKeys(id)
 		return nil
 	})
 }

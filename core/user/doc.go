@@ -20,8 +20,9 @@
 // (every store), [Registration], [EmailVerification], [EmailChange],
 // [PasswordReset], [PasswordChange], [PasswordRehash], [TwoFactor],
 // [Lockout] and [SessionVersions]; [Passkeys], [EmailCodes] (the mailed
-// second-factor codes of auth.Config.EmailCode) and [SignIns] (which
-// accounts signed in under authkit) stand outside [Store]. Each says what its methods change, the
+// second-factor codes of auth.Config.EmailCode), [SignIns] (which
+// accounts signed in under authkit) and [APIKeys] (personal API keys,
+// auth.Config.APIKeys) stand outside [Store]. Each says what its methods change, the
 // condition under which they apply atomically, and the sentinel errors they
 // return, wrapped. A store implements the parts its app uses; [Store] is all
 // of them, as core/store's memory store and adapters/sqlxstore implement

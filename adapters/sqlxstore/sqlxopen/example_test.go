@@ -37,6 +37,7 @@ func Example() {
 	// applied 0006_schema_settings
 	// applied 0007_identities
 	// applied 0008_sign_ins
+	// applied 0009_api_keys
 	// sqlite 1
 }
 

@@ -13,7 +13,8 @@
 // Passkeys;
 // EmailCodes, the mailed second-factor codes: single use, expiry, the hash
 // as the condition, one winner of racing takes; EmailCodeEraser, the
-// deletion of a user's code with the account;
+// deletion of a user's code with the account; APIKeys, personal API keys:
+// the per-user bound under racing creates, one winner of racing revokes;
 // a part the store does not implement is skipped, with the reason): the records
 // round-trip with millisecond timestamps, the sentinel errors come back
 // wrapped, and each conditional operation holds under racing goroutines

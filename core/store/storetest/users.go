@@ -40,6 +40,7 @@ type parts struct {
 	user.Identities
 	user.SignIns
 	user.AccountDeleter
+	user.APIKeys
 
 	seed Seed // how users are made without Registration; nil: Create
 }
@@ -61,6 +62,7 @@ func split(s user.Accounts) *parts {
 	p.Identities, _ = s.(user.Identities)
 	p.SignIns, _ = s.(user.SignIns)
 	p.AccountDeleter, _ = s.(user.AccountDeleter)
+	p.APIKeys, _ = s.(user.APIKeys)
 	return p
 }
 
@@ -129,13 +131,15 @@ var suite = []struct {
 	{"Identities", func(p *parts) bool { return p.Identities != nil }, identityTests},
 	{"SignIns", func(p *parts) bool { return p.SignIns != nil }, signInTests},
 	{"AccountDeleter", func(p *parts) bool { return p.AccountDeleter != nil }, accountDeleterTests},
+	{"APIKeys", func(p *parts) bool { return p.APIKeys != nil }, apiKeyTests},
 }
 
 // RunUserStore runs the conformance suite of the user-store contract: one
 // group of subtests per part (Accounts, Registration, TwoFactor,
 // EmailVerification, EmailChange, PasswordReset, PasswordChange,
 // PasswordRehash, SessionVersions, Lockout, Passkeys, EmailCodes,
-// EmailCodeEraser, Identities, SignIns, AccountDeleter) that the store
+// EmailCodeEraser, Identities, SignIns, AccountDeleter, APIKeys) that the
+// store
 // implements; a part it lacks is skipped, with the reason. A record is
 // compared field by field only in the fields of the parts the store
 // implements (a store without TwoFactor need not keep recovery codes).

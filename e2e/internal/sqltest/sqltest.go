@@ -47,7 +47,7 @@ var Databases = []Database{
 }
 
 // tables are every table the migrations make, under a prefix.
-var tables = []string{"challenges", "email_codes", "passkeys", "passkey_handles", "identities", "sign_ins", "sessions", "trusted_devices", "users", "rate_limits", "schema_settings", "schema_migrations"}
+var tables = []string{"challenges", "email_codes", "passkeys", "passkey_handles", "identities", "sign_ins", "api_keys", "sessions", "trusted_devices", "users", "rate_limits", "schema_settings", "schema_migrations"}
 
 // RandomPrefix returns a new table or key prefix ("m" and ten hex digits
 // and "_").

@@ -103,8 +103,9 @@ func (s *Store) ByEmail(ctx context.Context, email string) (*user.User, error) {
 
 // Delete implements [user.Registration].
 func (s *Store) Delete(ctx context.Context, id string) (err error) {
-	// The account goes first, then its identities, in one transaction:
-	// a link racing with it reads no account and inserts nothing.
+	// The account goes first, then its identities and API keys, in one
+	// transaction: a link racing with it reads no account and inserts
+	// nothing.
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return unavailable(ctx, "delete", err)
@@ -125,6 +126,9 @@ func (s *Store) Delete(ctx context.Context, id string) (err error) {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM account_identities WHERE account_id = ?`, id); err != nil {
 		return unavailable(ctx, "delete identities", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM account_api_keys WHERE account_id = ?`, id); err != nil {
+		return unavailable(ctx, "delete api keys", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return unavailable(ctx, "delete", err)

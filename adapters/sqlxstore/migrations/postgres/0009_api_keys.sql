@@ -1,0 +1,21 @@
+-- Personal API keys (PostgreSQL): DB.Users's user.APIKeys part
+-- (auth.Config.APIKeys). id is the key's public id (part of the key),
+-- compared byte for byte; hash the SHA-256 of its secret, never the
+-- secret; scopes a JSON array of strings. user_id is the user's id as text,
+-- so that it fits any users table (no foreign key): deleting a user through
+-- the store deletes these rows in the same transaction. Times are BIGINT
+-- Unix milliseconds; last_used_at NULL until the key is used.
+
+CREATE TABLE IF NOT EXISTS {{prefix}}api_keys (
+	id           VARCHAR(64) COLLATE "C" NOT NULL,
+	user_id      VARCHAR(255) COLLATE "C" NOT NULL,
+	name         VARCHAR(255) NOT NULL,
+	hash         BYTEA NOT NULL,
+	scopes       TEXT NOT NULL,
+	created_at   BIGINT NOT NULL,
+	expires_at   BIGINT NOT NULL,
+	last_used_at BIGINT,
+	CONSTRAINT {{prefix}}api_keys_pkey PRIMARY KEY (id)
+);
+
+CREATE INDEX IF NOT EXISTS {{prefix}}api_keys_user_idx ON {{prefix}}api_keys (user_id, created_at);

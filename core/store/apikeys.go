@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/authkit-go/authkit/core/user"
+)
+
+var _ user.APIKeys = (*Memory)(nil)
+
+// apiKeys is the [user.APIKeys] part of a Memory store, guarded by its
+// mutex: key id -> key.
+type apiKeys map[string]*user.APIKey
+
+// dropAPIKeys forgets the user's keys and returns how many there were.
+// The caller holds the lock.
+func (ks apiKeys) dropAPIKeys(userID string) int {
+	n := 0
+	for id, k := range ks {
+		if k.UserID == userID {
+			delete(ks, id)
+			n++
+		}
+	}
+	return n
+}
+
+// CreateAPIKey implements [user.APIKeys]: the sweep of the user's expired
+// keys, the bound and the insert under the store's lock.
+func (m *Memory) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := k.Clone()
+	c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
+	c.ExpiresAt = c.ExpiresAt.Truncate(time.Millisecond)
+	c.LastUsedAt = c.LastUsedAt.Truncate(time.Millisecond)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.apiKeys[c.ID]; ok {
+		return fmt.Errorf("store: create api key: id in use: %w", user.ErrConflict)
+	}
+	n := 0
+	for id, o := range m.apiKeys {
+		if o.UserID != c.UserID {
+			continue
+		}
+		if !o.ExpiresAt.After(c.CreatedAt) {
+			delete(m.apiKeys, id)
+			continue
+		}
+		n++
+	}
+	if n >= max {
+		return fmt.Errorf("store: create api key: %w", user.ErrTooManyAPIKeys)
+	}
+	m.apiKeys[c.ID] = c
+	return nil
+}
+
+// APIKeyByID implements [user.APIKeys].
+func (m *Memory) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.apiKeys[id]
+	if !ok {
+		return nil, fmt.Errorf("store: api key by id: %w", user.ErrNotFound)
+	}
+	return k.Clone(), nil
+}
+
+// ListAPIKeys implements [user.APIKeys].
+func (m *Memory) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []*user.APIKey{}
+	for _, k := range m.apiKeys {
+		if k.UserID == userID {
+			out = append(out, k.Clone())
+		}
+	}
+	slices.SortFunc(out, func(a, b *user.APIKey) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// TouchAPIKey implements [user.APIKeys].
+func (m *Memory) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.apiKeys[id]
+	if !ok {
+		return fmt.Errorf("store: touch api key: %w", user.ErrNotFound)
+	}
+	k.LastUsedAt = at.Truncate(time.Millisecond)
+	return nil
+}
+
+// RevokeAPIKey implements [user.APIKeys].
+func (m *Memory) RevokeAPIKey(ctx context.Context, userID, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.apiKeys[id]
+	if !ok || k.UserID != userID {
+		return fmt.Errorf("store: revoke api key: %w", user.ErrNotFound)
+	}
+	delete(m.apiKeys, id)
+	return nil
+}
+
+// RevokeAPIKeys implements [user.APIKeys].
+func (m *Memory) RevokeAPIKeys(ctx context.Context, userID string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.apiKeys.dropAPIKeys(userID), nil
+}
