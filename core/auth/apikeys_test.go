@@ -596,3 +596,27 @@ func TestAPIKeysObserved(t *testing.T) {
 		t.Fatalf("observed %q, want the key's lookup", rec.log)
 	}
 }
+
+// The export lists a user's keys by name, scopes and times: never the
+// key, its hash or its id.
+func TestExportListsAPIKeys(t *testing.T) {
+	f := apiKeyFlow(t, nil)
+	b, _ := f.register("ada@example.com", goodPW)
+	res := f.mustCreateKey(b, APIKeyInput{Name: "deploy script", Scopes: []string{"read"}})
+	var ex AccountExport
+	if err := f.do(b, func(v *Visit) (err error) { ex, err = f.s.ExportAccount(context.Background(), v); return err }); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"apiKeys":[{"name":"deploy script","scopes":["read"],"createdAt":"` + isoTime(res.APIKey.CreatedAt) + `","expiresAt":"` + isoTime(res.APIKey.ExpiresAt) + `","lastUsedAt":""}]`
+	if !strings.Contains(string(js), want) {
+		t.Errorf("export %s\nwant it to hold %s", js, want)
+	}
+	_, secret, _ := ParseAPIKey(res.Key)
+	if strings.Contains(string(js), res.APIKey.ID) || strings.Contains(string(js), secret) {
+		t.Errorf("the export holds the key's id or secret: %s", js)
+	}
+}

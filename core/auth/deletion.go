@@ -247,6 +247,7 @@ type AccountExport struct {
 	Devices    []TrustedDeviceInfo // nil without Config.TrustedDevices
 	Passkeys   []PasskeyInfo       // nil when the store keeps none
 	Identities []ExportedIdentity  // nil when the store keeps none
+	APIKeys    []APIKeyInfo        // nil without Config.APIKeys; IDs cleared
 }
 
 // ExportedIdentity is one sign-in with an outside provider linked to the
@@ -299,6 +300,14 @@ func (s *Service) ExportAccount(ctx context.Context, v *Visit) (_ AccountExport,
 			out.Identities[i] = ExportedIdentity{Provider: id.Provider, Email: id.Email, LinkedAt: isoTime(id.LinkedAt)}
 		}
 	}
+	if s.cfg.APIKeys.Enabled {
+		if out.APIKeys, err = s.ListAPIKeys(ctx, v); err != nil {
+			return AccountExport{}, err
+		}
+		for i := range out.APIKeys {
+			out.APIKeys[i].ID = ""
+		}
+	}
 	return out, nil
 }
 
@@ -317,6 +326,15 @@ type exportJSON struct {
 	Devices    []exportDevice   `json:"devices"`
 	Passkeys   []exportPasskey  `json:"passkeys"`
 	Identities []exportIdentity `json:"identities"`
+	APIKeys    []exportAPIKey   `json:"apiKeys"`
+}
+
+type exportAPIKey struct {
+	Name       string   `json:"name"`
+	Scopes     []string `json:"scopes"`
+	CreatedAt  string   `json:"createdAt"`
+	ExpiresAt  string   `json:"expiresAt"`
+	LastUsedAt string   `json:"lastUsedAt"`
 }
 
 type exportSession struct {
@@ -349,10 +367,11 @@ type exportIdentity struct {
 }
 
 // MarshalJSON is the export as GET /api/auth/export answers it: account
-// (the User schema), sessions, devices, passkeys and identities, each a
+// (the User schema), sessions, devices, passkeys, identities and API keys
+// (metadata only), each a
 // list (empty, never null), times in ISO 8601, no ids.
 func (ex AccountExport) MarshalJSON() ([]byte, error) {
-	out := exportJSON{Account: ex.Account, Sessions: []exportSession{}, Devices: []exportDevice{}, Passkeys: []exportPasskey{}, Identities: []exportIdentity{}}
+	out := exportJSON{Account: ex.Account, Sessions: []exportSession{}, Devices: []exportDevice{}, Passkeys: []exportPasskey{}, Identities: []exportIdentity{}, APIKeys: []exportAPIKey{}}
 	for _, si := range ex.Sessions {
 		out.Sessions = append(out.Sessions, exportSession{Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt), IP: si.IP, UserAgent: si.UserAgent})
 	}
@@ -368,6 +387,13 @@ func (ex AccountExport) MarshalJSON() ([]byte, error) {
 	}
 	for _, id := range ex.Identities {
 		out.Identities = append(out.Identities, exportIdentity(id))
+	}
+	for _, k := range ex.APIKeys {
+		last := ""
+		if !k.LastUsedAt.IsZero() {
+			last = isoTime(k.LastUsedAt)
+		}
+		out.APIKeys = append(out.APIKeys, exportAPIKey{Name: k.Name, Scopes: append([]string{}, k.Scopes...), CreatedAt: isoTime(k.CreatedAt), ExpiresAt: isoTime(k.ExpiresAt), LastUsedAt: last})
 	}
 	return json.Marshal(out)
 }

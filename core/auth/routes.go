@@ -347,7 +347,7 @@ var routes = []Route{
 	})},
 	{Method: http.MethodGet, Pattern: "/api/auth/export", handle: exportRoute, doc: coreOp(Operation{
 		ID: "exportAccount", Summary: "What authkit holds about the account", Auth: "session",
-		Description: "Needs a recent authentication. The account, its sessions, trusted browsers, passkeys and linked identities; never a secret, a hash or a session id.",
+		Description: "Needs a recent authentication. The account, its sessions, trusted browsers, passkeys, linked identities and API keys (their names, scopes and times); never a secret, a hash or a session id.",
 		OK:          oaExport(),
 		Errors:      []*Error{ErrNotAuthenticated, ErrReauthenticationRequired},
 	})},
@@ -370,7 +370,8 @@ func oaExport() obj {
 		"devices":    list(obj{"createdAt": str, "lastUsedAt": str, "expiresAt": str, "ip": str, "userAgent": str}),
 		"passkeys":   list(obj{"name": str, "createdAt": str, "lastUsedAt": str, "backedUp": obj{"type": "boolean"}}),
 		"identities": list(obj{"provider": str, "email": str, "linkedAt": str}),
-	}, "account", "sessions", "devices", "passkeys", "identities")
+		"apiKeys":    list(obj{"name": str, "scopes": obj{"type": "array", "items": str}, "createdAt": str, "expiresAt": str, "lastUsedAt": str}),
+	}, "account", "sessions", "devices", "passkeys", "identities", "apiKeys")
 }
 
 // The conditions of finishing a sign-in by email, by code or link.
