@@ -133,7 +133,7 @@ func Migrate(ctx context.Context, db *sql.DB) (err error) {
 			return unavailable(ctx, "migrate: add column "+c.name, err)
 		}
 	}
-	for _, q := range []string{identitiesTable, identitiesIndex, apiKeysTable, apiKeysIndex} {
+	for _, q := range []string{identitiesTable, identitiesIndex, apiKeysTable, apiKeysIndex, oneTimeTable, oneTimeIndex} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return unavailable(ctx, "migrate: identities", err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
+	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/examples/customstore/accounts"
@@ -48,6 +49,15 @@ func TestConformance(t *testing.T) {
 	storetest.RunUserStore(t, func(t *testing.T) *accounts.Store {
 		s, _ := newStore(t)
 		return s
+	})
+}
+
+// TestOneTime runs the one-time store's conformance suite (refresh
+// families included) on the app's database.
+func TestOneTime(t *testing.T) {
+	storetest.RunOneTimeStore(t, func(t *testing.T, _ *storetest.Clock) onetime.Store {
+		s, _ := newStore(t)
+		return s.OneTimeStore()
 	})
 }
 
