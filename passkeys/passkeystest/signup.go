@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -469,4 +470,74 @@ func (e *env) mustOneAccount(t *testing.T, email string) *user.User {
 		t.Errorf("%d verification mails, want 1", n)
 	}
 	return u
+}
+
+// mailedCode is the code of the newest sign-in mail to addr.
+func (e *env) mailedSignInCode(t *testing.T, addr string) string {
+	t.Helper()
+	ms := e.mails(t, mail.KindEmailSignIn)
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].To != addr {
+			continue
+		}
+		if m := signInCodeIn.FindStringSubmatch(ms[i].Text); m != nil {
+			return m[1]
+		}
+		t.Fatalf("no code in the sign-in mail:\n%s", ms[i].Text)
+	}
+	t.Fatalf("no sign-in mail to %s", addr)
+	return ""
+}
+
+var signInCodeIn = regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`)
+
+// testSignUpClaimedBySignInByEmail: with sign-in by email on, an attacker
+// signs up the victim's address with a passkey; the victim signs in by a
+// code mailed to the address: the attacker's passkey is deleted (audited,
+// mailed), the attacker's session ends, the address is verified and the
+// victim is signed in. A passkey sign-up the owner made and verified keeps
+// its passkey through sign-in by email.
+func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, func(c *auth.Config) { c.EmailSignIn.Enabled = true })
+	attacker := e.browser()
+	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
+	wantSuccess(t, "the attacker's sign-up", r)
+	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	victim := e.browser()
+	wantOK(t, "email-sign-in", victim.post(t, "/api/auth/email-sign-in", map[string]string{"email": "victim@example.com"}))
+	wantSuccess(t, "email-sign-in/verify", victim.post(t, "/api/auth/email-sign-in/verify",
+		map[string]string{"email": "victim@example.com", "code": e.mailedSignInCode(t, "victim@example.com")}))
+	if victim.signedInAs(t) != u.ID {
+		t.Fatal("the owner is not signed in")
+	}
+	if n := len(e.stored(t, u.ID)); n != 0 {
+		t.Fatalf("%d passkeys left after the owner proved the address, want 0", n)
+	}
+	if got, _ := e.users.ByID(context.Background(), u.ID); !got.EmailVerified() {
+		t.Fatal("the address is not verified")
+	}
+	e.mustEvent(t, auth.EventUnverifiedSetupRevoked, u.ID, string(auth.LoginEmailSignIn))
+	e.mustEvent(t, auth.EventPasskeyDeleted, u.ID, "Passkey")
+	e.mustMail(t, mail.KindPasskeyDeleted, "victim@example.com", "Passkey", 1)
+	if attacker.signedInAs(t) != "" {
+		t.Fatal("the attacker's session outlived the owner's proof")
+	}
+	wantError(t, "the attacker's passkey", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
+
+	owner := e.browser()
+	r, a, k = e.passkeySignUp(t, owner, "grace@example.com")
+	wantSuccess(t, "the owner's sign-up", r)
+	wantOK(t, "verify-email", owner.do(t, http.MethodGet, "/api/auth/verify-email/"+url.PathEscape(e.linkToken(t, mail.KindVerifyEmail, "grace@example.com")), nil))
+	other := e.browser()
+	wantOK(t, "email-sign-in", other.post(t, "/api/auth/email-sign-in", map[string]string{"email": "grace@example.com"}))
+	wantSuccess(t, "email-sign-in/verify", other.post(t, "/api/auth/email-sign-in/verify",
+		map[string]string{"email": "grace@example.com", "code": e.mailedSignInCode(t, "grace@example.com")}))
+	wantSuccess(t, "the verified owner's passkey", e.passwordless(t, e.browser(), a, k, Origin))
+	if owner.signedInAs(t) == "" {
+		t.Fatal("sign-in by email ended the verified owner's session")
+	}
 }

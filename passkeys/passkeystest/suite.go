@@ -95,6 +95,7 @@ var topics = []struct {
 		{"CountsTheRegistrationLimit", testSignUpLimit},
 		{"UnverifiedAccountAddsNoPasskey", testSignUpUnverifiedIsLimited},
 		{"OwnerClaimsTheAddressByReset", testSignUpClaimedByReset},
+		{"OwnerClaimsTheAddressBySignInByEmail", testSignUpClaimedBySignInByEmail},
 		{"RaceOfFinishesOfOneCeremonyMakesOneAccount", testSignUpFinishRace},
 		{"RaceOfSignUpsOfOneAddressMakesOneAccount", testSignUpAddressRace},
 	}},
