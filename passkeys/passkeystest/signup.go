@@ -2,6 +2,8 @@ package passkeystest
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +20,7 @@ import (
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
+	"github.com/go-webauthn/webauthn/protocol/webauthncbor"
 )
 
 // The sign-up tests: an account made with a passkey alone, no password.
@@ -113,6 +116,11 @@ func testSignUpPasskeyName(t *testing.T, h Harness) {
 	cred, _ := NewAuthenticator(t).Create(raw(begin), Origin)
 	cred["passkeyName"] = strings.Repeat("x", auth.MaxPasskeyName+1)
 	wantError(t, "a long passkey name", b.post(t, passkeys.Prefix+"/signup/finish", cred), auth.ErrNameTooLong)
+	e.mustNoAccount(t, "grace@example.com")
+	begin = b.post(t, passkeys.Prefix+"/signup/begin", signUpBody("grace@example.com", "Grace"))
+	cred, _ = NewAuthenticator(t).Create(raw(begin), Origin)
+	cred["passkeyName"] = "Phone\u202e"
+	wantError(t, "a passkey name with a bidi override", b.post(t, passkeys.Prefix+"/signup/finish", cred), auth.ErrInvalidCharacters)
 	e.mustNoAccount(t, "grace@example.com")
 
 	begin = b.post(t, passkeys.Prefix+"/signup/begin", signUpBody("grace@example.com", "Grace"))
@@ -219,6 +227,7 @@ func testSignUpRefusedInput(t *testing.T, h Harness) {
 	}{
 		{"no address", "", "Grace", auth.ErrEmailRequired},
 		{"a malformed address", "grace-at-example.com", "Grace", auth.ErrInvalidEmail},
+		{"a long address", strings.Repeat("g", 250) + "@example.com", "Grace", auth.ErrEmailTooLong},
 		{"no name", "grace@example.com", "  ", auth.ErrNameRequired},
 		{"a long name", "grace@example.com", strings.Repeat("g", 201), auth.ErrNameTooLong},
 		{"a bidi override", "grace@example.com", "Grace\u202e", &auth.Error{Status: http.StatusBadRequest, Code: auth.ErrInvalidCharacters.Code, Message: "name contains invalid characters"}},
@@ -539,5 +548,69 @@ func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
 	wantSuccess(t, "the verified owner's passkey", e.passwordless(t, e.browser(), a, k, Origin))
 	if owner.signedInAs(t) == "" {
 		t.Fatal("sign-in by email ended the verified owner's session")
+	}
+}
+
+// testSignUpBeginLimit: begin counts against Config.BeginLimit per client
+// address (429 too_many_requests) and then sets no challenge cookie.
+func testSignUpBeginLimit(t *testing.T, h Harness) {
+	e := newEnv(t, h, func(c *passkeys.Config) { c.BeginLimit = auth.Limit{Max: 1, Window: time.Minute} }, nil)
+	wantOK(t, "the first begin", e.browser().post(t, passkeys.Prefix+"/signup/begin", signUpBody("grace@example.com", "Grace")))
+	b := e.browser()
+	wantError(t, "the second begin", b.post(t, passkeys.Prefix+"/signup/begin", signUpBody("grace@example.com", "Grace")), auth.ErrTooManyRequests)
+	if b.cookie(passkeys.ChallengeCookie) != "" {
+		t.Fatal("a refused begin set a challenge cookie")
+	}
+}
+
+// withCredentialID rewrites a creation answer of Create to attest the
+// credential id id (of the same length) instead of its own: attestation
+// "none" signs nothing, so a client can name any id it likes.
+func withCredentialID(t *testing.T, cred map[string]any, id []byte) {
+	t.Helper()
+	resp := cred["response"].(map[string]any)
+	raw, err := base64.RawURLEncoding.DecodeString(resp["attestationObject"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var att map[string]any
+	if err := webauthncbor.Unmarshal(raw, &att); err != nil {
+		t.Fatal(err)
+	}
+	ad := att["authData"].([]byte)
+	const idAt = 32 + 1 + 4 + 16 + 2 // RP ID hash, flags, counter, AAGUID, id length
+	if len(id) != int(binary.BigEndian.Uint16(ad[idAt-2:])) {
+		t.Fatalf("credential id of %d bytes, want %d", len(id), binary.BigEndian.Uint16(ad[idAt-2:]))
+	}
+	copy(ad[idAt:], id)
+	if raw, err = webauthncbor.Marshal(att); err != nil {
+		t.Fatal(err)
+	}
+	resp["attestationObject"] = b64(raw)
+	cred["id"], cred["rawId"] = b64(id), b64(id)
+}
+
+// testSignUpCredentialTaken: a sign-up whose credential id is one stored
+// already is refused (400 passkey_already_registered), and the account it
+// made for a moment is gone again.
+func testSignUpCredentialTaken(t *testing.T, h Harness) {
+	e := newEnv(t, h, nil, nil)
+	r, _, c := e.passkeySignUp(t, e.browser(), "grace@example.com")
+	wantSuccess(t, "the first sign-up", r)
+	b := e.browser()
+	begin := b.post(t, passkeys.Prefix+"/signup/begin", signUpBody("alan@example.com", "Alan"))
+	cred, _ := NewAuthenticator(t).Create(raw(begin), Origin)
+	withCredentialID(t, cred, c.ID)
+	wantError(t, "a stored credential id", b.post(t, passkeys.Prefix+"/signup/finish", cred), auth.ErrPasskeyAlreadyRegistered)
+	e.mustNoAccount(t, "alan@example.com")
+	if b.signedInAs(t) != "" || len(e.audit.Of(auth.EventRegistered)) != 1 {
+		t.Fatal("a refused sign-up signed in or was audited as registered")
+	}
+	g, err := e.users.ByEmail(context.Background(), "grace@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := e.stored(t, g.ID); len(keys) != 1 || string(keys[0].ID) != string(c.ID) {
+		t.Fatalf("the first account's passkeys: %+v", keys)
 	}
 }

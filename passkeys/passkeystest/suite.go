@@ -93,6 +93,8 @@ var topics = []struct {
 		{"RefusesACredentialWithoutUserVerificationOrOfAnotherOrigin", testSignUpRefusedCredential},
 		{"RunsTheRegisterHooks", testSignUpHooks},
 		{"CountsTheRegistrationLimit", testSignUpLimit},
+		{"BeginCountsTheBeginLimit", testSignUpBeginLimit},
+		{"RefusesAStoredCredential", testSignUpCredentialTaken},
 		{"UnverifiedAccountAddsNoPasskey", testSignUpUnverifiedIsLimited},
 		{"OwnerClaimsTheAddressByReset", testSignUpClaimedByReset},
 		{"OwnerClaimsTheAddressBySignInByEmail", testSignUpClaimedBySignInByEmail},
