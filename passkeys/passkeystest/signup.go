@@ -281,7 +281,7 @@ func testSignUpRefusedCredential(t *testing.T, h Harness) {
 // (its error answered, nothing made); a failed AfterRegister undoes the
 // account and its passkey.
 func testSignUpHooks(t *testing.T, h Harness) {
-	veto := &auth.Error{Status: http.StatusForbidden, Code: "domain_not_allowed", Message: "Sign-ups from this domain are closed"}
+	veto := &auth.Error{Status: http.StatusForbidden, Code: "invitation_required", Message: "An invitation is required"}
 	var seen []string
 	var mu sync.Mutex
 	e := newEnv(t, h, nil, func(c *auth.Config) {
