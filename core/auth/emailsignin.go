@@ -383,6 +383,9 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 		if u, err = s.users.ByEmail(ctx, email); err != nil {
 			return nil, false, fmt.Errorf("email sign-in: lookup after sign-up race: %w", err)
 		}
+		if u, err = s.claimPasskeys(ctx, v, u); err != nil {
+			return nil, false, err
+		}
 		return s.markVerified(ctx, v, u)
 	}
 	if err != nil {
