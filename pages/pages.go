@@ -75,7 +75,8 @@ type Config struct {
 	// Passkeys turns on the pages' passkey steps, for an app that mounts
 	// the passkeys module (github.com/authkit-go/authkit/passkeys) on the
 	// same origin at [PasskeysPath]: "Sign in with a passkey" and the
-	// browser's passkey autofill on the login page, "Use a passkey" at the
+	// browser's passkey autofill on the login page, "Sign up with a
+	// passkey" (no password) on the register page, "Use a passkey" at the
 	// second step, and the user's passkeys on the security page (listed,
 	// renamed and deleted by plain forms; added by the script). The pages
 	// load the module's script (PasskeysPath + "/passkeys.js"); what needs

@@ -82,6 +82,35 @@ func TestPasskeyLoginPage(t *testing.T) {
 	}
 }
 
+// TestPasskeySignUpOnRegisterPage: with passwordless passkeys the
+// register page offers "Sign up with a passkey", hidden until the script
+// shows it (WebAuthn needs JavaScript; without it the password form is the
+// page), going where the register form goes. Without passkeys, or with
+// SecondFactorOnly, it does not.
+func TestPasskeySignUpOnRegisterPage(t *testing.T) {
+	e := setup(t, withPasskeys)
+	p := e.browser().get("/register")
+	p.wantPage(t, http.StatusOK, "register")
+	box := regexp.MustCompile(`(?s)<div id="passkey-signup-box"[^>]*>.*?</div>`).FindString(p.Body)
+	if !strings.Contains(box, " hidden>") || !strings.Contains(box, `data-passkey="signup"`) || !strings.Contains(box, `data-next="/dashboard?done=registered"`) ||
+		!strings.Contains(box, `<button type="button" id="passkey-signup" class="secondary">Sign up with a passkey</button>`) ||
+		!strings.Contains(box, `<p class="field-error" id="passkey-signup-error" role="alert"></p>`) {
+		t.Errorf("the passkey sign-up: %s", box)
+	}
+	if !strings.Contains(p.Body, `<form id="register-form" method="post" action="/register">`) || !strings.Contains(p.Body, `id="password"`) {
+		t.Errorf("the password form is not the page without JavaScript\n%s", p.Body)
+	}
+
+	for name, cfg := range map[string]func(*auth.Config, *Config){
+		"passkeys off":       nil,
+		"second factor only": func(a *auth.Config, c *Config) { c.Passkeys = &Passkeys{SecondFactorOnly: true} },
+	} {
+		if p := setup(t, cfg).browser().get("/register"); strings.Contains(p.Body, "passkey-signup") {
+			t.Errorf("%s: the register page offers a passkey sign-up\n%s", name, p.Body)
+		}
+	}
+}
+
 // TestPasskeyTwoFactorPage: the 2FA page offers "Use a passkey" (hidden
 // until the script shows it) only to a pending login whose user has one.
 func TestPasskeyTwoFactorPage(t *testing.T) {

@@ -164,6 +164,10 @@ func (v *View) Asset(name string) string { return v.h.prefix + "/assets/" + name
 // AfterLogin is where a login goes.
 func (v *View) AfterLogin() string { return v.h.afterLogin }
 
+// AfterRegister is where a sign-up goes: AfterLogin saying the account
+// was made, as after the register form.
+func (v *View) AfterRegister() string { return withQuery(v.h.afterLogin, "done", "registered") }
+
 // Enabled reports whether a feature of the Service is on ("registration",
 // "two-factor", "email-change", "password-reset", "password-change").
 func (v *View) Enabled(feature string) bool { return v.h.svc.Enabled(auth.Feature(feature)) }

@@ -202,6 +202,8 @@ var english = map[string]string{
 	"passkey.or":              "or",
 	"social.signin":           "Continue with {provider}",
 	"passkey.signin":          "Sign in with a passkey",
+	"passkey.signup":          "Sign up with a passkey",
+	"passkey.signup.hint":     "No password: your fingerprint, face or screen lock signs you in. Fill in your name and email above first.",
 	"passkey.use":             "Use a passkey",
 	"passkey.cancelled":       "No passkey was used. Try again, or sign in another way.",
 	"passkey.failed":          "The passkey could not be used. Try again, or sign in another way.",

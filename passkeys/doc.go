@@ -17,6 +17,8 @@
 //	POST /api/passkeys/2fa/finish       the assertion: the login is finished
 //	POST /api/passkeys/login/begin      passwordless: request options for a discoverable credential
 //	POST /api/passkeys/login/finish     the assertion: signed in
+//	POST /api/passkeys/signup/begin     {"email", "name"}: creation options for a new account
+//	POST /api/passkeys/signup/finish    the credential: the account made, signed in, the link mailed
 //	POST /api/passkeys/reauth/begin     signed in: request options of the user's passkeys, UV required
 //	POST /api/passkeys/reauth/finish    the assertion: the session is recently authenticated
 //	GET  /api/passkeys                  the signed-in user's passkeys
@@ -46,7 +48,8 @@
 // Every route is a thin layer over a typed method, as core's are: the
 // ceremonies are [Handler.BeginRegistration], [Handler.FinishRegistration],
 // [Handler.BeginTwoFactor], [Handler.FinishTwoFactor], [Handler.BeginLogin],
-// [Handler.FinishLogin], [Handler.BeginReauthentication] and
+// [Handler.FinishLogin], [Handler.BeginSignUp], [Handler.FinishSignUp],
+// [Handler.BeginReauthentication] and
 // [Handler.FinishReauthentication]; list, rename and delete are core's
 // auth.Service.ListPasskeys, RenamePasskey and DeletePasskey (they need no
 // WebAuthn). Each takes the request's auth.Visit, which carries the
@@ -115,6 +118,31 @@
 //
 // Both take a challenge with one atomic operation, so a finish replayed
 // on another instance is refused as it is on the same one.
+//
+// # Sign-up with a passkey alone
+//
+// BeginSignUp and FinishSignUp make an account whose only way in is a
+// passkey: no password to invent. The account is core's
+// (auth.Modules.SignUpWithoutPassword, next to sign-up by email): the
+// registration switch, Register's name rules, the registration limit of
+// the client's address (counted at the finish), Hooks.BeforeRegister and
+// AfterRegister, the 24-hour verification link mailed, the session
+// started; the passkey (a discoverable credential, user verification
+// required) is stored with it, and a failure after the account was made
+// (a credential stored already, a failed AfterRegister) deletes both.
+//
+// The begin tells nobody whether an address has an account: it checks the
+// input but never looks the address up, so a taken and a free address get
+// the same answer after the same work. The finish, once a credential was
+// made and the registration limit counted, answers a taken address as
+// Register does (400 email_already_registered) and makes nothing. Racing
+// finishes of one ceremony make one account (the ceremony is taken once),
+// racing sign-ups of one address too (the store's Create decides).
+//
+// Until its link is followed the account's address is unproven, so it
+// adds no further passkey (auth.ErrEmailNotVerified), and an owner of the
+// address who resets the password deletes its passkey and ends its
+// sessions (SECURITY.md, deviations 15 and 23).
 //
 // # Re-authentication by passkey, and accounts without a password
 //

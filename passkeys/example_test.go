@@ -51,6 +51,8 @@ func Example() {
 	// POST /api/passkeys/2fa/finish
 	// POST /api/passkeys/login/begin
 	// POST /api/passkeys/login/finish
+	// POST /api/passkeys/signup/begin
+	// POST /api/passkeys/signup/finish
 	// POST /api/passkeys/reauth/begin
 	// POST /api/passkeys/reauth/finish
 	// GET /api/passkeys

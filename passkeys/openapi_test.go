@@ -45,6 +45,7 @@ func TestOpenAPIHasTheHandlersRoutes(t *testing.T) {
 		"POST /api/passkeys/reauth/begin", "POST /api/passkeys/reauth/finish",
 		"POST /api/passkeys/register/begin", "POST /api/passkeys/register/finish",
 		"POST /api/passkeys/rename",
+		"POST /api/passkeys/signup/begin", "POST /api/passkeys/signup/finish",
 	}
 	if !slices.Equal(ours, want) {
 		t.Fatalf("passkey operations\n%q\nwant\n%q", ours, want)

@@ -207,6 +207,7 @@ const (
 	purposeRegister     purpose = "register"
 	purposeTwoFactor    purpose = "2fa"
 	purposePasswordless purpose = "passwordless"
+	purposeSignUp       purpose = "signup"
 )
 
 // ceremony is what Config.Challenges keeps between begin and finish.
@@ -214,6 +215,8 @@ type ceremony struct {
 	Purpose purpose              `json:"purpose"`
 	UserID  string               `json:"userId,omitempty"`  // register, 2fa: the user it was begun for
 	Pending []byte               `json:"pending,omitempty"` // 2fa: SHA-256 of the 2fa_pending cookie it was begun under
+	Email   string               `json:"email,omitempty"`   // signup: the account's address, normalised
+	Name    string               `json:"name,omitempty"`    // signup: the account's name
 	Session webauthn.SessionData `json:"session"`
 }
 

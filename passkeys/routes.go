@@ -84,6 +84,26 @@ func (h *Handler) routes() []auth.Route {
 			Errors: []*auth.Error{auth.ErrFeatureDisabled, auth.ErrPasskeyChallengeInvalid, auth.ErrTooManyLogins, auth.ErrPasskeyInvalid,
 				auth.ErrPasskeyCountRegressed, auth.ErrInvalidCredentials},
 			Hooks: "AfterLogin"}),
+		auth.NewRoute(http.MethodPost, Prefix+"/signup/begin", h.signUpBegin, auth.Operation{
+			ID: "beginPasskeySignUp", Summary: "Begin signing up with a passkey and no password",
+			Description: "Feature registration. The input is checked as register checks it; the address is not looked up, so a taken and a free address get the same answer (the finish tells). Counts against BeginLimit. 404 feature_disabled when registration or Config.AllowPasswordless is off.",
+			Body: jsonBody("", obj{
+				"email": obj{"type": "string", "description": "at most 254 bytes, trimmed and lowercased"},
+				"name":  obj{"type": "string", "description": "at most 200 characters; required unless Config.NameOptional"},
+			}),
+			OK: schemaRef("PasskeyOptions"), Cookies: beganCookie, SetCookies: []string{ChallengeCookie},
+			Errors: []*auth.Error{auth.ErrFeatureDisabled, auth.ErrTooManyRequests, auth.ErrInvalidCharacters, auth.ErrEmailRequired, auth.ErrInvalidEmail,
+				auth.ErrEmailTooLong, auth.ErrNameRequired, auth.ErrNameTooLong},
+			Schemas: schemas}),
+		auth.NewRoute(http.MethodPost, Prefix+"/signup/finish", h.signUpFinish, auth.Operation{
+			ID: "finishPasskeySignUp", Summary: "Finish signing up with a passkey",
+			Description: "The browser that began it. Counts against the registration limit of the client's address. Makes the account (no password, address unverified: the verification link is mailed), stores the passkey and signs the account in.",
+			Body:        jsonBody(credential+", plus passkeyName.", obj{"passkeyName": obj{"type": "string", "description": "trimmed, at most 64 characters; default Passkey"}}),
+			OK:          success, Cookies: "authkit_session, authkit_device; authkit_passkey expired",
+			SetCookies: []string{"authkit_session", "authkit_device", ChallengeCookie},
+			Errors: []*auth.Error{auth.ErrFeatureDisabled, auth.ErrPasskeyChallengeInvalid, auth.ErrNameTooLong, auth.ErrInvalidCharacters, auth.ErrTooManyRegistrations,
+				auth.ErrPasskeyInvalid, auth.ErrEmailRegistered, auth.ErrPasskeyAlreadyRegistered},
+			Hooks: "BeforeRegister, AfterRegister"}),
 		auth.NewRoute(http.MethodPost, Prefix+"/reauth/begin", func(ctx context.Context, v *auth.Visit, _ auth.Request) (any, error) {
 			return h.BeginReauthentication(ctx, v)
 		}, auth.Operation{ID: "beginPasskeyReauthentication", Summary: "Begin re-authenticating with a passkey", Auth: "session",
@@ -206,6 +226,31 @@ func (h *Handler) loginFinish(ctx context.Context, v *auth.Visit, r auth.Request
 		return nil, err
 	}
 	if _, err := h.FinishLogin(ctx, v, LoginInput{Assertion: body, Remember: f.Remember != nil && *f.Remember}); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"success": true}, nil
+}
+
+func (h *Handler) signUpBegin(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	var f struct {
+		Email string `json:"email"`
+		Name  string `json:"name"`
+	}
+	if _, err := readJSON(r, &f); err != nil {
+		return nil, err
+	}
+	return h.BeginSignUp(ctx, v, SignUpInput{Email: f.Email, Name: f.Name})
+}
+
+func (h *Handler) signUpFinish(ctx context.Context, v *auth.Visit, r auth.Request) (any, error) {
+	var f struct {
+		PasskeyName string `json:"passkeyName"`
+	}
+	body, err := readJSON(r, &f)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.FinishSignUp(ctx, v, SignUpFinishInput{Credential: body, PasskeyName: f.PasskeyName}); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"success": true}, nil

@@ -205,3 +205,48 @@ func TestRegistrationNameFormatCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedSignUp: an app's own handlers sign up with a passkey through
+// the typed methods: the input normalised, the challenge cookie through the
+// visit, the new user returned and signed in on the visit, the
+// verification link mailed; the errors are the routes'.
+func TestTypedSignUp(t *testing.T) {
+	e := newEnv(t, func(c *passkeys.Config) { c.CookiePath = "/" }, nil)
+	a := passkeystest.NewAuthenticator(t)
+	ctx := context.Background()
+	b := e.client()
+
+	if _, err := e.h.BeginSignUp(ctx, b.visit(), passkeys.SignUpInput{Email: "not an address", Name: "Grace"}); err != auth.ErrInvalidEmail {
+		t.Fatalf("BeginSignUp with a malformed address: %v, want ErrInvalidEmail", err)
+	}
+	v := b.visit()
+	opts, err := e.h.BeginSignUp(ctx, v, passkeys.SignUpInput{Email: " Grace@Example.com", Name: " Grace "})
+	if err != nil {
+		t.Fatalf("BeginSignUp: %v", err)
+	}
+	if opts.Response.User.Name != "grace@example.com" || opts.Response.User.DisplayName != "Grace" ||
+		opts.Response.AuthenticatorSelection.UserVerification != protocol.VerificationRequired {
+		t.Fatalf("BeginSignUp options: %+v", opts.Response)
+	}
+	b.keep(v)
+	cred, _ := a.Create(marshal(t, opts), origin)
+
+	v = b.visit()
+	u, err := e.h.FinishSignUp(ctx, v, passkeys.SignUpFinishInput{Credential: marshal(t, cred), PasskeyName: "Phone"})
+	if err != nil || u.Email != "grace@example.com" || u.Name != "Grace" || u.PasswordHash != "" || u.EmailVerified() {
+		t.Fatalf("FinishSignUp = %+v, %v; want grace, no password, unverified", u, err)
+	}
+	b.keep(v)
+	if b.signedInAs() != u.ID {
+		t.Fatal("FinishSignUp set no session cookie on the visit")
+	}
+	if ps, _ := e.users.ListPasskeys(ctx, u.ID); len(ps) != 1 || ps[0].Name != "Phone" {
+		t.Fatalf("stored passkeys %+v, want one named Phone", ps)
+	}
+	if n := len(e.mails("verify_email")); n != 1 {
+		t.Fatalf("%d verification mails, want 1", n)
+	}
+	if _, err := e.h.FinishSignUp(ctx, b.visit(), passkeys.SignUpFinishInput{Credential: marshal(t, cred)}); err != auth.ErrPasskeyChallengeInvalid {
+		t.Fatalf("FinishSignUp without a ceremony: %v, want ErrPasskeyChallengeInvalid", err)
+	}
+}

@@ -55,7 +55,9 @@ import (
 // by email, or sets a password through the reset flow), through
 // Hooks.BeforeRegister and Hooks.AfterRegister like Register. A sign-in
 // to an account whose address was not verified yet verifies it: the code
-// proves the mailbox.
+// proves the mailbox. While the Service verifies addresses, the passkeys
+// of such an account (made by a sign-up with a passkey, maybe by someone
+// else) are deleted first and its sessions ended (claimPasskeys).
 
 // DefaultEmailSignInLifetime is how long a mailed sign-in code and link
 // work when EmailSignInConfig.Lifetime is zero.
@@ -357,6 +359,9 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 	u, err := s.users.ByEmail(ctx, email)
 	switch {
 	case err == nil:
+		if u, err = s.claimPasskeys(ctx, v, u); err != nil {
+			return nil, false, err
+		}
 		return s.markVerified(ctx, v, u)
 	case !errors.Is(err, user.ErrNotFound):
 		return nil, false, fmt.Errorf("email sign-in: lookup: %w", err)
@@ -378,6 +383,9 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 		if u, err = s.users.ByEmail(ctx, email); err != nil {
 			return nil, false, fmt.Errorf("email sign-in: lookup after sign-up race: %w", err)
 		}
+		if u, err = s.claimPasskeys(ctx, v, u); err != nil {
+			return nil, false, err
+		}
 		return s.markVerified(ctx, v, u)
 	}
 	if err != nil {
@@ -396,6 +404,44 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 	}
 	s.audit(ctx, v, Event{Type: EventRegistered, UserID: u.ID, Detail: string(LoginEmailSignIn)})
 	return u, true, nil
+}
+
+// claimPasskeys revokes the passkeys of an account whose address nobody
+// proved before this code, while the Service verifies addresses: there a
+// passkey is added only to a verified account, so one on an unverified
+// account came with a sign-up by passkey, maybe by someone other than the
+// owner who just proved the mailbox (SECURITY.md deviation 23). The
+// session version is raised first (every session of the account ends,
+// and a passkey registration racing this finds it raised and deletes its
+// passkey), then every passkey is deleted (audited, mailed) with the
+// session records and trusted devices; EventUnverifiedSetupRevoked is
+// audited. It returns u as stored now. An unverified account without
+// passkeys is left as it is.
+func (s *Service) claimPasskeys(ctx context.Context, v *Visit, u *user.User) (*user.User, error) {
+	st := s.users.passkeys
+	if u.EmailVerified() || !s.cfg.featureOn(FeatureEmailVerification) || st == nil || s.users.versions == nil {
+		return u, nil
+	}
+	keys, err := st.ListPasskeys(ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("email sign-in: passkeys: %w", err)
+	}
+	if len(keys) == 0 {
+		return u, nil
+	}
+	if _, err := s.users.versions.BumpSessionVersion(ctx, u.ID); err != nil {
+		return nil, fmt.Errorf("email sign-in: sessions: %w", err)
+	}
+	s.revokePasskeys(ctx, v, u)
+	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
+		return nil, fmt.Errorf("email sign-in: %w", err)
+	}
+	s.audit(ctx, v, Event{Type: EventUnverifiedSetupRevoked, UserID: u.ID, Detail: string(LoginEmailSignIn)})
+	now, err := s.users.ByID(ctx, u.ID)
+	if err != nil {
+		return nil, fmt.Errorf("email sign-in: reload: %w", err)
+	}
+	return now, nil
 }
 
 // markVerified records u's address as verified (the code proved the

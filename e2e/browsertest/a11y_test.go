@@ -190,6 +190,9 @@ func TestAccessibilityPasskeysAndSessions(t *testing.T) {
 	b.Open(s.URL + "/login")
 	b.WaitText("passkey-signin", "Sign in with a passkey")
 	audit("login, passkey offered")
+	b.Open(s.URL + "/register")
+	b.WaitText("passkey-signup", "Sign up with a passkey")
+	audit("register, passkey sign-up offered")
 
 	b.Open(s.URL + "/register")
 	b.Fill("name", userName)

@@ -220,6 +220,10 @@ async function passkeyStep(box, button) {
   try {
     if (box.dataset.passkey === "signin") {
       await authkitPasskeys.signIn({ remember: rememberMe() });
+    } else if (box.dataset.passkey === "signup") {
+      // The register form's name and address; no password.
+      const f = document.getElementById("register-form").elements;
+      await authkitPasskeys.signUp(f.email.value, f.name.value);
     } else if (box.dataset.passkey === "reauth") {
       await authkitPasskeys.reauthenticate();
     } else {
@@ -267,7 +271,7 @@ async function addPasskey(form) {
 }
 
 document.addEventListener("click", (ev) => {
-  const button = ev.target.closest && ev.target.closest("#passkey-signin, #passkey-2fa, #passkey-reauth");
+  const button = ev.target.closest && ev.target.closest("#passkey-signin, #passkey-signup, #passkey-2fa, #passkey-reauth");
   if (button) passkeyStep(button.closest("[data-passkey]"), button);
 });
 

@@ -3,6 +3,7 @@
 // Served by the passkeys module at /api/passkeys/passkeys.js.
 //
 //   await authkitPasskeys.register("Laptop");    // signed in, recently authenticated
+//   await authkitPasskeys.signUp("ada@example.com", "Ada"); // a new account, no password
 //   await authkitPasskeys.signIn();               // passwordless (discoverable credential)
 //   authkitPasskeys.signIn({conditional: true});  // autofill: <input autocomplete="username webauthn">
 //   await authkitPasskeys.secondFactor();         // the 2FA step of a pending login
@@ -99,6 +100,16 @@
     }).catch(named);
   }
 
+  function signUp(email, name, passkeyName) {
+    return post("/signup/begin", { email: email || "", name: name || "" }).then(function (opts) {
+      return navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) });
+    }).then(function (cred) {
+      var body = credentialJSON(cred);
+      body.passkeyName = passkeyName || "";
+      return post("/signup/finish", body);
+    }).catch(named);
+  }
+
   function assert(prefix, options) {
     options = options || {};
     return post(prefix + "/begin").then(function (opts) {
@@ -116,6 +127,7 @@
 
   window.authkitPasskeys = {
     register: register,
+    signUp: signUp,
     signIn: function (options) { return assert("/login", options); },
     secondFactor: function (options) { return assert("/2fa", options); },
     reauthenticate: function (options) { return assert("/reauth", options); }
