@@ -406,37 +406,41 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 	return u, true, nil
 }
 
-// claimPasskeys revokes the passkeys of an account whose address nobody
-// proved before this code, while the Service verifies addresses: there a
-// passkey is added only to a verified account, so one on an unverified
-// account came with a sign-up by passkey, maybe by someone other than the
-// owner who just proved the mailbox (SECURITY.md deviation 23). The
-// session version is raised first (every session of the account ends,
-// and a passkey registration racing this finds it raised and deletes its
-// passkey), then every passkey is deleted (audited, mailed) with the
-// session records and trusted devices; EventUnverifiedSetupRevoked is
-// audited. It returns u as stored now. An unverified account without
-// passkeys is left as it is.
+// claimPasskeys claims an account whose address nobody proved before
+// this code, while the Service verifies addresses: whatever was set up on
+// it (a password, TOTP, passkeys, API keys, sessions, trusted devices)
+// may be the work of someone other than the owner who just proved the
+// mailbox, waiting for them (pre-account takeover), so it is revoked as
+// the social module's claim revokes it (Modules.ClaimUnverified,
+// SECURITY.md deviation 23), audited as EventUnverifiedSetupRevoked and
+// mailed for each passkey. The owner signs in by email and sets a password
+// through the reset. It returns u as stored now. An unverified account
+// with nothing set up is left as it is (markVerified verifies it).
 func (s *Service) claimPasskeys(ctx context.Context, v *Visit, u *user.User) (*user.User, error) {
-	st := s.users.passkeys
-	if u.EmailVerified() || !s.cfg.featureOn(FeatureEmailVerification) || st == nil || s.users.versions == nil {
+	if u.EmailVerified() || !s.cfg.featureOn(FeatureEmailVerification) {
 		return u, nil
 	}
-	keys, err := st.ListPasskeys(ctx, u.ID)
-	if err != nil {
-		return nil, fmt.Errorf("email sign-in: passkeys: %w", err)
+	var keys []*user.Passkey
+	if st := s.users.passkeys; st != nil {
+		var err error
+		if keys, err = st.ListPasskeys(ctx, u.ID); err != nil {
+			return nil, fmt.Errorf("email sign-in: passkeys: %w", err)
+		}
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 && u.PasswordHash == "" && !u.TwoFactorEnabled {
 		return u, nil
 	}
-	if _, err := s.users.versions.BumpSessionVersion(ctx, u.ID); err != nil {
-		return nil, fmt.Errorf("email sign-in: sessions: %w", err)
+	if s.users.change == nil {
+		// A store that cannot take the password (user.PasswordChange):
+		// the account cannot be claimed, so the code cannot sign it in.
+		return nil, ErrInvalidSignInCode
 	}
-	s.revokePasskeys(ctx, v, u)
-	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
+	if err := s.Modules().ClaimUnverified(ctx, v, u, u.Email, string(LoginEmailSignIn)); err != nil {
+		if errors.Is(err, ErrSocialLinkRequired) {
+			return nil, ErrInvalidSignInCode // the account changed meanwhile
+		}
 		return nil, fmt.Errorf("email sign-in: %w", err)
 	}
-	s.audit(ctx, v, Event{Type: EventUnverifiedSetupRevoked, UserID: u.ID, Detail: string(LoginEmailSignIn)})
 	now, err := s.users.ByID(ctx, u.ID)
 	if err != nil {
 		return nil, fmt.Errorf("email sign-in: reload: %w", err)

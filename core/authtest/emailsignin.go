@@ -372,6 +372,7 @@ func (s suite) emailSignInBeforeRegisterVetoes(t *testing.T) {
 func (s suite) emailSignInTwoFactor(t *testing.T) {
 	e := s.signInEnv(t, relaxed)
 	c, _, secret := e.signedOutTwoFactor(t)
+	e.verifyEmailFromMail(t, c, "ada@example.com") // an unverified account's 2FA would be claimed away
 	code, _ := e.askSignIn(t, c, "ada@example.com")
 	r := c.signInVerify("ada@example.com", code)
 	mustBody(t, r, obj{"requiresTwoFactor": true})
@@ -418,5 +419,28 @@ func (s suite) raceEmailSignIn(t *testing.T) {
 	mustOneSession(t, bs, winner, "ada@example.com")
 	if n := e.audit.Count(auth.EventLoginSucceeded, u.ID); n != 1 {
 		t.Errorf("%d login_succeeded events, want 1", n)
+	}
+}
+
+// emailSignInClaimsUnverified: whoever registered an address they do not
+// own (a password, TOTP) loses it all when the owner proves the mailbox
+// by signing in by email (SECURITY.md deviation 23): the password no
+// longer signs in, 2FA is off, the squatter's session ended.
+func (s suite) emailSignInClaimsUnverified(t *testing.T) {
+	e := s.signInEnv(t, relaxed)
+	squatter, u, _, _ := e.twoFactorUser(t) // signed up, unverified, 2FA on, signed in
+	owner := e.client()
+	code, _ := e.askSignIn(t, owner, "ada@example.com")
+	mustBody(t, owner.signInVerify("ada@example.com", code), obj{"success": true})
+	mustBeSignedIn(t, owner, "ada@example.com")
+	mustBeSignedOut(t, squatter)
+	stored := e.byID(t, u.ID)
+	if stored.PasswordHash != "" || stored.TwoFactorEnabled || !stored.EmailVerified() {
+		t.Errorf("store after the claim: password %v, 2FA %v, verified %v; want no password, 2FA off, verified",
+			stored.PasswordHash != "", stored.TwoFactorEnabled, stored.EmailVerified())
+	}
+	mustStatus(t, e.client().login("ada@example.com", goodPassword), http.StatusUnauthorized, errInvalidCredentials)
+	if n := e.audit.Count(auth.EventUnverifiedSetupRevoked, u.ID); n != 1 {
+		t.Errorf("%d unverified_setup_revoked events, want 1", n)
 	}
 }

@@ -353,6 +353,7 @@ var topics = []struct {
 		{"with registration off an unknown address gets no mail", suite.emailSignInNoSignUpWithoutRegistration},
 		{"BeforeRegister vetoes a sign-up by email", suite.emailSignInBeforeRegisterVetoes},
 		{"a 2FA account still takes its second step", suite.emailSignInTwoFactor},
+		{"the owner's sign-in by email claims an unverified account: password and 2FA gone", suite.emailSignInClaimsUnverified},
 		{"50 browsers verify one code: one session", suite.raceEmailSignIn},
 	}},
 	// apikeyflow.go: personal API keys (Config.APIKeys, off by default).
