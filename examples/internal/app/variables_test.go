@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestRateLimitsVariable: RATE_LIMITS reaches the service: with
@@ -107,13 +107,7 @@ func TestHealthNosniff(t *testing.T) {
 // TestRedisLimitsNoTable: with the limits in Redis (AUTHKIT_TEST_REDIS) the
 // SQL database gets no rate-limit table; without, it does.
 func TestRedisLimitsNoTable(t *testing.T) {
-	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
-	if redisURL == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_REDIS is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-		}
-		t.Skip("AUTHKIT_TEST_REDIS is not set")
-	}
+	redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
 	for redis, want := range map[string]bool{redisURL: false, "": true} {
 		dir := t.TempDir()
 		dbURL := "sqlite://" + filepath.Join(dir, "app.db")
