@@ -19,11 +19,8 @@ import (
 // TestRateLimitsVariable: RATE_LIMITS reaches the service: with
 // register=1/1h the second registration from one address is refused.
 func TestRateLimitsVariable(t *testing.T) {
-	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
-		"RATE_LIMITS": "register=1/1h,login:ip=off", "RATE_LIMIT_CAPACITY": "500", "SESSION_IDLE_TIMEOUT": "30m"}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
+		"RATE_LIMITS": "register=1/1h,login:ip=off", "RATE_LIMIT_CAPACITY": "500", "SESSION_IDLE_TIMEOUT": "30m"}, "")
 	defer a.Close(t.Context())
 	register := func(email string) error {
 		r := httptest.NewRequest("POST", "/api/auth/register", nil)
@@ -82,10 +79,7 @@ func TestDefaultAddrLoopback(t *testing.T) {
 		if vars != "" {
 			m["ADDR"] = vars
 		}
-		a, err := Load(env(m), io.Discard, quiet)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := loadOrRefuse(t, m, "")
 		a.Close(t.Context())
 		if a.Addr != want {
 			t.Errorf("ADDR=%q: listen address %q, want %q", vars, a.Addr, want)
@@ -115,10 +109,7 @@ func TestRedisLimitsNoTable(t *testing.T) {
 		if redis != "" {
 			m["REDIS_URL"] = redis
 		}
-		a, err := Load(env(m), io.Discard, quiet)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := loadOrRefuse(t, m, "")
 		a.Close(t.Context())
 		db, err := sqlxopen.Open(t.Context(), dbURL, sqlxstore.Config{})
 		if err != nil {
