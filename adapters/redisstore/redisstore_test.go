@@ -18,6 +18,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
@@ -602,7 +603,7 @@ func TestUnreachable(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			opts, prefix := b.options(t)
-			p := startProxy(t, opts.Addr)
+			p := redistest.StartProxy(t, opts.Addr)
 			direct := newClient(t, opts)
 			cleanupPrefix(t, direct, prefix)
 
@@ -645,7 +646,9 @@ func TestUnreachable(t *testing.T) {
 				t.Fatalf("Reset while cut: %v; want the client's error, wrapped", err)
 			}
 
-			p.Restore()
+			if err := p.Restore(); err != nil {
+				t.Fatal(err)
+			}
 			n, again, err := s.Increment(ctx, "k", time.Minute)
 			if err != nil {
 				t.Fatalf("Increment after Restore: %v", err)
