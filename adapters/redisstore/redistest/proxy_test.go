@@ -39,14 +39,22 @@ func TestProxyCutAndRestore(t *testing.T) {
 		}
 		return nil
 	}
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
+	// open dials the proxy and checks that bytes pass: the connection
+	// is open and forwarded.
+	open := func(when string) net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if err := roundTrip(c); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		return c
 	}
-	defer c.Close()
-	if err := roundTrip(c); err != nil {
-		t.Fatalf("through the proxy: %v", err)
-	}
+
+	c := open("through the proxy")
 	p.Cut()
 	if err := roundTrip(c); err == nil {
 		t.Fatal("an open connection still works after the cut")
@@ -62,32 +70,18 @@ func TestProxyCutAndRestore(t *testing.T) {
 	if err := p.Restore(); err != nil {
 		t.Fatal(err)
 	}
-	c3, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatalf("after restore: %v", err)
-	}
-	defer c3.Close()
-	if err := roundTrip(c3); err != nil {
-		t.Fatalf("after restore: %v", err)
-	}
+	c = open("after restoring a cut")
 
 	p.Refuse()
-	if err := roundTrip(c3); err == nil {
+	if err := roundTrip(c); err == nil {
 		t.Fatal("an open connection still works after the refusal")
 	}
-	if c4, err := net.Dial("tcp", p.Addr()); err == nil {
-		c4.Close()
+	if c3, err := net.Dial("tcp", p.Addr()); err == nil {
+		c3.Close()
 		t.Fatal("a new connection was accepted while refusing")
 	}
 	if err := p.Restore(); err != nil {
 		t.Fatal(err)
 	}
-	c5, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatalf("after restore: %v", err)
-	}
-	defer c5.Close()
-	if err := roundTrip(c5); err != nil {
-		t.Fatalf("after restore: %v", err)
-	}
+	open("after restoring a refusal")
 }
