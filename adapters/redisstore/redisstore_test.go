@@ -215,8 +215,7 @@ func TestServerCommands(t *testing.T) {
 // answers NOSCRIPT and gets EVAL; from then on EVALSHA alone. On miniredis
 // only: flushing the scripts of the shared server would disturb others.
 func TestScriptLoadedOnFirstUse(t *testing.T) {
-	m := miniredis.RunT(t)
-	c := newClient(t, &redis.Options{Addr: m.Addr()})
+	_, c := newMiniredis(t)
 	log := &cmdLog{}
 	c.AddHook(log)
 	s := New(c, Config{})
@@ -522,8 +521,8 @@ func TestWindowRoundsUpToMilliseconds(t *testing.T) {
 }
 
 func TestInvalidWindow(t *testing.T) {
-	m := miniredis.RunT(t)
-	s := New(newClient(t, &redis.Options{Addr: m.Addr()}), Config{})
+	m, c := newMiniredis(t)
+	s := New(c, Config{})
 	for _, w := range []time.Duration{0, -time.Second, math.MinInt64} {
 		n, reset, err := s.Increment(t.Context(), "k", w)
 		if err == nil || err.Error() != "redisstore: increment: window must be positive" || n != 0 || !reset.IsZero() {
@@ -574,8 +573,8 @@ func TestRedisKey(t *testing.T) {
 // TestHashedKeysAreDistinct: a long key and the literal "sha256:<its hash>"
 // count separately, and neither is stored longer than the hashed form.
 func TestHashedKeysAreDistinct(t *testing.T) {
-	m := miniredis.RunT(t)
-	s := New(newClient(t, &redis.Options{Addr: m.Addr()}), Config{})
+	m, c := newMiniredis(t)
+	s := New(c, Config{})
 	long := strings.Repeat("x", MaxKeyLen+1)
 	sum := sha256.Sum256([]byte(long))
 	literal := "sha256:" + hex.EncodeToString(sum[:])
