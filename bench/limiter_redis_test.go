@@ -15,6 +15,7 @@ import (
 	"github.com/authkit-go/authkit/bench/internal/keys"
 	"github.com/authkit-go/authkit/bench/internal/limiters"
 	"github.com/authkit-go/authkit/bench/internal/redisinfo"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // redisImpls are the Redis implementations, authkit first, then its peers.
@@ -24,19 +25,13 @@ var redisImpls = []limiters.Redis{limiters.AuthkitRedis(), limiters.UluleRedis()
 // uniformly.
 const redisKeys = 1000
 
-// redisOptions returns the client options for AUTHKIT_TEST_REDIS, or skips
-// tb naming the variable (fails it when AUTHKIT_REQUIRE_SERVICES=1). The
+// redisOptions returns the client options for the Redis of
+// storetest.ServiceURL (AUTHKIT_TEST_REDIS, or the local one), or skips tb
+// naming the variable (fails it when AUTHKIT_REQUIRE_SERVICES=1). The
 // server is shared: the pool stays small.
 func redisOptions(tb testing.TB) *redis.Options {
 	tb.Helper()
-	url := os.Getenv("AUTHKIT_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			tb.Fatal("AUTHKIT_TEST_REDIS is not set and AUTHKIT_REQUIRE_SERVICES=1")
-		}
-		tb.Skip("AUTHKIT_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0): skipping the Redis comparison")
-	}
-	opts, err := redis.ParseURL(url)
+	opts, err := redis.ParseURL(storetest.ServiceURL(tb, storetest.EnvRedis))
 	if err != nil {
 		tb.Fatalf("AUTHKIT_TEST_REDIS: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
@@ -20,7 +21,7 @@ func TestPing(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			opts, prefix := b.options(t)
-			p := startProxy(t, opts.Addr)
+			p := redistest.StartProxy(t, opts.Addr)
 			viaProxy := *opts
 			viaProxy.Addr = p.Addr()
 			viaProxy.DialTimeout = 500 * time.Millisecond
@@ -34,7 +35,9 @@ func TestPing(t *testing.T) {
 			if err := s.Ping(t.Context()); err == nil || !strings.HasPrefix(err.Error(), "redisstore: ping: ") {
 				t.Fatalf("Ping while cut: %v; want the client's error, wrapped", err)
 			}
-			p.Restore()
+			if err := p.Restore(); err != nil {
+				t.Fatal(err)
+			}
 			if err := s.Ping(t.Context()); err != nil {
 				t.Fatalf("Ping after Restore: %v", err)
 			}

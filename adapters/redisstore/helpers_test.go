@@ -43,6 +43,14 @@ func newClient(tb testing.TB, opts *redis.Options) *redis.Client {
 	return c
 }
 
+// newMiniredis starts a miniredis that stops when tb ends, and returns it
+// with a client of it.
+func newMiniredis(tb testing.TB) (*miniredis.Miniredis, *redis.Client) {
+	tb.Helper()
+	m := miniredis.RunT(tb)
+	return m, newClient(tb, &redis.Options{Addr: m.Addr()})
+}
+
 // randomPrefix returns a key prefix of its own for one test:
 // "authkit:test:<32 hex digits>:".
 func randomPrefix() string {

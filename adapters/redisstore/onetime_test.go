@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
@@ -18,8 +15,8 @@ import (
 // TestOneTimeMiniredis runs the one-time suite on miniredis.
 func TestOneTimeMiniredis(t *testing.T) {
 	storetest.RunOneTimeStore(t, func(t *testing.T, clock *storetest.Clock) onetime.Store {
-		m := miniredis.RunT(t)
-		s := NewOneTime(newClient(t, &redis.Options{Addr: m.Addr()}), OneTimeConfig{})
+		_, c := newMiniredis(t)
+		s := NewOneTime(c, OneTimeConfig{})
 		s.now = clock.Now
 		return s
 	})
@@ -44,8 +41,8 @@ func TestOneTimeRedis(t *testing.T) {
 // that Put writes, the hashed form of a long key, the DEL of a Put whose
 // expiry is past, and a value this store did not write.
 func TestOneTimeLayout(t *testing.T) {
-	m := miniredis.RunT(t)
-	s := NewOneTime(newClient(t, &redis.Options{Addr: m.Addr()}), OneTimeConfig{Prefix: "p:"})
+	m, c := newMiniredis(t)
+	s := NewOneTime(c, OneTimeConfig{Prefix: "p:"})
 	now := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	s.now = func() time.Time { return now }
 	ctx := t.Context()

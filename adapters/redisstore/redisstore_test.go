@@ -18,6 +18,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/ratelimit"
 	"github.com/authkit-go/authkit/core/store/storetest"
 )
@@ -214,8 +215,7 @@ func TestServerCommands(t *testing.T) {
 // answers NOSCRIPT and gets EVAL; from then on EVALSHA alone. On miniredis
 // only: flushing the scripts of the shared server would disturb others.
 func TestScriptLoadedOnFirstUse(t *testing.T) {
-	m := miniredis.RunT(t)
-	c := newClient(t, &redis.Options{Addr: m.Addr()})
+	_, c := newMiniredis(t)
 	log := &cmdLog{}
 	c.AddHook(log)
 	s := New(c, Config{})
@@ -521,8 +521,8 @@ func TestWindowRoundsUpToMilliseconds(t *testing.T) {
 }
 
 func TestInvalidWindow(t *testing.T) {
-	m := miniredis.RunT(t)
-	s := New(newClient(t, &redis.Options{Addr: m.Addr()}), Config{})
+	m, c := newMiniredis(t)
+	s := New(c, Config{})
 	for _, w := range []time.Duration{0, -time.Second, math.MinInt64} {
 		n, reset, err := s.Increment(t.Context(), "k", w)
 		if err == nil || err.Error() != "redisstore: increment: window must be positive" || n != 0 || !reset.IsZero() {
@@ -573,8 +573,8 @@ func TestRedisKey(t *testing.T) {
 // TestHashedKeysAreDistinct: a long key and the literal "sha256:<its hash>"
 // count separately, and neither is stored longer than the hashed form.
 func TestHashedKeysAreDistinct(t *testing.T) {
-	m := miniredis.RunT(t)
-	s := New(newClient(t, &redis.Options{Addr: m.Addr()}), Config{})
+	m, c := newMiniredis(t)
+	s := New(c, Config{})
 	long := strings.Repeat("x", MaxKeyLen+1)
 	sum := sha256.Sum256([]byte(long))
 	literal := "sha256:" + hex.EncodeToString(sum[:])
@@ -602,7 +602,7 @@ func TestUnreachable(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			opts, prefix := b.options(t)
-			p := startProxy(t, opts.Addr)
+			p := redistest.StartProxy(t, opts.Addr)
 			direct := newClient(t, opts)
 			cleanupPrefix(t, direct, prefix)
 
@@ -645,7 +645,9 @@ func TestUnreachable(t *testing.T) {
 				t.Fatalf("Reset while cut: %v; want the client's error, wrapped", err)
 			}
 
-			p.Restore()
+			if err := p.Restore(); err != nil {
+				t.Fatal(err)
+			}
 			n, again, err := s.Increment(ctx, "k", time.Minute)
 			if err != nil {
 				t.Fatalf("Increment after Restore: %v", err)

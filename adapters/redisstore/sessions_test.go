@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/authkit-go/authkit/core/session"
 	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
@@ -17,8 +14,8 @@ import (
 // TestSessionsMiniredis runs the session-record suite on miniredis.
 func TestSessionsMiniredis(t *testing.T) {
 	storetest.RunSessionStore(t, func(t *testing.T) *Sessions {
-		mr := miniredis.RunT(t)
-		return NewSessions(newClient(t, &redis.Options{Addr: mr.Addr()}), SessionsConfig{})
+		_, c := newMiniredis(t)
+		return NewSessions(c, SessionsConfig{})
 	})
 }
 
@@ -37,8 +34,8 @@ func TestSessionsRedis(t *testing.T) {
 // TestSessionsTTL: a record expires at its ExpiresAt, Touch moves that,
 // and the user's index lives as long as its longest record.
 func TestSessionsTTL(t *testing.T) {
-	mr := miniredis.RunT(t)
-	s := NewSessions(newClient(t, &redis.Options{Addr: mr.Addr()}), SessionsConfig{Prefix: "p:"})
+	mr, c := newMiniredis(t)
+	s := NewSessions(c, SessionsConfig{Prefix: "p:"})
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	s.now = func() time.Time { return now }
 	ctx := t.Context()

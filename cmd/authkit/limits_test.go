@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore"
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/ratelimit"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // limitKeys are counted twice each before a reset.
@@ -74,13 +74,7 @@ func TestLimitsResetSQL(t *testing.T) {
 // TestLimitsResetRedis: the same on Redis (AUTHKIT_TEST_REDIS), under the
 // key prefix --redis-prefix names.
 func TestLimitsResetRedis(t *testing.T) {
-	url := os.Getenv("AUTHKIT_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_REDIS is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-		}
-		t.Skip("AUTHKIT_TEST_REDIS is not set")
-	}
+	url := storetest.ServiceURL(t, storetest.EnvRedis)
 	t.Setenv("DATABASE_URL", "")
 	opts, err := redis.ParseURL(url)
 	if err != nil {

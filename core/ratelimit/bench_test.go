@@ -38,6 +38,16 @@ func BenchmarkAttempt(b *testing.B) {
 			attempt(b, l, k, true)
 		}
 	}
+	// hotParallel times attempts on the key "hot" from b.RunParallel's
+	// goroutines, every one allowed or every one denied.
+	hotParallel := func(b *testing.B, l *Limiter, allowed bool) {
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				attempt(b, l, "hot", allowed)
+			}
+		})
+	}
 
 	b.Run("hot-key", func(b *testing.B) {
 		b.ReportAllocs()
@@ -51,12 +61,7 @@ func BenchmarkAttempt(b *testing.B) {
 		b.ReportAllocs()
 		l := newLimiter(b, math.MaxInt)
 		attempt(b, l, "hot", true)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				attempt(b, l, "hot", true)
-			}
-		})
+		hotParallel(b, l, true)
 	})
 	b.Run("10k-keys", func(b *testing.B) {
 		b.ReportAllocs()
@@ -92,12 +97,7 @@ func BenchmarkAttempt(b *testing.B) {
 		l := newLimiter(b, 1)
 		attempt(b, l, "hot", true)
 		attempt(b, l, "hot", false)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				attempt(b, l, "hot", false)
-			}
-		})
+		hotParallel(b, l, false)
 	})
 	b.Run("full-store-new-key", func(b *testing.B) {
 		// A full store refusing keys it has never seen: the attack path,

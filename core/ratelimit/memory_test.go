@@ -260,16 +260,9 @@ func TestMemoryStoreCapacityConcurrent(t *testing.T) {
 	s := newTestStore(t, capacity, clock)
 
 	errs := make([]error, goroutines)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range goroutines {
-		wg.Go(func() {
-			<-start
-			_, _, errs[i] = s.Increment(context.Background(), fmt.Sprint("k", i), time.Minute)
-		})
-	}
-	close(start)
-	wg.Wait()
+	race(goroutines, func(i int) {
+		_, _, errs[i] = s.Increment(context.Background(), fmt.Sprint("k", i), time.Minute)
+	})
 
 	ok, full := 0, 0
 	for _, err := range errs {

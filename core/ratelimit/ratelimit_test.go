@@ -30,6 +30,21 @@ func newTestLimiter(t *testing.T, limit int, window time.Duration, clock *fakeCl
 	return l, store
 }
 
+// race runs f(0) … f(n-1), each in a goroutine of its own, releases them
+// all at once and returns when every one has.
+func race(n int, f func(i int)) {
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			f(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
 func TestNewValidatesConfig(t *testing.T) {
 	tests := []struct {
 		name string
@@ -183,16 +198,9 @@ func TestAttemptConcurrent(t *testing.T) {
 
 	results := make([]Result, goroutines)
 	errs := make([]error, goroutines)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range goroutines {
-		wg.Go(func() {
-			<-start
-			results[i], errs[i] = l.Attempt(context.Background(), "hot")
-		})
-	}
-	close(start)
-	wg.Wait()
+	race(goroutines, func(i int) {
+		results[i], errs[i] = l.Attempt(context.Background(), "hot")
+	})
 
 	var remaining []int
 	denied := 0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -182,24 +181,15 @@ func TestMemoryStoreRefundConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var wg sync.WaitGroup
-	gate := make(chan struct{})
-	for range n {
-		wg.Go(func() {
-			<-gate
+	race(2*n, func(i int) { // n increments, n refunds
+		if i%2 == 0 {
 			if _, _, err := s.Increment(ctx, "hot", time.Minute); err != nil {
 				t.Error(err)
 			}
-		})
-		wg.Go(func() {
-			<-gate
-			if err := s.Refund(ctx, "hot", end); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	close(gate)
-	wg.Wait()
+		} else if err := s.Refund(ctx, "hot", end); err != nil {
+			t.Error(err)
+		}
+	})
 	increment(t, s, "hot", time.Minute, start+1, end)
 }
 
@@ -255,41 +245,36 @@ func TestMemoryStoreRefundToZeroConcurrent(t *testing.T) {
 	ctx := context.Background()
 	end := clock.Now().Add(time.Minute)
 	const pairs, counters, rounds = 4, 2, 2000
-	var wg sync.WaitGroup
-	gate := make(chan struct{})
-	for range pairs {
-		wg.Go(func() {
-			<-gate
-			for range rounds {
-				_, resetAt, err := s.Increment(ctx, "hot", time.Minute)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !resetAt.Equal(end) {
-					t.Errorf("resetAt = %v, want %v", resetAt, end)
-					return
-				}
-				if err := s.Refund(ctx, "hot", resetAt); err != nil {
-					t.Error(err)
-					return
-				}
+	// pair counts an attempt on s and gives it back, rounds times.
+	pair := func(s *MemoryStore) {
+		for range rounds {
+			_, resetAt, err := s.Increment(ctx, "hot", time.Minute)
+			if err != nil {
+				t.Error(err)
+				return
 			}
-		})
-	}
-	for range counters {
-		wg.Go(func() {
-			<-gate
-			for range rounds {
-				if _, _, err := s.Increment(ctx, "hot", time.Minute); err != nil {
-					t.Error(err)
-					return
-				}
+			if !resetAt.Equal(end) {
+				t.Errorf("resetAt = %v, want %v", resetAt, end)
+				return
 			}
-		})
+			if err := s.Refund(ctx, "hot", resetAt); err != nil {
+				t.Error(err)
+				return
+			}
+		}
 	}
-	close(gate)
-	wg.Wait()
+	race(pairs+counters, func(i int) {
+		if i < pairs {
+			pair(s)
+			return
+		}
+		for range rounds {
+			if _, _, err := s.Increment(ctx, "hot", time.Minute); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
 	if n := s.Len(); n != 1 {
 		t.Fatalf("Len = %d, want 1", n)
 	}
@@ -297,25 +282,7 @@ func TestMemoryStoreRefundToZeroConcurrent(t *testing.T) {
 
 	// Only pairs: the key ends at zero, removed, its room given back.
 	s2 := newTestStore(t, 1, clock)
-	gate = make(chan struct{})
-	for range pairs {
-		wg.Go(func() {
-			<-gate
-			for range rounds {
-				_, resetAt, err := s2.Increment(ctx, "hot", time.Minute)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if err := s2.Refund(ctx, "hot", resetAt); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	close(gate)
-	wg.Wait()
+	race(pairs, func(int) { pair(s2) })
 	if n := s2.Len(); n != 0 {
 		t.Fatalf("Len after every attempt was given back = %d, want 0", n)
 	}

@@ -34,6 +34,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/totp"
 	"github.com/authkit-go/authkit/e2e/servertest"
 )
@@ -78,14 +79,14 @@ func TestBackendOutagesUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgProxy := startProxy(t, pgu.Host)
-	pgu.Host = pgProxy.addr
+	pgProxy := redistest.StartProxy(t, pgu.Host)
+	pgu.Host = pgProxy.Addr()
 	ru, err := url.Parse(redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	redisProxy := startProxy(t, ru.Host)
-	ru.Host = redisProxy.addr
+	redisProxy := redistest.StartProxy(t, ru.Host)
+	ru.Host = redisProxy.Addr()
 
 	// TRUST_PROXY=true: each simulated client sends its own address in
 	// X-Forwarded-For, so the per-address limits stay out of the way.
@@ -299,14 +300,14 @@ func (l *load) stop() {
 
 // fault cuts backend through p for the outage, then restores it and
 // records both moments.
-func (l *load) fault(backend string, p *proxy, outage time.Duration) {
+func (l *load) fault(backend string, p *redistest.Proxy, outage time.Duration) {
 	from := time.Now()
-	p.cut()
+	p.Refuse()
 	l.redisOut.Store(backend == "redis")
 	l.record(event{backend: backend, cut: true, from: from, to: time.Now()})
 	time.Sleep(outage)
 	from = time.Now()
-	if err := p.restore(); err != nil {
+	if err := p.Restore(); err != nil {
 		l.t.Fatalf("restore %s: %v", backend, err)
 	}
 	l.redisOut.Store(false)

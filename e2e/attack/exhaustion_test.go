@@ -307,7 +307,7 @@ func TestPasskeyChallengeFlood(t *testing.T) {
 
 	cred, _ := key.Create([]byte(regBegin.body), origin)
 	cred["name"] = "Laptop"
-	if r := victim.post("/api/passkeys/register/finish", mustJSON(t, cred)); r.status != 200 {
+	if r := victim.post("/api/passkeys/register/finish", servertest.JSON(t, cred)); r.status != 200 {
 		t.Fatalf("the registration begun before the flood, finished after it: %s, want 200", r)
 	}
 	other := newPasskeyBrowser(t, srv.URL, netip.MustParseAddr("127.0.202.2"))
@@ -315,7 +315,7 @@ func TestPasskeyChallengeFlood(t *testing.T) {
 	if begin.status != 200 {
 		t.Fatalf("login/begin after the flood: %s", begin)
 	}
-	if r := other.post("/api/passkeys/login/finish", mustJSON(t, key.Get([]byte(begin.body), origin, nil))); r.status != 200 {
+	if r := other.post("/api/passkeys/login/finish", servertest.JSON(t, key.Get([]byte(begin.body), origin, nil))); r.status != 200 {
 		t.Fatalf("a passwordless sign-in after the flood: %s, want 200", r)
 	}
 	full := regexp.MustCompile(`level=WARN msg="passkeys: challenge store full`)
@@ -350,13 +350,4 @@ func (b *passkeyBrowser) post(path, body string) answer {
 		body = "{}"
 	}
 	return send(b.t, b.c, b.base+path, body)
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
 }

@@ -101,14 +101,7 @@ var pkCodeCases = []pkCodeCase{
 		},
 		status: 401, code: "invalid_session", text: "Invalid session"},
 	{path: "/2fa/finish", as: "pending",
-		before: func(e *pkCodesEnv, c jar) any {
-			// A passwordless sign-in moves the key's counter on; a copy
-			// of the key at the old counter then signs.
-			other := jar{}
-			e.want(other, passkeys.Prefix+"/login/finish", e.asserted(other, "/login/begin", e.cred), http.StatusOK)
-			e.cred.Counter = 0
-			return e.asserted(c, "/2fa/begin", e.cred)
-		},
+		before: func(e *pkCodesEnv, c jar) any { return e.copyAsserted(c, "/2fa/begin") },
 		status: 400, code: "passkey_sign_count_regressed", text: "Passkey refused: it may have been copied. Use another sign-in method."},
 
 	{path: "/login/begin",
@@ -131,14 +124,7 @@ var pkCodeCases = []pkCodeCase{
 		},
 		status: 401, code: "not_authenticated", text: "Not authenticated"},
 	{path: "/reauth/finish", as: "session",
-		before: func(e *pkCodesEnv, c jar) any {
-			// A passwordless sign-in moves the key's counter on; a copy
-			// of the key at the old counter then signs.
-			other := jar{}
-			e.want(other, passkeys.Prefix+"/login/finish", e.asserted(other, "/login/begin", e.cred), http.StatusOK)
-			e.cred.Counter = 0
-			return e.asserted(c, "/reauth/begin", e.cred)
-		},
+		before: func(e *pkCodesEnv, c jar) any { return e.copyAsserted(c, "/reauth/begin") },
 		status: 400, code: "passkey_sign_count_regressed", text: "Passkey refused: it may have been copied. Use another sign-in method."},
 
 	{path: "/rename", as: "session",
@@ -320,6 +306,16 @@ func (e *pkCodesEnv) asserted(c jar, path string, k *passkeystest.Credential) ma
 	e.t.Helper()
 	begin := e.want(c, passkeys.Prefix+path, nil, http.StatusOK)
 	return e.key.Get(begin, origin, k)
+}
+
+// copyAsserted is asserted by a copy of Ada's key: a passwordless sign-in
+// moves the key's counter on, then the copy, at the old counter, signs.
+func (e *pkCodesEnv) copyAsserted(c jar, path string) map[string]any {
+	e.t.Helper()
+	other := jar{}
+	e.want(other, passkeys.Prefix+"/login/finish", e.asserted(other, "/login/begin", e.cred), http.StatusOK)
+	e.cred.Counter = 0
+	return e.asserted(c, path, e.cred)
 }
 
 // twoFactorLogin turns 2FA on for Ada in the store and returns a new

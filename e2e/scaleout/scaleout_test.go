@@ -42,23 +42,25 @@ func post(t *testing.T, base, path, body string) reply {
 	return r
 }
 
+// startPair starts two processes of the net/http example as one service:
+// they share the secrets, a PostgreSQL schema and a Redis key prefix of
+// their own (named for name, and removed when t ends).
+func startPair(t *testing.T, name string) (a, b *servertest.Server) {
+	t.Helper()
+	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
+	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
+	_, _, databaseURL := servertest.PostgresSchema(t, pgURL, name)
+	prefix := servertest.RedisPrefix(t, redisURL, name)
+	env := append(servertest.Secrets(t), "DATABASE_URL="+databaseURL, "REDIS_URL="+redisURL, "REDIS_PREFIX="+prefix)
+	return servertest.Start(t, "nethttp", env...), servertest.Start(t, "nethttp", env...)
+}
+
 // TestTwoServersShareLimitsAndLinks runs two processes of the net/http
 // example on one PostgreSQL schema and one Redis key prefix: login attempts
 // sent alternately to both meet one limit, and a reset link used on one is
 // dead on the other.
 func TestTwoServersShareLimitsAndLinks(t *testing.T) {
-	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
-	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
-
-	// A schema and a Redis key prefix of its own, cleaned up at the end.
-	_, _, databaseURL := servertest.PostgresSchema(t, pgURL, "scaleout")
-	prefix := servertest.RedisPrefix(t, redisURL, "scaleout")
-
-	// Every process of one service shares the secrets, the database and
-	// the rate-limit store.
-	env := append(servertest.Secrets(t), "DATABASE_URL="+databaseURL, "REDIS_URL="+redisURL, "REDIS_PREFIX="+prefix)
-	a := servertest.Start(t, "nethttp", env...)
-	b := servertest.Start(t, "nethttp", env...)
+	a, b := startPair(t, "scaleout")
 	for _, s := range []*servertest.Server{a, b} {
 		if !strings.Contains(s.FirstLine, "users: postgres") || !strings.Contains(s.FirstLine, "rate limits: redis") {
 			t.Fatalf("first log line %q: want users on postgres and limits on redis", s.FirstLine)
@@ -111,13 +113,7 @@ func TestTwoServersShareLimitsAndLinks(t *testing.T) {
 // process and finished on the other. The servers keep the ceremonies in
 // the Redis of their limits.
 func TestPasskeysBehindRoundRobin(t *testing.T) {
-	pgURL := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
-	redisURL := servertest.Need(t, "AUTHKIT_TEST_REDIS")
-	_, _, databaseURL := servertest.PostgresSchema(t, pgURL, "scaleout_passkeys")
-	prefix := servertest.RedisPrefix(t, redisURL, "scaleout-passkeys")
-	env := append(servertest.Secrets(t), "DATABASE_URL="+databaseURL, "REDIS_URL="+redisURL, "REDIS_PREFIX="+prefix)
-	a := servertest.Start(t, "nethttp", env...)
-	b := servertest.Start(t, "nethttp", env...)
+	a, b := startPair(t, "scaleout_passkeys")
 	for _, s := range []*servertest.Server{a, b} {
 		if !strings.Contains(s.FirstLine, "passkeys: on for http://localhost:8080 (challenges: redis)") {
 			t.Fatalf("first log line %q: want passkeys on with the challenges in redis", s.FirstLine)
@@ -150,7 +146,7 @@ func TestPasskeysBehindRoundRobin(t *testing.T) {
 	}
 	cred, _ := key.Create([]byte(begin.raw), origin)
 	cred["name"] = "Laptop"
-	fin := ada.post("/api/passkeys/register/finish", mustJSON(t, cred))
+	fin := ada.post("/api/passkeys/register/finish", servertest.JSON(t, cred))
 	if fin.status != 200 || fin.body["name"] != "Laptop" {
 		t.Fatalf("register/finish on the other process: %d %s, want 200 and the passkey", fin.status, fin.raw)
 	}
@@ -162,7 +158,7 @@ func TestPasskeysBehindRoundRobin(t *testing.T) {
 	if begin.status != 200 {
 		t.Fatalf("login/begin: %d %s", begin.status, begin.raw)
 	}
-	fin = other.post("/api/passkeys/login/finish", mustJSON(t, key.Get([]byte(begin.raw), origin, nil)))
+	fin = other.post("/api/passkeys/login/finish", servertest.JSON(t, key.Get([]byte(begin.raw), origin, nil)))
 	if fin.status != 200 {
 		t.Fatalf("login/finish on the other process: %d %s, want 200", fin.status, fin.raw)
 	}
@@ -179,7 +175,7 @@ func TestPasskeysBehindRoundRobin(t *testing.T) {
 	begin = carol.post("/api/passkeys/login/begin", "")
 	passkeysURL := mustURL(t, lb.URL+"/api/passkeys/login/finish")
 	cookies := carol.jar.Cookies(passkeysURL)
-	assertion := mustJSON(t, key.Get([]byte(begin.raw), origin, nil))
+	assertion := servertest.JSON(t, key.Get([]byte(begin.raw), origin, nil))
 	fin = carol.post("/api/passkeys/login/finish", assertion)
 	if fin.status != 200 || len(cookies) != 1 {
 		t.Fatalf("second sign-in: %d %s (challenge cookies %v)", fin.status, fin.raw, cookies)
@@ -291,15 +287,6 @@ func (b *browser) post(path, body string) answer {
 	return b.do(http.MethodPost, path, body)
 }
 func (b *browser) get(path string) answer { b.t.Helper(); return b.do(http.MethodGet, path, "") }
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
-}
 
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()

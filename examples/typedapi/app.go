@@ -121,9 +121,9 @@ func newApp(cfg auth.Config, staff directory) (*app, error) {
 	mux.HandleFunc("GET /staff-login", a.show("staff.html", "Staff sign-in"))
 	mux.HandleFunc("POST /staff-login", a.staffLogin)
 	mux.HandleFunc("GET /2fa", a.show("twofactor.html", "Two-factor authentication"))
-	mux.HandleFunc("POST /2fa", a.verifyTwoFactor)
+	mux.HandleFunc("POST /2fa", a.twoFactor(page{Title: "Two-factor authentication"}, a.svc.VerifyTwoFactor))
 	mux.HandleFunc("GET /2fa/recover", a.showRecover)
-	mux.HandleFunc("POST /2fa/recover", a.recoverTwoFactor)
+	mux.HandleFunc("POST /2fa/recover", a.twoFactor(page{Title: "Use a recovery code", Recover: true}, a.svc.RecoverTwoFactor))
 	mux.HandleFunc("GET /verify-email/{token}", a.verifyEmail)
 	mux.HandleFunc("GET /forgot-password", a.show("forgot.html", "Forgot your password?"))
 	mux.HandleFunc("POST /forgot-password", a.forgotPassword)
@@ -223,6 +223,17 @@ func (a *app) fail(w http.ResponseWriter, r *http.Request, name string, p page, 
 	a.render(w, e.Status, name, p)
 }
 
+// formVisit reads the form of a page's POST (parseForm) and returns the
+// request's visit. When the form cannot be read it answers the page name
+// with the error, and ok is false.
+func (a *app) formVisit(w http.ResponseWriter, r *http.Request, name string, p page) (v *auth.Visit, ok bool) {
+	if err := parseForm(w, r); err != nil {
+		a.fail(w, r, name, p, err, nil)
+		return nil, false
+	}
+	return nethttpauth.Visit(r, a.svc), true
+}
+
 // parseForm reads a bounded form body and refuses a field given twice, as
 // authkit's own routes do. Invalid characters (a right-to-left override in
 // a name, a NUL) are refused by the typed methods themselves.
@@ -286,13 +297,12 @@ func (a *app) show(name, title string) http.HandlerFunc {
 
 func (a *app) register(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Create an account"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "register.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "register.html", p)
+	if !ok {
 		return
 	}
 	f := r.PostForm
 	p.Values = map[string]string{"email": f.Get("email"), "name": f.Get("name")}
-	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.Register(r.Context(), v, auth.RegisterInput{
 		Email: f.Get("email"), Password: f.Get("password"), Name: f.Get("name"),
 	})
@@ -307,13 +317,12 @@ func (a *app) register(w http.ResponseWriter, r *http.Request) {
 
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Sign in"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "login.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "login.html", p)
+	if !ok {
 		return
 	}
 	f := r.PostForm
 	p.Values = map[string]string{"email": f.Get("email"), "remember": f.Get("remember")}
-	v := nethttpauth.Visit(r, a.svc)
 	res, err := a.svc.Login(r.Context(), v, auth.LoginInput{
 		Email: f.Get("email"), Password: f.Get("password"), Remember: f.Get("remember") != "",
 	})
@@ -332,36 +341,24 @@ func (a *app) showRecover(w http.ResponseWriter, r *http.Request) {
 	a.render(w, http.StatusOK, "twofactor.html", page{Title: "Use a recovery code", Recover: true})
 }
 
-func (a *app) verifyTwoFactor(w http.ResponseWriter, r *http.Request) {
-	p := page{Title: "Two-factor authentication"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "twofactor.html", p, err, nil)
-		return
+// twoFactor answers the second step of a login, with a code from the
+// authenticator app (POST /2fa, VerifyTwoFactor) or a recovery code (POST
+// /2fa/recover, RecoverTwoFactor); the account page then shows how many
+// recovery codes are left.
+func (a *app) twoFactor(p page, step func(context.Context, *auth.Visit, auth.TwoFactorInput) (auth.TwoFactorResult, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, ok := a.formVisit(w, r, "twofactor.html", p)
+		if !ok {
+			return
+		}
+		_, err := step(r.Context(), v, auth.TwoFactorInput{Code: r.PostForm.Get("code")})
+		nethttpauth.WriteHeaders(w, v)
+		if err != nil {
+			a.fail(w, r, "twofactor.html", p, err, codeField)
+			return
+		}
+		redirect(w, r, "/account")
 	}
-	v := nethttpauth.Visit(r, a.svc)
-	_, err := a.svc.VerifyTwoFactor(r.Context(), v, auth.TwoFactorInput{Code: r.PostForm.Get("code")})
-	nethttpauth.WriteHeaders(w, v)
-	if err != nil {
-		a.fail(w, r, "twofactor.html", p, err, codeField)
-		return
-	}
-	redirect(w, r, "/account")
-}
-
-func (a *app) recoverTwoFactor(w http.ResponseWriter, r *http.Request) {
-	p := page{Title: "Use a recovery code", Recover: true}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "twofactor.html", p, err, nil)
-		return
-	}
-	v := nethttpauth.Visit(r, a.svc)
-	_, err := a.svc.RecoverTwoFactor(r.Context(), v, auth.TwoFactorInput{Code: r.PostForm.Get("code")})
-	nethttpauth.WriteHeaders(w, v)
-	if err != nil {
-		a.fail(w, r, "twofactor.html", p, err, codeField)
-		return
-	}
-	redirect(w, r, "/account") // the account page shows how many codes are left
 }
 
 // verifyEmail is the page the mailed link opens: a GET that verifies, as
@@ -384,12 +381,11 @@ func (a *app) verifyEmail(w http.ResponseWriter, r *http.Request) {
 
 func (a *app) forgotPassword(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Forgot your password?"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "forgot.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "forgot.html", p)
+	if !ok {
 		return
 	}
 	p.Values = map[string]string{"email": r.PostForm.Get("email")}
-	v := nethttpauth.Visit(r, a.svc)
 	err := a.svc.ForgotPassword(r.Context(), v, auth.ForgotPasswordInput{Email: r.PostForm.Get("email")})
 	nethttpauth.WriteHeaders(w, v)
 	if err != nil {
@@ -405,11 +401,10 @@ func (a *app) showReset(w http.ResponseWriter, r *http.Request) {
 
 func (a *app) resetPassword(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Choose a new password", Token: r.PathValue("token")}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "reset.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "reset.html", p)
+	if !ok {
 		return
 	}
-	v := nethttpauth.Visit(r, a.svc)
 	err := a.svc.ResetPassword(r.Context(), v, auth.ResetPasswordInput{
 		Token: r.PathValue("token"), Password: r.PostForm.Get("password"), ConfirmPassword: r.PostForm.Get("confirm"),
 	})
@@ -498,11 +493,10 @@ func (a *app) setupTwoFactor(w http.ResponseWriter, r *http.Request) {
 // secret, they exist only in this answer.
 func (a *app) confirmTwoFactor(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Set up two-factor authentication"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "setup.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "setup.html", p)
+	if !ok {
 		return
 	}
-	v := nethttpauth.Visit(r, a.svc)
 	codes, err := a.svc.ConfirmTwoFactor(r.Context(), v, auth.ConfirmTwoFactorInput{Code: r.PostForm.Get("code")})
 	nethttpauth.WriteHeaders(w, v)
 	switch {
@@ -521,11 +515,10 @@ func (a *app) confirmTwoFactor(w http.ResponseWriter, r *http.Request) {
 // and confirm send a session that signed in more than 15 minutes ago here.
 func (a *app) confirmPassword(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Confirm your password"}
-	if err := parseForm(w, r); err != nil {
-		a.fail(w, r, "confirm.html", p, err, nil)
+	v, ok := a.formVisit(w, r, "confirm.html", p)
+	if !ok {
 		return
 	}
-	v := nethttpauth.Visit(r, a.svc)
 	_, err := a.svc.ConfirmPassword(r.Context(), v, auth.ConfirmPasswordInput{Password: r.PostForm.Get("password")})
 	nethttpauth.WriteHeaders(w, v)
 	switch {

@@ -14,6 +14,9 @@
 //		set.Primary(t).Kill() // the sentinels promote the replica
 //	}
 //
+// [StartProxy] puts a TCP proxy in front of any server, so that a test can
+// cut the network to it and restore it without touching the server.
+//
 // The start functions skip the test when redis-server (and, for a
 // Cluster, redis-cli) is not installed, or fail it when the environment
 // sets AUTHKIT_REQUIRE_SERVICES=1, as authkit's CI does. redisstore's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/authkit-go/authkit/bench/internal/limiters"
 	"github.com/authkit-go/authkit/bench/internal/redisinfo"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // check drives l with a limit of 2 on two keys: each gets two attempts
@@ -67,14 +67,7 @@ func TestAuthkitCapacity(t *testing.T) {
 // counts like the others, sends one command in one round trip per attempt,
 // and leaves every key with a TTL.
 func TestRedisLimiters(t *testing.T) {
-	url := os.Getenv("AUTHKIT_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_REDIS is not set and AUTHKIT_REQUIRE_SERVICES=1")
-		}
-		t.Skip("AUTHKIT_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0)")
-	}
-	opts, err := redis.ParseURL(url)
+	opts, err := redis.ParseURL(storetest.ServiceURL(t, storetest.EnvRedis))
 	if err != nil {
 		t.Fatal(err)
 	}

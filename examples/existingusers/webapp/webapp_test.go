@@ -208,6 +208,16 @@ func (e *env) code(t *testing.T, secret string) string {
 	return c
 }
 
+// legacyID is the app's own id of the user from before authkit.
+func (e *env) legacyID(t *testing.T) int64 {
+	t.Helper()
+	var id int64
+	if err := e.db.SQLX().GetContext(t.Context(), &id, `SELECT id FROM users WHERE email = $1`, legacyEmail); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // TestLegacyUser: a user of the app from before authkit logs in with the
 // address in any case and the password of their cost-10 bcrypt hash, which
 // is replaced in the app's own column; the app's /me gets the app's own
@@ -215,10 +225,7 @@ func (e *env) code(t *testing.T, secret string) string {
 func TestLegacyUser(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	var id int64
-	if err := e.db.SQLX().GetContext(ctx, &id, `SELECT id FROM users WHERE email = $1`, legacyEmail); err != nil {
-		t.Fatal(err)
-	}
+	id := e.legacyID(t)
 
 	b := e.browser(t)
 	if out := b.must(http.StatusOK, "POST", "/api/auth/login", map[string]any{"email": "legacy.user@EXAMPLE.com", "password": legacyPassword}); out["success"] != true {
@@ -357,10 +364,7 @@ func TestRolloutMailsNoNewSignIn(t *testing.T) {
 func TestDeleteAccountWithNotes(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	var id int64
-	if err := e.db.SQLX().GetContext(ctx, &id, `SELECT id FROM users WHERE email = $1`, legacyEmail); err != nil {
-		t.Fatal(err)
-	}
+	id := e.legacyID(t)
 	if _, err := e.db.SQLX().ExecContext(ctx, `INSERT INTO notes (user_id, body) VALUES ($1, 'one'), ($1, 'two')`, id); err != nil {
 		t.Fatal(err)
 	}

@@ -61,13 +61,10 @@ func TestProductionRefusesWithoutSecrets(t *testing.T) {
 
 func TestProductionStarts(t *testing.T) {
 	key, _ := secretbox.GenerateKey()
-	a, err := Load(env(map[string]string{
+	a := loadOrRefuse(t, map[string]string{
 		"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
 		"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "APP_URL": "https://app.example.com",
-	}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "")
 	defer a.Close(t.Context())
 	// The one warning: in-memory rate limits (no REDIS_URL).
 	if !a.Production || len(a.Warnings) != 1 || !strings.HasPrefix(a.Warnings[0], "REDIS_URL is unset: rate limits are kept in this process's memory") ||
@@ -79,14 +76,11 @@ func TestProductionStarts(t *testing.T) {
 	}
 	t.Run("on Redis: no warning", func(t *testing.T) {
 		redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
-		b, err := Load(env(map[string]string{
+		b := loadOrRefuse(t, map[string]string{
 			"APP_ENV": "production", "SESSION_SECRET": strings.Repeat("s", 32), "ENCRYPTION_KEY": key,
 			"SMTP_URL": "smtp://mail.example.com:587", "AUTHKIT_DATA_DIR": t.TempDir(), "REDIS_URL": redisURL,
 			"APP_URL": "https://app.example.com",
-		}), io.Discard, quiet)
-		if err != nil {
-			t.Fatal(err)
-		}
+		}, "")
 		defer b.Close(t.Context())
 		if len(b.Warnings) != 0 {
 			t.Fatalf("production app on Redis: warnings %q, want none", b.Warnings)
@@ -290,10 +284,7 @@ func TestPasskeys(t *testing.T) {
 		a.Close(t.Context())
 	}
 	// A store without user.Passkeys: off unless asked for, then refused.
-	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir()}, "")
 	defer a.Close(t.Context())
 	if _, holds := a.Users.(user.Passkeys); !holds {
 		if a.Passkeys != nil || !strings.Contains(a.Description, "passkeys: off (the user store cannot hold them)") {
@@ -340,15 +331,9 @@ func TestSwitches(t *testing.T) {
 			{vars: map[string]string{sw.name: "yes"}, wantErr: sw.name + ` must be true or false, not "yes"`},
 		} {
 			tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
-			a, err := Load(env(tt.vars), io.Discard, quiet)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
-				}
+			a := loadOrRefuse(t, tt.vars, tt.wantErr)
+			if a == nil {
 				continue
-			}
-			if err != nil {
-				t.Fatalf("%v: %v", tt.vars, err)
 			}
 			desc := sw.desc + ": " + onOff(tt.on) + ","
 			if sw.on(a.Service) != tt.on || !strings.Contains(a.Description, desc) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -52,10 +51,7 @@ func TestPasskeyChallengesShared(t *testing.T) {
 						vars[k] = v
 					}
 				}
-				a, err := Load(env(vars), io.Discard, quiet)
-				if err != nil {
-					t.Fatal(err)
-				}
+				a := loadOrRefuse(t, vars, "")
 				t.Cleanup(func() { a.Close(t.Context()) })
 				if a.Passkeys == nil || !strings.Contains(a.Description, tc.desc) {
 					t.Fatalf("description %q, want passkeys on %s", a.Description, tc.desc)

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/authkit-go/authkit/adapters/redisstore/redistest"
 	"github.com/authkit-go/authkit/core/store"
 	"github.com/authkit-go/authkit/core/store/storetest"
 	"github.com/authkit-go/authkit/core/user"
@@ -97,12 +97,12 @@ func TestReadyWithRedis(t *testing.T) {
 	redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
 	target := strings.TrimPrefix(redisURL, "redis://")
 	target, db, _ := strings.Cut(target, "/")
-	p := newProxy(t, target)
+	p := redistest.StartProxy(t, target)
 
 	var logs syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
-		"REDIS_URL": "redis://" + p.addr() + "/" + db}), io.Discard, logger)
+		"REDIS_URL": "redis://" + p.Addr() + "/" + db}), io.Discard, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestReadyWithRedis(t *testing.T) {
 		t.Fatalf("Redis up: %d %s", status, body)
 	}
 
-	p.cut()
+	p.Refuse()
 	for range 2 {
 		status, body, hdr := probe(t, h, "/readyz")
 		if status != 503 || body != `{"checks":{"limits":"down","users":"ok"},"status":"unavailable"}` || hdr.Get("Retry-After") != RetryAfter {
@@ -122,7 +122,9 @@ func TestReadyWithRedis(t *testing.T) {
 	if status, body, _ := probe(t, h, "/healthz"); status != 200 || body != `{"status":"ok"}` {
 		t.Fatalf("Redis cut: liveness %d %s, want 200: the process still serves", status, body)
 	}
-	p.restore()
+	if err := p.Restore(); err != nil {
+		t.Fatal(err)
+	}
 	if status, body, _ := probe(t, h, "/readyz"); status != 200 || body != `{"status":"ready"}` {
 		t.Fatalf("Redis back: %d %s", status, body)
 	}
@@ -163,66 +165,3 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
-
-// proxy forwards TCP connections to a target until cut: then it closes
-// every connection and refuses new ones (its port stays reserved), until
-// restored.
-type proxy struct {
-	t      *testing.T
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	port   string
-	conns  []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	p := &proxy{t: t, target: target}
-	p.listen("127.0.0.1:0")
-	_, p.port, _ = net.SplitHostPort(p.ln.Addr().String())
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) addr() string { return "127.0.0.1:" + p.port }
-
-func (p *proxy) listen(addr string) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.ln = ln
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); up.Close() }()
-			go func() { _, _ = io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() { p.listen(p.addr()) }

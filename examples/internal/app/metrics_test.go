@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -17,10 +16,7 @@ import (
 // TestMetricsOff: without METRICS_ADDR there is no metrics handler and no
 // observer.
 func TestMetricsOff(t *testing.T) {
-	a, err := Load(env(map[string]string{"DATABASE_URL": "memory", "AUTHKIT_DATA_DIR": t.TempDir()}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadOrRefuse(t, map[string]string{"DATABASE_URL": "memory", "AUTHKIT_DATA_DIR": t.TempDir()}, "")
 	defer a.Close(t.Context())
 	if a.Metrics != nil || a.MetricsAddr != "" {
 		t.Errorf("metrics on without METRICS_ADDR: %q", a.MetricsAddr)
@@ -31,10 +27,7 @@ func TestMetricsOff(t *testing.T) {
 // a fourth refused by the register limit, a failed and a good login), then
 // a scrape of METRICS_ADDR's /metrics: the authkit series, exactly.
 func TestMetricsScrape(t *testing.T) {
-	a, err := Load(env(map[string]string{"DATABASE_URL": "memory", "AUTHKIT_DATA_DIR": t.TempDir(), "METRICS_ADDR": "127.0.0.1:0"}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadOrRefuse(t, map[string]string{"DATABASE_URL": "memory", "AUTHKIT_DATA_DIR": t.TempDir(), "METRICS_ADDR": "127.0.0.1:0"}, "")
 	defer a.Close(t.Context())
 	if a.MetricsAddr != "127.0.0.1:0" || a.Metrics == nil {
 		t.Fatalf("METRICS_ADDR not taken: %q", a.MetricsAddr)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -16,10 +15,7 @@ func TestOpenAPI(t *testing.T) {
 		want     bool
 	}{{"", true}, {"false", false}} {
 		t.Run("PASSKEYS="+tc.passkeys, func(t *testing.T) {
-			a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "PASSKEYS": tc.passkeys}), io.Discard, quiet)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "PASSKEYS": tc.passkeys}, "")
 			defer a.Close(t.Context())
 			h, err := a.OpenAPI()
 			if err != nil {

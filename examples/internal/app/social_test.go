@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,15 +52,9 @@ func TestSocialSignIn(t *testing.T) {
 		{vars: map[string]string{"OAUTH_PROVIDERS": "Bad Name", "OAUTH_BAD NAME_CLIENT_ID": "c", "OAUTH_BAD NAME_ISSUER": "https://x.example"}, wantErr: "provider name"},
 	} {
 		tt.vars["AUTHKIT_DATA_DIR"] = t.TempDir()
-		a, err := Load(env(tt.vars), io.Discard, quiet)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%v: error %v, want %q", tt.vars, err, tt.wantErr)
-			}
+		a := loadOrRefuse(t, tt.vars, tt.wantErr)
+		if a == nil {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.vars, err)
 		}
 		if !strings.Contains(a.Description, tt.desc) {
 			t.Errorf("%v: description %q, want %q", tt.vars, a.Description, tt.desc)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,16 +13,14 @@ import (
 	"github.com/authkit-go/authkit/adapters/sqlxstore/sqlxopen"
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/core/store/storetest"
 )
 
 // TestRateLimitsVariable: RATE_LIMITS reaches the service: with
 // register=1/1h the second registration from one address is refused.
 func TestRateLimitsVariable(t *testing.T) {
-	a, err := Load(env(map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
-		"RATE_LIMITS": "register=1/1h,login:ip=off", "RATE_LIMIT_CAPACITY": "500", "SESSION_IDLE_TIMEOUT": "30m"}), io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := loadOrRefuse(t, map[string]string{"AUTHKIT_DATA_DIR": t.TempDir(), "DATABASE_URL": "memory",
+		"RATE_LIMITS": "register=1/1h,login:ip=off", "RATE_LIMIT_CAPACITY": "500", "SESSION_IDLE_TIMEOUT": "30m"}, "")
 	defer a.Close(t.Context())
 	register := func(email string) error {
 		r := httptest.NewRequest("POST", "/api/auth/register", nil)
@@ -82,10 +79,7 @@ func TestDefaultAddrLoopback(t *testing.T) {
 		if vars != "" {
 			m["ADDR"] = vars
 		}
-		a, err := Load(env(m), io.Discard, quiet)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := loadOrRefuse(t, m, "")
 		a.Close(t.Context())
 		if a.Addr != want {
 			t.Errorf("ADDR=%q: listen address %q, want %q", vars, a.Addr, want)
@@ -107,13 +101,7 @@ func TestHealthNosniff(t *testing.T) {
 // TestRedisLimitsNoTable: with the limits in Redis (AUTHKIT_TEST_REDIS) the
 // SQL database gets no rate-limit table; without, it does.
 func TestRedisLimitsNoTable(t *testing.T) {
-	redisURL := os.Getenv("AUTHKIT_TEST_REDIS")
-	if redisURL == "" {
-		if os.Getenv("AUTHKIT_REQUIRE_SERVICES") == "1" {
-			t.Fatal("AUTHKIT_TEST_REDIS is not set (AUTHKIT_REQUIRE_SERVICES=1)")
-		}
-		t.Skip("AUTHKIT_TEST_REDIS is not set")
-	}
+	redisURL := storetest.ServiceURL(t, storetest.EnvRedis)
 	for redis, want := range map[string]bool{redisURL: false, "": true} {
 		dir := t.TempDir()
 		dbURL := "sqlite://" + filepath.Join(dir, "app.db")
@@ -121,10 +109,7 @@ func TestRedisLimitsNoTable(t *testing.T) {
 		if redis != "" {
 			m["REDIS_URL"] = redis
 		}
-		a, err := Load(env(m), io.Discard, quiet)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := loadOrRefuse(t, m, "")
 		a.Close(t.Context())
 		db, err := sqlxopen.Open(t.Context(), dbURL, sqlxstore.Config{})
 		if err != nil {
