@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,14 +76,19 @@ func (b *bridge) lastSet(t *testing.T) string {
 	return b.sets[0].value
 }
 
-// users is a fake user store that counts lookups.
+// users is a fake user store that counts lookups. resolve may run on
+// several goroutines (the racing refreshes); the tests read the count
+// when none runs.
 type users struct {
+	mu       sync.Mutex
 	byID     map[string]*user.User
 	err      error
 	resolved int
 }
 
 func (s *users) resolve(_ context.Context, id string) (*user.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.resolved++
 	if s.err != nil {
 		return nil, s.err
