@@ -4,7 +4,11 @@ import (
 	"bufio"
 	"context"
 	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -32,27 +36,56 @@ import (
 )
 
 // The suite signs in at a real OpenID provider: zitadel/oidc's op package
-// (social/testdata/oidcprovider), built once per Run and started as a
+// (social/testdata/oidcprovider), built once per test process and started as a
 // process per test, with the accounts below. Its login page is a form the
 // browser posts.
 
-// buildProvider builds the provider into dir and returns the binary. The
-// provider's source is found beside this file's package, so the suite
-// runs from any module of the repository's workspace.
-func buildProvider(t *testing.T, dir string) string {
+// provider is this test process's build of the provider: one go build
+// per process, however many Runs and StartProviders it makes.
+var provider struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildProvider builds the provider once per test process and returns
+// the binary. It is kept at a path of its own per source folder in the
+// temporary folder (authkit-socialtest/), so that go build, finding it up
+// to date, links it again only when its code changed (a link costs
+// seconds of CPU, and the suite runs many times in one CI run); go build
+// moves the new binary into place with one rename. Where that folder
+// cannot be made, a folder of this process's own. The provider's source is found beside this file's
+// package, so the suite runs from any module of the repository's
+// workspace.
+func buildProvider(t *testing.T) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("socialtest: the provider's source cannot be located")
+	provider.once.Do(func() {
+		_, file, _, ok := runtime.Caller(0)
+		if !ok {
+			provider.err = errors.New("socialtest: the provider's source cannot be located")
+			return
+		}
+		src := filepath.Join(filepath.Dir(file), "..", "testdata", "oidcprovider")
+		sum := sha256.Sum256([]byte(src))
+		out := filepath.Join(os.TempDir(), "authkit-socialtest", hex.EncodeToString(sum[:6]))
+		if err := os.MkdirAll(out, 0o700); err != nil {
+			if out, err = os.MkdirTemp("", "authkit-socialtest-"); err != nil {
+				provider.err = err
+				return
+			}
+		}
+		provider.bin = filepath.Join(out, "oidcprovider")
+		build := exec.Command("go", "build", "-o", provider.bin, ".")
+		build.Dir = src
+		build.Env = append(os.Environ(), "GOWORK=off")
+		if msg, err := build.CombinedOutput(); err != nil {
+			provider.err = fmt.Errorf("build the OpenID provider: %w\n%s", err, msg)
+		}
+	})
+	if provider.err != nil {
+		t.Fatal(provider.err)
 	}
-	bin := filepath.Join(dir, "oidcprovider")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(filepath.Dir(file), "..", "testdata", "oidcprovider")
-	build.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the OpenID provider: %v\n%s", err, out)
-	}
-	return bin
+	return provider.bin
 }
 
 // An account at the provider.
@@ -79,7 +112,7 @@ var (
 )
 
 // StartProvider builds the suite's real OpenID provider (zitadel/oidc's
-// op package, social/testdata/oidcprovider) into t's temporary folder and
+// op package, social/testdata/oidcprovider) (once per test process) and
 // runs it for the confidential client "web" (secret "secret") whose
 // redirect URI is redirect, until t ends. It returns the issuer URL. Its
 // accounts sign in on its login form (#username, #password) as alice
@@ -89,7 +122,7 @@ var (
 // app's or a browser's tests of social sign-in against a real provider.
 func StartProvider(t *testing.T, redirect string) (issuer string) {
 	t.Helper()
-	issuer, _ = startProvider(t, buildProvider(t, t.TempDir()), redirect)
+	issuer, _ = startProvider(t, buildProvider(t), redirect)
 	return issuer
 }
 

@@ -47,7 +47,7 @@ func Run(t *testing.T, h Harness) {
 	if h.Start == nil {
 		t.Fatal("socialtest: Harness.Start is required")
 	}
-	h.bin = buildProvider(t, t.TempDir())
+	h.bin = buildProvider(t)
 	for _, topic := range topics {
 		t.Run(topic.name, func(t *testing.T) {
 			t.Parallel()
