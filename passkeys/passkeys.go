@@ -572,6 +572,15 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 	if err != nil {
 		return nil, err
 	}
+	return h.beginAssertion(ctx, v, u, protocol.VerificationPreferred, ceremony{Purpose: purposeTwoFactor, Pending: pendingHash(v)}, "begin 2fa")
+}
+
+// beginAssertion is the end of the begins that ask u, known already, for
+// an assertion by one of their passkeys (auth.ErrPasskeyNotFound when they
+// have none): it starts the ceremony cer, bound to u, with the user
+// verification uv and returns the options of navigator.credentials.get.
+// op names the step in a wrapped error.
+func (h *Handler) beginAssertion(ctx context.Context, v *auth.Visit, u *user.User, uv protocol.UserVerificationRequirement, cer ceremony, op string) (*protocol.CredentialAssertion, error) {
 	acct, err := h.account(ctx, u)
 	if err != nil {
 		return nil, err
@@ -579,11 +588,12 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 	if len(acct.keys) == 0 {
 		return nil, auth.ErrPasskeyNotFound
 	}
-	opts, sess, err := h.wa.BeginLogin(acct, webauthn.WithUserVerification(protocol.VerificationPreferred))
+	opts, sess, err := h.wa.BeginLogin(acct, webauthn.WithUserVerification(uv))
 	if err != nil {
-		return nil, fmt.Errorf("passkeys: begin 2fa: %w", err)
+		return nil, fmt.Errorf("passkeys: %s: %w", op, err)
 	}
-	if err := h.start(ctx, v, ceremony{Purpose: purposeTwoFactor, UserID: u.ID, Pending: pendingHash(v), Session: *sess}); err != nil {
+	cer.UserID, cer.Session = u.ID, *sess
+	if err := h.start(ctx, v, cer); err != nil {
 		return nil, err
 	}
 	return opts, nil
