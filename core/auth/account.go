@@ -78,10 +78,8 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	for _, f := range s.cfg.RegisterFields {
 		reg.Fields[f] = in.Fields[f]
 	}
-	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
-			return nil, err
-		}
+	if err := s.beforeRegister(ctx, reg); err != nil {
+		return nil, err
 	}
 	hash, err := s.hasher.Hash(ctx, in.Password)
 	if err != nil {
@@ -94,14 +92,8 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 		}
 		return nil, fmt.Errorf("register: create: %w", err)
 	}
-	if h := s.cfg.Hooks.AfterRegister; h != nil {
-		if err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) }); err != nil {
-			// Undo: no account, no mail, no session is left by a failed hook.
-			if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
-				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
-			}
-			return nil, err
-		}
+	if err := s.afterRegister(ctx, u, reg, "register"); err != nil {
+		return nil, err
 	}
 	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return nil, fmt.Errorf("register: verification token: %w", err)
