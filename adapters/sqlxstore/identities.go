@@ -113,17 +113,8 @@ func (s *UserStore) IdentityBySubject(ctx context.Context, provider, subject str
 // ListIdentities implements [user.Identities].
 func (s *UserStore) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
 	const op = "list identities"
-	idv, ok := s.s.idArg(userID)
-	if !ok {
-		return nil, notFound(op)
-	}
-	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
+	if err := s.userExists(ctx, op, userID); err != nil {
+		return nil, err
 	}
 	var rows []identityRow
 	if err := s.db.x.SelectContext(ctx, &rows, s.iq.list, userID); err != nil {

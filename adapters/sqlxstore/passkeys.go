@@ -282,17 +282,9 @@ func (s *UserStore) passkeyErr(op string, err error, why string) error {
 // ListPasskeys implements [user.Passkeys].
 func (s *UserStore) ListPasskeys(ctx context.Context, userID string) ([]*user.Passkey, error) {
 	const op = "list passkeys"
-	idv, ok := s.s.idArg(userID)
-	if !ok {
-		return nil, notFound(op)
-	}
-	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
+	err := s.userExists(ctx, op, userID)
 	if err != nil {
-		return nil, s.db.fail(op, err)
+		return nil, err
 	}
 	var rows []passkeyRow
 	if err := s.db.x.SelectContext(ctx, &rows, s.pq.list, userID); err != nil {

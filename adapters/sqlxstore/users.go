@@ -1099,6 +1099,24 @@ func (s *UserStore) update(ctx context.Context, op string, idv any, query string
 	return nil
 }
 
+// userExists answers ErrNotFound when there is no user userID: for the
+// lists, which tell a user with nothing listed from no user at all.
+func (s *UserStore) userExists(ctx context.Context, op, userID string) error {
+	idv, ok := s.s.idArg(userID)
+	if !ok {
+		return notFound(op)
+	}
+	var one int
+	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(op)
+	}
+	if err != nil {
+		return s.db.fail(op, err)
+	}
+	return nil
+}
+
 // noRows answers a conditional operation that matched no row: ErrNotFound
 // when the user does not exist, ErrConflict when its condition did not
 // hold.
