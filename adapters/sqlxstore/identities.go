@@ -134,14 +134,7 @@ func (s *UserStore) ListIdentities(ctx context.Context, userID string) ([]*user.
 func (s *UserStore) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
 	const op = "delete identity"
 	if !keepOne {
-		n, err := s.exec(ctx, s.iq.del, identityID, userID)
-		if err != nil {
-			return s.db.fail(op, err)
-		}
-		if n == 0 {
-			return notFound(op)
-		}
-		return nil
+		return s.execFound(ctx, op, s.iq.del, identityID, userID)
 	}
 	idv, ok := s.s.idArg(userID)
 	if !ok {

@@ -321,28 +321,14 @@ func (s *UserStore) PasskeyByID(ctx context.Context, credentialID []byte) (*user
 // with that id and user.
 func (s *UserStore) RenamePasskey(ctx context.Context, userID string, credentialID []byte, name string) error {
 	const op = "rename passkey"
-	n, err := s.exec(ctx, s.pq.rename, name, credentialID, userID)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.pq.rename, name, credentialID, userID)
 }
 
 // DeletePasskey implements [user.Passkeys]: one DELETE of the credential
 // with that id and user.
 func (s *UserStore) DeletePasskey(ctx context.Context, userID string, credentialID []byte) error {
 	const op = "delete passkey"
-	n, err := s.exec(ctx, s.pq.del, credentialID, userID)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.pq.del, credentialID, userID)
 }
 
 // UsePasskey implements [user.Passkeys]: one UPDATE whose WHERE clause

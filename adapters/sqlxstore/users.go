@@ -1046,6 +1046,19 @@ func (s *UserStore) exec(ctx context.Context, query string, args ...any) (int64,
 	return n, err
 }
 
+// execFound runs one statement that must match a row: ErrNotFound, for
+// op, when it matched none.
+func (s *UserStore) execFound(ctx context.Context, op, query string, args ...any) error {
+	n, err := s.exec(ctx, query, args...)
+	if err != nil {
+		return s.db.fail(op, err)
+	}
+	if n == 0 {
+		return notFound(op)
+	}
+	return nil
+}
+
 // execOne runs one statement of a transaction that must match a row:
 // errTxNoRow when it matched none.
 func execOne(ctx context.Context, q queryer, query string, args ...any) error {
