@@ -625,24 +625,36 @@ func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFact
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,
 		Verify: func(ctx context.Context, u *user.User) error {
-			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
-				return auth.ErrPasskeyChallengeInvalid
-			}
-			acct, err := h.account(ctx, u)
-			if err != nil {
-				return err
-			}
-			parsed, err := parseAssertion(in.Assertion)
-			if err != nil {
-				return err
-			}
-			cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
-			if err != nil {
-				return auth.ErrPasskeyInvalid
-			}
-			return h.used(ctx, v, acct, cred, parsed)
+			return h.verifyAssertion(ctx, v, u, &cer, in.Assertion, false)
 		},
 	})
+}
+
+// verifyAssertion is the check of the finishes whose ceremony was begun for
+// a known user (beginAssertion): u must be the user cer was begun for
+// (auth.ErrPasskeyChallengeInvalid), and assertion must verify against one
+// of u's passkeys, made with user verification when needUV
+// (auth.ErrPasskeyInvalid); its use is then recorded.
+func (h *Handler) verifyAssertion(ctx context.Context, v *auth.Visit, u *user.User, cer *ceremony, assertion []byte, needUV bool) error {
+	if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
+		return auth.ErrPasskeyChallengeInvalid
+	}
+	parsed, err := parseAssertion(assertion)
+	if err != nil {
+		return err
+	}
+	if needUV && !parsed.Response.AuthenticatorData.Flags.UserVerified() {
+		return auth.ErrPasskeyInvalid // the ceremony required it; checked here too
+	}
+	acct, err := h.account(ctx, u)
+	if err != nil {
+		return err
+	}
+	cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
+	if err != nil {
+		return auth.ErrPasskeyInvalid
+	}
+	return h.used(ctx, v, acct, cred, parsed)
 }
 
 // parseAssertion parses a PublicKeyCredential.toJSON() of

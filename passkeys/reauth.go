@@ -2,7 +2,6 @@ package passkeys
 
 import (
 	"context"
-	"crypto/subtle"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/user"
@@ -74,25 +73,7 @@ func (h *Handler) FinishReauthentication(ctx context.Context, v *auth.Visit, in 
 	return h.svc.Modules().Reauthenticate(ctx, v, auth.ReauthenticationInput{
 		Method: auth.LoginPasskey,
 		Verify: func(ctx context.Context, u *user.User) error {
-			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
-				return auth.ErrPasskeyChallengeInvalid
-			}
-			parsed, err := parseAssertion(in.Assertion)
-			if err != nil {
-				return err
-			}
-			if !parsed.Response.AuthenticatorData.Flags.UserVerified() {
-				return auth.ErrPasskeyInvalid // the ceremony required it; checked here too
-			}
-			acct, err := h.account(ctx, u)
-			if err != nil {
-				return err
-			}
-			cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
-			if err != nil {
-				return auth.ErrPasskeyInvalid
-			}
-			return h.used(ctx, v, acct, cred, parsed)
+			return h.verifyAssertion(ctx, v, u, &cer, in.Assertion, true)
 		},
 	})
 }
