@@ -46,11 +46,9 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := checkText(fields...); err != nil {
 		return nil, err
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return nil, err
@@ -248,11 +246,9 @@ func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, 
 	if u.EmailVerified() {
 		return false, nil
 	}
-	vd, err := s.check(ctx, v, s.lim.resend, u.ID)
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.resend, u.ID); err != nil {
 		return false, err
 	}
-	s.rateHeaders(v.header, vd)
 	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return false, fmt.Errorf("resend verification: token: %w", err)
 	}
@@ -378,11 +374,9 @@ func (s *Service) startMailRequest(ctx context.Context, v *Visit, raw string, ip
 	if err := checkText(text{"email", raw}); err != nil {
 		return mailRequest{}, err
 	}
-	vd, err := s.check(ctx, v, ipLim, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, ipLim, v.ClientIP()); err != nil {
 		return mailRequest{}, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(raw)
 	if err != nil {
 		return mailRequest{}, err

@@ -183,11 +183,9 @@ func (m *Modules) RegisterExternal(ctx context.Context, v *Visit, in ExternalReg
 	if utf8.RuneCountInString(name) > maxNameRunes {
 		name = string([]rune(name)[:maxNameRunes])
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return nil, err

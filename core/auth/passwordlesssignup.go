@@ -100,11 +100,9 @@ func (m *Modules) SignUpWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if err != nil {
 		return nil, err
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	if err := in.Verify(ctx); err != nil {
 		return nil, err
 	}
