@@ -350,13 +350,7 @@ func testSignUpUnverifiedIsLimited(t *testing.T, h Harness) {
 // and signs nobody in, and the attacker's session has ended.
 func testSignUpClaimedByReset(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	attacker := e.browser()
-	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
-	wantSuccess(t, "the attacker's sign-up", r)
-	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	attacker, u, a, k := e.attackerSignsUp(t)
 	victim := e.browser()
 	vr, _, _ := e.passkeySignUp(t, victim, "victim@example.com")
 	wantError(t, "the victim's sign-up", vr, auth.ErrEmailRegistered)
@@ -507,13 +501,7 @@ var signInCodeIn = regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`)
 // its passkey through sign-in by email.
 func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, func(c *auth.Config) { c.EmailSignIn.Enabled = true })
-	attacker := e.browser()
-	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
-	wantSuccess(t, "the attacker's sign-up", r)
-	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	attacker, u, a, k := e.attackerSignsUp(t)
 
 	victim := e.browser()
 	wantOK(t, "email-sign-in", victim.post(t, "/api/auth/email-sign-in", map[string]string{"email": "victim@example.com"}))
@@ -537,7 +525,7 @@ func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
 	wantError(t, "the attacker's passkey", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
 
 	owner := e.browser()
-	r, a, k = e.passkeySignUp(t, owner, "grace@example.com")
+	r, a, k := e.passkeySignUp(t, owner, "grace@example.com")
 	wantSuccess(t, "the owner's sign-up", r)
 	wantOK(t, "verify-email", owner.do(t, http.MethodGet, "/api/auth/verify-email/"+url.PathEscape(e.linkToken(t, mail.KindVerifyEmail, "grace@example.com")), nil))
 	other := e.browser()

@@ -1,6 +1,7 @@
 package passkeystest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
 )
 
@@ -36,6 +38,21 @@ func testRegisterNeedsVerified(t *testing.T, h Harness) {
 	if n := len(e.stored(t, u.ID)); n != 1 {
 		t.Fatalf("%d passkeys stored, want 1", n)
 	}
+}
+
+// attackerSignsUp signs up victim@example.com with a passkey, from a new
+// browser, the attacker's: it returns that browser, the account made and
+// the attacker's authenticator and passkey.
+func (e *env) attackerSignsUp(t *testing.T) (*browser, *user.User, *Authenticator, *Credential) {
+	t.Helper()
+	attacker := e.browser()
+	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
+	wantSuccess(t, "the attacker's sign-up", r)
+	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return attacker, u, a, k
 }
 
 // resetDeletesPasskey resets the password of victim@example.com from the
