@@ -370,13 +370,7 @@ func (s suite) emailSignInTwoFactor(t *testing.T) {
 	code, _ := e.askSignIn(t, c, "ada@example.com")
 	r := c.signInVerify("ada@example.com", code)
 	mustBody(t, r, obj{"requiresTwoFactor": true})
-	if r.setCookie(auth.PendingCookie) == nil {
-		t.Fatalf("%s: no %s cookie", r, auth.PendingCookie)
-	}
-	mustBeSignedOut(t, c)
-	e.nextStep()
-	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
-	mustBeSignedIn(t, c, "ada@example.com")
+	e.finishSecondStep(t, c, r, secret)
 }
 
 func (s suite) raceEmailSignIn(t *testing.T) {
