@@ -92,22 +92,26 @@ func hello(c *fiber.Ctx) error {
 	return c.SendString("hello " + u.Email)
 }
 
-func TestRequireUser(t *testing.T) {
-	svc, _ := newService(t)
+// servePrivate serves svc's routes and hello at /private behind
+// RequireUser, and returns the base URL.
+func servePrivate(t *testing.T, svc *auth.Service) string {
+	t.Helper()
 	app := newApp(svc, fiber.Config{})
 	fiberauth.Register(app, svc)
 	app.Get("/private", fiberauth.RequireUser(svc), hello)
-	authtest.CheckRequireUser(t, serve(t, app), "/private", "hello ada@example.com")
+	return serve(t, app)
+}
+
+func TestRequireUser(t *testing.T) {
+	svc, _ := newService(t)
+	authtest.CheckRequireUser(t, servePrivate(t, svc), "/private", "hello ada@example.com")
 }
 
 // TestRequireUserWithTokens: in token mode RequireUser takes the access
 // token of a client without cookies.
 func TestRequireUserWithTokens(t *testing.T) {
 	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TokenMode)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	app.Get("/private", fiberauth.RequireUser(svc), hello)
-	authtest.CheckRequireUserWithTokens(t, serve(t, app), "/private", "hello ada@example.com")
+	authtest.CheckRequireUserWithTokens(t, servePrivate(t, svc), "/private", "hello ada@example.com")
 }
 
 // TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
@@ -115,10 +119,7 @@ func TestRequireUserWithTokens(t *testing.T) {
 // two_factor_required, and lets it through once 2FA is on.
 func TestRequireTwoFactor(t *testing.T) {
 	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TwoFactorRequiredNow)
-	app := newApp(svc, fiber.Config{})
-	fiberauth.Register(app, svc)
-	app.Get("/private", fiberauth.RequireUser(svc), hello)
-	authtest.CheckRequireTwoFactor(t, serve(t, app), "/private", "hello ada@example.com")
+	authtest.CheckRequireTwoFactor(t, servePrivate(t, svc), "/private", "hello ada@example.com")
 }
 
 func TestCurrentUserOutsideRequireUser(t *testing.T) {

@@ -67,9 +67,12 @@ func serveWith(t *testing.T, svc *auth.Service, pattern string, h http.Handler) 
 	return authtest.Serve(t, mux)
 }
 
-func TestRequireUser(t *testing.T) {
-	svc, _ := newService(t)
-	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// servePrivate serves svc's routes and, at /private behind RequireUser, a
+// handler that greets the user it finds in the request, and returns the
+// base URL.
+func servePrivate(t *testing.T, svc *auth.Service) string {
+	t.Helper()
+	return serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, ok := nethttpauth.CurrentUser(r)
 		if !ok {
 			http.Error(w, "no user in context", http.StatusInternalServerError)
@@ -77,6 +80,11 @@ func TestRequireUser(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "hello "+u.Email)
 	})))
+}
+
+func TestRequireUser(t *testing.T) {
+	svc, _ := newService(t)
+	base := servePrivate(t, svc)
 	authtest.CheckRequireUser(t, base, "/private", "hello ada@example.com")
 }
 
@@ -84,10 +92,7 @@ func TestRequireUser(t *testing.T) {
 // token of a client without cookies.
 func TestRequireUserWithTokens(t *testing.T) {
 	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TokenMode)
-	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := nethttpauth.CurrentUser(r)
-		_, _ = io.WriteString(w, "hello "+u.Email)
-	})))
+	base := servePrivate(t, svc)
 	authtest.CheckRequireUserWithTokens(t, base, "/private", "hello ada@example.com")
 }
 
@@ -96,10 +101,7 @@ func TestRequireUserWithTokens(t *testing.T) {
 // two_factor_required, and lets it through once 2FA is on.
 func TestRequireTwoFactor(t *testing.T) {
 	svc, _ := authtest.NewService(t, store.NewMemory(store.MemoryConfig{}), authtest.TwoFactorRequiredNow)
-	base := serveWith(t, svc, "GET /private", nethttpauth.RequireUser(svc)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := nethttpauth.CurrentUser(r)
-		_, _ = io.WriteString(w, "hello "+u.Email)
-	})))
+	base := servePrivate(t, svc)
 	authtest.CheckRequireTwoFactor(t, base, "/private", "hello ada@example.com")
 }
 

@@ -572,6 +572,15 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 	if err != nil {
 		return nil, err
 	}
+	return h.beginAssertion(ctx, v, u, protocol.VerificationPreferred, ceremony{Purpose: purposeTwoFactor, Pending: pendingHash(v)}, "begin 2fa")
+}
+
+// beginAssertion is the end of the begins that ask u, known already, for
+// an assertion by one of their passkeys (auth.ErrPasskeyNotFound when they
+// have none): it starts the ceremony cer, bound to u, with the user
+// verification uv and returns the options of navigator.credentials.get.
+// op names the step in a wrapped error.
+func (h *Handler) beginAssertion(ctx context.Context, v *auth.Visit, u *user.User, uv protocol.UserVerificationRequirement, cer ceremony, op string) (*protocol.CredentialAssertion, error) {
 	acct, err := h.account(ctx, u)
 	if err != nil {
 		return nil, err
@@ -579,11 +588,12 @@ func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *prot
 	if len(acct.keys) == 0 {
 		return nil, auth.ErrPasskeyNotFound
 	}
-	opts, sess, err := h.wa.BeginLogin(acct, webauthn.WithUserVerification(protocol.VerificationPreferred))
+	opts, sess, err := h.wa.BeginLogin(acct, webauthn.WithUserVerification(uv))
 	if err != nil {
-		return nil, fmt.Errorf("passkeys: begin 2fa: %w", err)
+		return nil, fmt.Errorf("passkeys: %s: %w", op, err)
 	}
-	if err := h.start(ctx, v, ceremony{Purpose: purposeTwoFactor, UserID: u.ID, Pending: pendingHash(v), Session: *sess}); err != nil {
+	cer.UserID, cer.Session = u.ID, *sess
+	if err := h.start(ctx, v, cer); err != nil {
 		return nil, err
 	}
 	return opts, nil
@@ -615,24 +625,36 @@ func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFact
 		Remember:    in.Remember,
 		TrustDevice: in.TrustDevice,
 		Verify: func(ctx context.Context, u *user.User) error {
-			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
-				return auth.ErrPasskeyChallengeInvalid
-			}
-			acct, err := h.account(ctx, u)
-			if err != nil {
-				return err
-			}
-			parsed, err := parseAssertion(in.Assertion)
-			if err != nil {
-				return err
-			}
-			cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
-			if err != nil {
-				return auth.ErrPasskeyInvalid
-			}
-			return h.used(ctx, v, acct, cred, parsed)
+			return h.verifyAssertion(ctx, v, u, &cer, in.Assertion, false)
 		},
 	})
+}
+
+// verifyAssertion is the check of the finishes whose ceremony was begun for
+// a known user (beginAssertion): u must be the user cer was begun for
+// (auth.ErrPasskeyChallengeInvalid), and assertion must verify against one
+// of u's passkeys, made with user verification when needUV
+// (auth.ErrPasskeyInvalid); its use is then recorded.
+func (h *Handler) verifyAssertion(ctx context.Context, v *auth.Visit, u *user.User, cer *ceremony, assertion []byte, needUV bool) error {
+	if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
+		return auth.ErrPasskeyChallengeInvalid
+	}
+	parsed, err := parseAssertion(assertion)
+	if err != nil {
+		return err
+	}
+	if needUV && !parsed.Response.AuthenticatorData.Flags.UserVerified() {
+		return auth.ErrPasskeyInvalid // the ceremony required it; checked here too
+	}
+	acct, err := h.account(ctx, u)
+	if err != nil {
+		return err
+	}
+	cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
+	if err != nil {
+		return auth.ErrPasskeyInvalid
+	}
+	return h.used(ctx, v, acct, cred, parsed)
 }
 
 // parseAssertion parses a PublicKeyCredential.toJSON() of

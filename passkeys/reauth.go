@@ -2,13 +2,10 @@ package passkeys
 
 import (
 	"context"
-	"crypto/subtle"
-	"fmt"
 
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/user"
 	"github.com/go-webauthn/webauthn/protocol"
-	"github.com/go-webauthn/webauthn/webauthn"
 )
 
 // Re-authentication by passkey ("sudo mode"): the signed-in user proves
@@ -50,21 +47,7 @@ func (h *Handler) BeginReauthentication(ctx context.Context, v *auth.Visit) (opt
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
 	}
-	acct, err := h.account(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	if len(acct.keys) == 0 {
-		return nil, auth.ErrPasskeyNotFound
-	}
-	opts, sess, err := h.wa.BeginLogin(acct, webauthn.WithUserVerification(protocol.VerificationRequired))
-	if err != nil {
-		return nil, fmt.Errorf("passkeys: begin reauthentication: %w", err)
-	}
-	if err := h.start(ctx, v, ceremony{Purpose: purposeReauth, UserID: u.ID, Session: *sess}); err != nil {
-		return nil, err
-	}
-	return opts, nil
+	return h.beginAssertion(ctx, v, u, protocol.VerificationRequired, ceremony{Purpose: purposeReauth}, "begin reauthentication")
 }
 
 // FinishReauthentication verifies the assertion of the ceremony
@@ -90,25 +73,7 @@ func (h *Handler) FinishReauthentication(ctx context.Context, v *auth.Visit, in 
 	return h.svc.Modules().Reauthenticate(ctx, v, auth.ReauthenticationInput{
 		Method: auth.LoginPasskey,
 		Verify: func(ctx context.Context, u *user.User) error {
-			if subtle.ConstantTimeCompare([]byte(u.ID), []byte(cer.UserID)) != 1 {
-				return auth.ErrPasskeyChallengeInvalid
-			}
-			parsed, err := parseAssertion(in.Assertion)
-			if err != nil {
-				return err
-			}
-			if !parsed.Response.AuthenticatorData.Flags.UserVerified() {
-				return auth.ErrPasskeyInvalid // the ceremony required it; checked here too
-			}
-			acct, err := h.account(ctx, u)
-			if err != nil {
-				return err
-			}
-			cred, err := h.wa.ValidateLogin(acct, cer.Session, parsed)
-			if err != nil {
-				return auth.ErrPasskeyInvalid
-			}
-			return h.used(ctx, v, acct, cred, parsed)
+			return h.verifyAssertion(ctx, v, u, &cer, in.Assertion, true)
 		},
 	})
 }

@@ -161,28 +161,14 @@ func (s *UserStore) ListAPIKeys(ctx context.Context, userID string) ([]*user.API
 // TouchAPIKey implements [user.APIKeys].
 func (s *UserStore) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 	const op = "touch api key"
-	n, err := s.exec(ctx, s.kq.touch, at.UnixMilli(), id)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.kq.touch, at.UnixMilli(), id)
 }
 
 // RevokeAPIKey implements [user.APIKeys]: one DELETE, so of racing
 // revokes one deletes the row and the others find none.
 func (s *UserStore) RevokeAPIKey(ctx context.Context, userID, id string) error {
 	const op = "revoke api key"
-	n, err := s.exec(ctx, s.kq.del, id, userID)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.kq.del, id, userID)
 }
 
 // RevokeAPIKeys implements [user.APIKeys].

@@ -113,17 +113,8 @@ func (s *UserStore) IdentityBySubject(ctx context.Context, provider, subject str
 // ListIdentities implements [user.Identities].
 func (s *UserStore) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
 	const op = "list identities"
-	idv, ok := s.s.idArg(userID)
-	if !ok {
-		return nil, notFound(op)
-	}
-	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
+	if err := s.userExists(ctx, op, userID); err != nil {
+		return nil, err
 	}
 	var rows []identityRow
 	if err := s.db.x.SelectContext(ctx, &rows, s.iq.list, userID); err != nil {
@@ -143,14 +134,7 @@ func (s *UserStore) ListIdentities(ctx context.Context, userID string) ([]*user.
 func (s *UserStore) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
 	const op = "delete identity"
 	if !keepOne {
-		n, err := s.exec(ctx, s.iq.del, identityID, userID)
-		if err != nil {
-			return s.db.fail(op, err)
-		}
-		if n == 0 {
-			return notFound(op)
-		}
-		return nil
+		return s.execFound(ctx, op, s.iq.del, identityID, userID)
 	}
 	idv, ok := s.s.idArg(userID)
 	if !ok {

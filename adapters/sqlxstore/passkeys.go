@@ -282,17 +282,9 @@ func (s *UserStore) passkeyErr(op string, err error, why string) error {
 // ListPasskeys implements [user.Passkeys].
 func (s *UserStore) ListPasskeys(ctx context.Context, userID string) ([]*user.Passkey, error) {
 	const op = "list passkeys"
-	idv, ok := s.s.idArg(userID)
-	if !ok {
-		return nil, notFound(op)
-	}
-	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
+	err := s.userExists(ctx, op, userID)
 	if err != nil {
-		return nil, s.db.fail(op, err)
+		return nil, err
 	}
 	var rows []passkeyRow
 	if err := s.db.x.SelectContext(ctx, &rows, s.pq.list, userID); err != nil {
@@ -329,28 +321,14 @@ func (s *UserStore) PasskeyByID(ctx context.Context, credentialID []byte) (*user
 // with that id and user.
 func (s *UserStore) RenamePasskey(ctx context.Context, userID string, credentialID []byte, name string) error {
 	const op = "rename passkey"
-	n, err := s.exec(ctx, s.pq.rename, name, credentialID, userID)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.pq.rename, name, credentialID, userID)
 }
 
 // DeletePasskey implements [user.Passkeys]: one DELETE of the credential
 // with that id and user.
 func (s *UserStore) DeletePasskey(ctx context.Context, userID string, credentialID []byte) error {
 	const op = "delete passkey"
-	n, err := s.exec(ctx, s.pq.del, credentialID, userID)
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	if n == 0 {
-		return notFound(op)
-	}
-	return nil
+	return s.execFound(ctx, op, s.pq.del, credentialID, userID)
 }
 
 // UsePasskey implements [user.Passkeys]: one UPDATE whose WHERE clause

@@ -1046,6 +1046,19 @@ func (s *UserStore) exec(ctx context.Context, query string, args ...any) (int64,
 	return n, err
 }
 
+// execFound runs one statement that must match a row: ErrNotFound, for
+// op, when it matched none.
+func (s *UserStore) execFound(ctx context.Context, op, query string, args ...any) error {
+	n, err := s.exec(ctx, query, args...)
+	if err != nil {
+		return s.db.fail(op, err)
+	}
+	if n == 0 {
+		return notFound(op)
+	}
+	return nil
+}
+
 // execOne runs one statement of a transaction that must match a row:
 // errTxNoRow when it matched none.
 func execOne(ctx context.Context, q queryer, query string, args ...any) error {
@@ -1095,6 +1108,24 @@ func (s *UserStore) update(ctx context.Context, op string, idv any, query string
 	}
 	if n == 0 {
 		return s.noRows(ctx, op, idv)
+	}
+	return nil
+}
+
+// userExists answers ErrNotFound when there is no user userID: for the
+// lists, which tell a user with nothing listed from no user at all.
+func (s *UserStore) userExists(ctx context.Context, op, userID string) error {
+	idv, ok := s.s.idArg(userID)
+	if !ok {
+		return notFound(op)
+	}
+	var one int
+	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(op)
+	}
+	if err != nil {
+		return s.db.fail(op, err)
 	}
 	return nil
 }

@@ -46,11 +46,9 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err := checkText(fields...); err != nil {
 		return nil, err
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return nil, err
@@ -78,10 +76,8 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	for _, f := range s.cfg.RegisterFields {
 		reg.Fields[f] = in.Fields[f]
 	}
-	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
-			return nil, err
-		}
+	if err := s.beforeRegister(ctx, reg); err != nil {
+		return nil, err
 	}
 	hash, err := s.hasher.Hash(ctx, in.Password)
 	if err != nil {
@@ -94,14 +90,8 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 		}
 		return nil, fmt.Errorf("register: create: %w", err)
 	}
-	if h := s.cfg.Hooks.AfterRegister; h != nil {
-		if err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) }); err != nil {
-			// Undo: no account, no mail, no session is left by a failed hook.
-			if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
-				return nil, fmt.Errorf("register: undo after %w: %w", err, derr)
-			}
-			return nil, err
-		}
+	if err := s.afterRegister(ctx, u, reg, "register"); err != nil {
+		return nil, err
 	}
 	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return nil, fmt.Errorf("register: verification token: %w", err)
@@ -256,11 +246,9 @@ func (s *Service) ResendVerification(ctx context.Context, v *Visit) (sent bool, 
 	if u.EmailVerified() {
 		return false, nil
 	}
-	vd, err := s.check(ctx, v, s.lim.resend, u.ID)
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.resend, u.ID); err != nil {
 		return false, err
 	}
-	s.rateHeaders(v.header, vd)
 	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {
 		return false, fmt.Errorf("resend verification: token: %w", err)
 	}
@@ -386,11 +374,9 @@ func (s *Service) startMailRequest(ctx context.Context, v *Visit, raw string, ip
 	if err := checkText(text{"email", raw}); err != nil {
 		return mailRequest{}, err
 	}
-	vd, err := s.check(ctx, v, ipLim, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, ipLim, v.ClientIP()); err != nil {
 		return mailRequest{}, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(raw)
 	if err != nil {
 		return mailRequest{}, err

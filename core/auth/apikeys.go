@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/session"
@@ -382,16 +381,7 @@ func (s *Service) revokeAPIKeys(ctx context.Context, v *Visit, u *user.User) {
 
 // checkAPIKeyName applies CheckPasskeyName's rule with MaxAPIKeyName.
 func checkAPIKeyName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return "", ErrNameRequired
-	case !printable(name):
-		return "", ErrInvalidCharacters
-	case utf8.RuneCountInString(name) > MaxAPIKeyName:
-		return "", ErrNameTooLong
-	}
-	return name, nil
+	return checkName(name, MaxAPIKeyName)
 }
 
 // checkScopes returns the scopes asked for without duplicates, in the

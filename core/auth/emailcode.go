@@ -122,11 +122,9 @@ func (s *Service) SendTwoFactorEmailCode(ctx context.Context, v *Visit) (err err
 	if u.EmailVerifiedAt.IsZero() {
 		return ErrEmailCodeNeedsVerifiedEmail
 	}
-	vd, err := s.check(ctx, v, s.lim.emailCode, u.ID)
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.emailCode, u.ID); err != nil {
 		return err
 	}
-	s.rateHeaders(v.header, vd)
 	code, err := newEmailCode(s.cfg.Rand)
 	if err != nil {
 		return fmt.Errorf("2fa email code: %w", err)

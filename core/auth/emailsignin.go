@@ -371,10 +371,8 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 		return nil, false, ErrInvalidSignInCode
 	}
 	reg := &Registration{Email: email, Fields: map[string]string{}}
-	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
-			return nil, false, err
-		}
+	if err := s.beforeRegister(ctx, reg); err != nil {
+		return nil, false, err
 	}
 	u, err = s.users.registration.Create(ctx, &user.User{Email: email, EmailVerifiedAt: s.now()})
 	if errors.Is(err, user.ErrEmailTaken) {
@@ -391,13 +389,8 @@ func (s *Service) signInAccount(ctx context.Context, v *Visit, email string) (_ 
 	if err != nil {
 		return nil, false, fmt.Errorf("email sign-in: create: %w", err)
 	}
-	if h := s.cfg.Hooks.AfterRegister; h != nil {
-		if err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) }); err != nil {
-			if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
-				return nil, false, fmt.Errorf("email sign-in: undo after %w: %w", err, derr)
-			}
-			return nil, false, err
-		}
+	if err := s.afterRegister(ctx, u, reg, "email sign-in"); err != nil {
+		return nil, false, err
 	}
 	if u, _, err = s.markVerified(ctx, v, u); err != nil {
 		return nil, false, err

@@ -183,20 +183,16 @@ func (m *Modules) RegisterExternal(ctx context.Context, v *Visit, in ExternalReg
 	if utf8.RuneCountInString(name) > maxNameRunes {
 		name = string([]rune(name)[:maxNameRunes])
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return nil, err
 	}
 	reg := &Registration{Email: email, Name: name, Fields: map[string]string{}}
-	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
-			return nil, err
-		}
+	if err := s.beforeRegister(ctx, reg); err != nil {
+		return nil, err
 	}
 	nu := &user.User{Email: email, Name: name}
 	if in.EmailVerified {
@@ -209,13 +205,8 @@ func (m *Modules) RegisterExternal(ctx context.Context, v *Visit, in ExternalReg
 		}
 		return nil, fmt.Errorf("register external: create: %w", err)
 	}
-	if h := s.cfg.Hooks.AfterRegister; h != nil {
-		if err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) }); err != nil {
-			if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
-				return nil, fmt.Errorf("register external: undo after %w: %w", err, derr)
-			}
-			return nil, err
-		}
+	if err := s.afterRegister(ctx, u, reg, "register external"); err != nil {
+		return nil, err
 	}
 	if !u.EmailVerified() && s.enabled(FeatureEmailVerification) == nil {
 		if err := s.sendVerification(ctx, v, u, u.Email); err != nil {

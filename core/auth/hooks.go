@@ -128,6 +128,34 @@ func (s *Service) runHook(ctx context.Context, name string, call func() error) (
 	return nil
 }
 
+// beforeRegister runs Hooks.BeforeRegister, when set, on the account
+// about to be made: its error vetoes the sign-up.
+func (s *Service) beforeRegister(ctx context.Context, reg *Registration) error {
+	if h := s.cfg.Hooks.BeforeRegister; h != nil {
+		return s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) })
+	}
+	return nil
+}
+
+// afterRegister runs Hooks.AfterRegister, when set, on u, the account just
+// made. A failed hook deletes u again, so no account, no mail and no
+// session is left by it; op names the sign-up in the error when that
+// deletion fails too.
+func (s *Service) afterRegister(ctx context.Context, u *user.User, reg *Registration, op string) error {
+	h := s.cfg.Hooks.AfterRegister
+	if h == nil {
+		return nil
+	}
+	err := s.runHook(ctx, "AfterRegister", func() error { return h(ctx, u.Clone(), reg) })
+	if err == nil {
+		return nil
+	}
+	if derr := s.users.registration.Delete(context.WithoutCancel(ctx), u.ID); derr != nil {
+		return fmt.Errorf("%s: undo after %w: %w", op, err, derr)
+	}
+	return err
+}
+
 // notify calls an After*Change hook: the change stands, a failure is
 // logged.
 func (s *Service) notify(ctx context.Context, name string, call func()) {

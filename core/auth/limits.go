@@ -311,6 +311,18 @@ func (s *Service) check(ctx context.Context, v *Visit, lm *limiter, part string)
 	return vd, nil
 }
 
+// checkShown is check for a flow that goes on when it is let through: the
+// limit's state is then reported in v's headers (a refusal reports its
+// own).
+func (s *Service) checkShown(ctx context.Context, v *Visit, lm *limiter, part string) error {
+	vd, err := s.check(ctx, v, lm, part)
+	if err != nil {
+		return err
+	}
+	s.rateHeaders(v.header, vd)
+	return nil
+}
+
 func (s *Service) resetLimit(ctx context.Context, v *Visit, lm *limiter, part string) {
 	if lm == nil {
 		return

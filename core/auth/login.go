@@ -433,11 +433,9 @@ func (s *Service) pendingUser(ctx context.Context, v *Visit) (*user.User, token.
 	if err != nil {
 		return nil, token.Claims{}, ErrTwoFactorExpired
 	}
-	vd, err := s.check(ctx, v, s.lim.twoFactor, claims.UserID)
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.twoFactor, claims.UserID); err != nil {
 		return nil, token.Claims{}, err
 	}
-	s.rateHeaders(v.header, vd)
 	u, err := s.users.ByID(ctx, claims.UserID)
 	if errors.Is(err, user.ErrNotFound) {
 		return nil, token.Claims{}, ErrInvalidSession

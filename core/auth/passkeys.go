@@ -193,13 +193,19 @@ func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyI
 // ([ErrNameTooLong]). RenamePasskey applies it; the passkeys module
 // applies it to the name given at registration.
 func CheckPasskeyName(name string) (string, error) {
+	return checkName(name, MaxPasskeyName)
+}
+
+// checkName trims name and checks it is not empty, printable and at most
+// limit characters: the rule of the names a user gives a credential.
+func checkName(name string, limit int) (string, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
 		return "", ErrNameRequired
 	case !printable(name):
 		return "", ErrInvalidCharacters
-	case utf8.RuneCountInString(name) > MaxPasskeyName:
+	case utf8.RuneCountInString(name) > limit:
 		return "", ErrNameTooLong
 	}
 	return name, nil

@@ -100,11 +100,9 @@ func (m *Modules) SignUpWithoutPassword(ctx context.Context, v *Visit, in Passwo
 	if err != nil {
 		return nil, err
 	}
-	vd, err := s.check(ctx, v, s.lim.register, v.ClientIP())
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.register, v.ClientIP()); err != nil {
 		return nil, err
 	}
-	s.rateHeaders(v.header, vd)
 	if err := in.Verify(ctx); err != nil {
 		return nil, err
 	}
@@ -115,10 +113,8 @@ func (m *Modules) SignUpWithoutPassword(ctx context.Context, v *Visit, in Passwo
 		return nil, fmt.Errorf("sign up without password: lookup: %w", err)
 	}
 	reg := &Registration{Email: acct.Email, Name: acct.Name, Fields: map[string]string{}}
-	if h := s.cfg.Hooks.BeforeRegister; h != nil {
-		if err := s.runHook(ctx, "BeforeRegister", func() error { return h(ctx, reg) }); err != nil {
-			return nil, err
-		}
+	if err := s.beforeRegister(ctx, reg); err != nil {
+		return nil, err
 	}
 	u, err := s.users.registration.Create(ctx, &user.User{Email: acct.Email, Name: acct.Name})
 	if err != nil {

@@ -136,11 +136,9 @@ func (s *Service) checkSecondFactor(ctx context.Context, v *Visit, u *user.User,
 	if s.users.twoFactor == nil {
 		return errNoTwoFactor
 	}
-	vd, err := s.check(ctx, v, s.lim.twoFactor, u.ID)
-	if err != nil {
+	if err := s.checkShown(ctx, v, s.lim.twoFactor, u.ID); err != nil {
 		return err
 	}
-	s.rateHeaders(v.header, vd)
 	if len(code) > maxCodeBytes {
 		return ErrInvalidTwoFactorCode
 	}

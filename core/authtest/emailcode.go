@@ -159,13 +159,7 @@ func (s suite) emailCodeOffByDefault(t *testing.T) {
 	e.codeUser(t)
 	b := e.pending(t)
 	for _, path := range []string{emailCodePath, emailCodeVerifyPath} {
-		r, err := b.try(http.MethodPost, path, "application/json", []byte(`{"code":"123456"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Status != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404 (email codes are off)", r, r.Status)
-		}
+		mustBeAbsent(t, b, http.MethodPost, path, []byte(`{"code":"123456"}`), "email codes are off")
 	}
 	if n := len(e.mails(t, "ada@example.com", mail.KindTwoFactorEmailCode)); n != 0 {
 		t.Errorf("%d email-code mails, want none", n)
@@ -395,22 +389,8 @@ func (s suite) raceEmailCode(t *testing.T) {
 		bs[i].setCookie(auth.PendingCookie, pending)
 	}
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send(emailCodeVerifyPath, obj{"code": code}) })
-	winner := -1
-	for i, r := range rs {
-		switch {
-		case r.Status == http.StatusOK && winner < 0:
-			winner = i
-			mustBody(t, r, obj{"success": true})
-		case r.Status == http.StatusOK:
-			t.Errorf("%s: request %d won too (request %d won first)", r, i, winner)
-		default:
-			// The winner holds the pending login, then finishes it.
-			mustStatus(t, r, http.StatusUnauthorized, err2FAExpired)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no request won")
-	}
+	// The winner holds the pending login, then finishes it.
+	winner := mustSoleWinner(t, rs, obj{"success": true}, http.StatusUnauthorized, err2FAExpired)
 	mustOneSession(t, bs, winner, "ada@example.com")
 	if n := e.audit.Count(auth.EventLoginSucceeded, u.ID); n != 1 {
 		t.Errorf("%d login_succeeded events, want 1", n)

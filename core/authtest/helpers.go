@@ -156,6 +156,29 @@ func mustBeSignedOut(t *testing.T, c *client) {
 	mustStatus(t, c.me(), http.StatusUnauthorized, errNotAuthenticated)
 }
 
+// mustBeAbsent sends body (JSON, or nil for none) to method path and
+// checks the answer is 404: the route is not there, because why.
+func mustBeAbsent(t *testing.T, c *client, method, path string, body []byte, why string) {
+	t.Helper()
+	ct := ""
+	if body != nil {
+		ct = "application/json"
+	}
+	r, err := c.try(method, path, ct, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if r.Status != http.StatusNotFound {
+		t.Errorf("%s: status %d, want 404 (%s)", r, r.Status, why)
+	}
+}
+
+// everyFieldBody is a JSON body with every field the account routes read,
+// each valid: a route that is there would act on it.
+func everyFieldBody() []byte {
+	return []byte(`{"email":"bob@example.com","password":"correct horse battery","name":"Bob","newEmail":"x@example.com","currentPassword":"` + goodPassword + `","newPassword":"another password 1"}`)
+}
+
 // Mail.
 
 // flush waits until the Service has handed every queued mail to the

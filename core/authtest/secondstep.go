@@ -74,6 +74,20 @@ func (s suite) appEnv(t *testing.T, opts ...option) *env {
 	return s.envWithRoutes(t, appRoutes, opts...)
 }
 
+// finishSecondStep checks that r, the first step of ada@example.com's
+// login in c, left a pending login and no session, and that the TOTP code
+// of secret then signs c in.
+func (e *env) finishSecondStep(t *testing.T, c *client, r *reply, secret string) {
+	t.Helper()
+	if r.setCookie(auth.PendingCookie) == nil {
+		t.Fatalf("%s: no %s cookie", r, auth.PendingCookie)
+	}
+	mustBeSignedOut(t, c)
+	e.nextStep()
+	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
+	mustBeSignedIn(t, c, "ada@example.com")
+}
+
 // signedOutTwoFactor registers ada@example.com on a new browser, turns 2FA
 // on and signs out: the browser, her record and her TOTP secret.
 func (e *env) signedOutTwoFactor(t *testing.T) (*client, *user.User, string) {
@@ -102,13 +116,7 @@ func (s suite) appStepTwoFactor(t *testing.T) {
 	c, u, secret := e.signedOutTwoFactor(t)
 	r := c.post(appLoginPath, nil, "X-App-User", u.ID)
 	mustBody(t, r, obj{"requiresTwoFactor": true, "appUser": u.ID})
-	if r.setCookie(auth.PendingCookie) == nil {
-		t.Fatalf("%s: no %s cookie", r, auth.PendingCookie)
-	}
-	mustBeSignedOut(t, c)
-	e.nextStep()
-	mustBody(t, c.verify(e.now(t, secret)), obj{"success": true})
-	mustBeSignedIn(t, c, "ada@example.com")
+	e.finishSecondStep(t, c, r, secret)
 }
 
 func (s suite) appStepOwnSession(t *testing.T) {

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -83,19 +81,9 @@ func (m *Memory) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := []*user.APIKey{}
-	for _, k := range m.apiKeys {
-		if k.UserID == userID {
-			out = append(out, k.Clone())
-		}
-	}
-	slices.SortFunc(out, func(a, b *user.APIKey) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out, nil
+	return owned(m.apiKeys, userID, (*user.APIKey).Clone, func(k *user.APIKey) (string, time.Time, string) {
+		return k.UserID, k.CreatedAt, k.ID
+	}), nil
 }
 
 // TouchAPIKey implements [user.APIKeys].

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -88,19 +86,9 @@ func (m *Memory) ListIdentities(ctx context.Context, userID string) ([]*user.Ide
 	if _, ok := m.byID[userID]; !ok {
 		return nil, fmt.Errorf("store: list identities: %w", user.ErrNotFound)
 	}
-	out := []*user.Identity{}
-	for _, l := range m.links {
-		if l.UserID == userID {
-			out = append(out, l.Clone())
-		}
-	}
-	slices.SortFunc(out, func(a, b *user.Identity) int {
-		if c := a.LinkedAt.Compare(b.LinkedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out, nil
+	return owned(m.links, userID, (*user.Identity).Clone, func(l *user.Identity) (string, time.Time, string) {
+		return l.UserID, l.LinkedAt, l.ID
+	}), nil
 }
 
 // DeleteIdentity implements [user.Identities].

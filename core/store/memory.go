@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,28 @@ type Memory struct {
 }
 
 var _ user.Store = (*Memory)(nil)
+
+// owned returns copies (clone) of the records in all that belong to
+// userID, oldest first and by id among records of the same time: the order
+// every List method of the store promises. of tells a record's owner, time
+// and id; the result is empty, not nil, when the user has none.
+func owned[K comparable, R any](all map[K]R, userID string, clone func(R) R, of func(R) (owner string, at time.Time, id string)) []R {
+	out := []R{}
+	for _, r := range all {
+		if owner, _, _ := of(r); owner == userID {
+			out = append(out, clone(r))
+		}
+	}
+	slices.SortFunc(out, func(a, b R) int {
+		_, aAt, aID := of(a)
+		_, bAt, bID := of(b)
+		if c := aAt.Compare(bAt); c != 0 {
+			return c
+		}
+		return strings.Compare(aID, bID)
+	})
+	return out
+}
 
 // NewMemory returns an empty store.
 func NewMemory(cfg MemoryConfig) *Memory {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -108,19 +106,9 @@ func (m *Memory) ListPasskeys(ctx context.Context, userID string) ([]*user.Passk
 	if _, ok := m.byID[userID]; !ok {
 		return nil, fmt.Errorf("store: list passkeys: %w", user.ErrNotFound)
 	}
-	out := []*user.Passkey{}
-	for _, c := range m.creds {
-		if c.UserID == userID {
-			out = append(out, c.Clone())
-		}
-	}
-	slices.SortFunc(out, func(a, b *user.Passkey) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(string(a.ID), string(b.ID))
-	})
-	return out, nil
+	return owned(m.creds, userID, (*user.Passkey).Clone, func(p *user.Passkey) (string, time.Time, string) {
+		return p.UserID, p.CreatedAt, string(p.ID)
+	}), nil
 }
 
 // PasskeyByID implements [user.Passkeys].

@@ -65,10 +65,7 @@ func TestAccessibility(t *testing.T) {
 	audit("bad reset link")
 
 	b.Open(s.URL + "/register")
-	b.Fill("name", userName)
-	b.Fill("email", email)
-	b.Fill("password", password)
-	b.Submit("register-form")
+	submitRegistration(b, userName, email, password)
 	b.WaitPage("dashboard", "/dashboard")
 	b.WaitText("notice", "Welcome")
 	audit("dashboard, unverified")
@@ -138,10 +135,7 @@ func TestAccessibility(t *testing.T) {
 	audit("dashboard, recovery code used")
 
 	b.Open(s.URL + "/register")
-	b.Fill("name", userName)
-	b.Fill("email", email)
-	b.Fill("password", password)
-	b.Submit("register-form")
+	submitRegistration(b, userName, email, password)
 	f.fieldError("email", "Email already registered", 400)
 	audit("register error")
 	b.Open(s.URL + "/forgot-password")
@@ -195,10 +189,7 @@ func TestAccessibilityPasskeysAndSessions(t *testing.T) {
 	audit("register, passkey sign-up offered")
 
 	b.Open(s.URL + "/register")
-	b.Fill("name", userName)
-	b.Fill("email", email)
-	b.Fill("password", password)
-	b.Submit("register-form")
+	submitRegistration(b, userName, email, password)
 	b.WaitPage("dashboard", "/dashboard")
 	// A passkey needs a verified address: the link the console mailer logged.
 	b.Open(s.URL + "/verify-email/" + s.WaitFor(t, regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)))

@@ -46,10 +46,7 @@ func TestEmailCodePages(t *testing.T) {
 			}
 
 			b.Open(s.URL + "/register")
-			b.Fill("name", userName)
-			b.Fill("email", email)
-			b.Fill("password", password)
-			b.Submit("register-form")
+			submitRegistration(b, userName, email, password)
 			b.WaitPage("dashboard", "/dashboard")
 			b.Open(f.mailedLink("verify-email", 1))
 			b.WaitText("notice", "Your email address is verified")

@@ -117,10 +117,7 @@ func (f *flow) register() {
 		f.t.Error("register: the show-password toggle shows without JavaScript, where it cannot work")
 	}
 	b.Shot("register")
-	b.Fill("name", userName)
-	b.Fill("email", email)
-	b.Fill("password", password)
-	b.Submit("register-form")
+	submitRegistration(b, userName, email, password)
 	b.WaitPage("dashboard", "/dashboard")
 	b.WaitText("notice", "We sent you a link to verify your email address")
 	b.WaitText("unverified-notice", "not verified")
@@ -467,10 +464,7 @@ func (f *flow) verifyLoggedOut() {
 	f.logout()
 	b.Open(f.page("/register"))
 	b.WaitPage("register", "/register")
-	b.Fill("name", "Someone Else")
-	b.Fill("email", newEmail)
-	b.Fill("password", "another password 3")
-	b.Submit("register-form")
+	submitRegistration(b, "Someone Else", newEmail, "another password 3")
 	f.fieldError("email", "Email already registered", 400)
 	b.Shot("register-taken")
 
@@ -578,6 +572,15 @@ func (f *flow) cspIsEnforced() {
 func (f *flow) logout() {
 	f.b.Click("logout")
 	f.b.WaitPage("login", "/login")
+}
+
+// submitRegistration fills the registration form open in b with name,
+// addr and pass and submits it.
+func submitRegistration(b *Browser, name, addr, pass string) {
+	b.Fill("name", name)
+	b.Fill("email", addr)
+	b.Fill("password", pass)
+	b.Submit("register-form")
 }
 
 // login fills the login form and submits it.

@@ -52,10 +52,7 @@ func TestPlainHTTPWarning(t *testing.T) {
 	// person back to /login, where the warning explains it.
 	b.Open(onAppTest(prod) + "/register")
 	b.WaitText("https-warning", "signing in needs HTTPS")
-	b.Fill("name", userName)
-	b.Fill("email", email)
-	b.Fill("password", password)
-	b.Submit("register-form")
+	submitRegistration(b, userName, email, password)
 	b.WaitPage("login", "/login")
 	b.WaitText("https-warning", "signing in needs HTTPS")
 	for _, name := range []string{auth.SecureSessionCookie, "authkit_session"} {

@@ -65,10 +65,7 @@ func TestNoScriptForms(t *testing.T) {
 	b := New(t, "noscript-forms")
 	b.DisableScripts(true)
 	b.Open(s.URL + "/register")
-	b.Fill("name", "No Script")
-	b.Fill("email", "noscript@example.com")
-	b.Fill("password", "typed-secret-1")
-	b.Submit("register-form")
+	submitRegistration(b, "No Script", "noscript@example.com", "typed-secret-1")
 	b.WaitPage("dashboard", "/dashboard")
 	for path, want := range map[string]map[string]string{
 		"/login":                  {"login-form": "/login", "logout-form": "/logout"},
@@ -106,10 +103,7 @@ func TestNoScriptDeleteAccount(t *testing.T) {
 	b := New(t, "noscript-delete")
 	b.DisableScripts(true)
 	b.Open(s.URL + "/register")
-	b.Fill("name", "Leaving Soon")
-	b.Fill("email", "leaving@example.com")
-	b.Fill("password", "typed-secret-1")
-	b.Submit("register-form")
+	submitRegistration(b, "Leaving Soon", "leaving@example.com", "typed-secret-1")
 	b.WaitPage("dashboard", "/dashboard")
 	b.Open(s.URL + "/settings/security")
 	b.WaitPage("security", "/settings/security")

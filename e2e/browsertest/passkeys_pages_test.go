@@ -108,10 +108,7 @@ func TestPasskeyPages(t *testing.T) {
 			b.WaitPage("register", "/register")
 
 			// Registered, the person adds a passkey (the sign-in is recent).
-			b.Fill("name", userName)
-			b.Fill("email", email)
-			b.Fill("password", password)
-			b.Submit("register-form")
+			submitRegistration(b, userName, email, password)
 			b.WaitPage("dashboard", "/dashboard")
 			// A passkey needs a verified address: the link the console mailer logged.
 			b.Open(s.URL + "/verify-email/" + s.WaitFor(t, regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)))

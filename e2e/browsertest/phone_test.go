@@ -30,10 +30,7 @@ func TestSecurityPageOnAPhone(t *testing.T) {
 			}
 			b.Open(s.URL + "/register")
 			b.WaitPage("register", "/register")
-			b.Fill("name", userName)
-			b.Fill("email", strings.Replace(long, "@", "-"+name+"@", 1))
-			b.Fill("password", password)
-			b.Submit("register-form")
+			submitRegistration(b, userName, strings.Replace(long, "@", "-"+name+"@", 1), password)
 			b.WaitPage("dashboard", "/dashboard")
 			b.Open(s.URL + "/settings/security")
 			b.WaitPage("security", "/settings/security")

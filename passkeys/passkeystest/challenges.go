@@ -2,8 +2,6 @@ package passkeystest
 
 import (
 	"encoding/json"
-	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/authkit-go/authkit/core/auth"
@@ -56,35 +54,11 @@ func testRace(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	const racers = 8
-	browsers := make([]*browser, racers)
+	browsers, bodies := make([]*browser, racers), make([]any, racers)
 	for i := range browsers {
-		browsers[i] = b.clone()
+		browsers[i], bodies[i] = b.clone(), body // one challenge, one assertion
 	}
-	var wg sync.WaitGroup
-	replies := make([]struct {
-		status int
-		code   any
-		err    error
-	}, racers)
-	for i, r := range browsers {
-		wg.Go(func() {
-			rep, err := r.fetch(http.MethodPost, passkeys.Prefix+"/login/finish", body)
-			replies[i].status, replies[i].code, replies[i].err = rep.Status, rep.JSON["code"], err
-		})
-	}
-	wg.Wait()
-	won := 0
-	for i, r := range replies {
-		switch {
-		case r.err != nil:
-			t.Errorf("racer %d: %v", i, r.err)
-		case r.status == http.StatusOK:
-			won++
-		case r.status != http.StatusBadRequest || r.code != string(auth.ErrPasskeyChallengeInvalid.Code):
-			t.Errorf("racer %d: %d %v, want 400 passkey_challenge_invalid", i, r.status, r.code)
-		}
-	}
-	if won != 1 {
+	if won := raceFinishes(t, browsers, passkeys.Prefix+"/login/finish", bodies, auth.ErrPasskeyChallengeInvalid); won != 1 {
 		t.Fatalf("%d racing finishes of one challenge signed in, want exactly 1", won)
 	}
 	if n := len(e.audit.Of(auth.EventLoginSucceeded)); n != 1 {

@@ -350,34 +350,20 @@ func testSignUpUnverifiedIsLimited(t *testing.T, h Harness) {
 // and signs nobody in, and the attacker's session has ended.
 func testSignUpClaimedByReset(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, nil)
-	attacker := e.browser()
-	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
-	wantSuccess(t, "the attacker's sign-up", r)
-	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	attacker, u, a, k := e.attackerSignsUp(t)
 	victim := e.browser()
 	vr, _, _ := e.passkeySignUp(t, victim, "victim@example.com")
 	wantError(t, "the victim's sign-up", vr, auth.ErrEmailRegistered)
-	wantOK(t, "forgot-password", victim.post(t, "/api/auth/forgot-password", map[string]string{"email": "victim@example.com"}))
-	const newPassword = "the victim's own new password"
-	wantOK(t, "reset-password", victim.post(t, "/api/auth/reset-password/"+e.linkToken(t, mail.KindResetPassword, "victim@example.com"),
-		map[string]string{"password": newPassword, "confirmPassword": newPassword}))
-	if n := len(e.stored(t, u.ID)); n != 0 {
-		t.Fatalf("%d passkeys left after the reset, want 0", n)
-	}
-	e.mustEvent(t, auth.EventPasskeyDeleted, u.ID, "Passkey")
-	e.mustMail(t, mail.KindPasskeyDeleted, "victim@example.com", "Passkey", 1)
-	wantError(t, "the attacker's passkey after the reset", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
+	e.resetDeletesPasskey(t, victim, u.ID, "Passkey", a, k)
 	if attacker.signedInAs(t) != "" {
 		t.Fatal("the attacker's session outlived the reset")
 	}
 }
 
-// raceSignUps sends the finish bodies at once, each from its browser, and
-// returns how many answered 200; every other answer must be want.
-func raceSignUps(t *testing.T, browsers []*browser, bodies []any, want *auth.Error) int {
+// raceFinishes posts the finish bodies to path at once, each from its
+// browser, and returns how many answered 200; every other answer must be
+// want.
+func raceFinishes(t *testing.T, browsers []*browser, path string, bodies []any, want *auth.Error) int {
 	t.Helper()
 	type reply struct {
 		status int
@@ -388,7 +374,7 @@ func raceSignUps(t *testing.T, browsers []*browser, bodies []any, want *auth.Err
 	var wg sync.WaitGroup
 	for i, b := range browsers {
 		wg.Go(func() {
-			r, err := b.fetch(http.MethodPost, passkeys.Prefix+"/signup/finish", bodies[i])
+			r, err := b.fetch(http.MethodPost, path, bodies[i])
 			replies[i] = reply{r.Status, r.JSON["code"], err}
 		})
 	}
@@ -424,7 +410,7 @@ func testSignUpFinishRace(t *testing.T, h Harness) {
 	for i := range browsers {
 		browsers[i], bodies[i] = b.clone(), cred
 	}
-	if won := raceSignUps(t, browsers, bodies, auth.ErrPasskeyChallengeInvalid); won != 1 {
+	if won := raceFinishes(t, browsers, passkeys.Prefix+"/signup/finish", bodies, auth.ErrPasskeyChallengeInvalid); won != 1 {
 		t.Fatalf("%d racing finishes of one ceremony made an account, want exactly 1", won)
 	}
 	e.mustOneAccount(t, "grace@example.com")
@@ -447,7 +433,7 @@ func testSignUpAddressRace(t *testing.T, h Harness) {
 		cred, c := NewAuthenticator(t).Create(raw(begin), Origin)
 		bodies[i], ids = cred, append(ids, c.ID)
 	}
-	if won := raceSignUps(t, browsers, bodies, auth.ErrEmailRegistered); won != 1 {
+	if won := raceFinishes(t, browsers, passkeys.Prefix+"/signup/finish", bodies, auth.ErrEmailRegistered); won != 1 {
 		t.Fatalf("%d racing sign-ups of one address made an account, want exactly 1", won)
 	}
 	u := e.mustOneAccount(t, "grace@example.com")
@@ -515,13 +501,7 @@ var signInCodeIn = regexp.MustCompile(`(?m)^Your code: ([0-9]{6})$`)
 // its passkey through sign-in by email.
 func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
 	e := newEnv(t, h, nil, func(c *auth.Config) { c.EmailSignIn.Enabled = true })
-	attacker := e.browser()
-	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
-	wantSuccess(t, "the attacker's sign-up", r)
-	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
+	attacker, u, a, k := e.attackerSignsUp(t)
 
 	victim := e.browser()
 	wantOK(t, "email-sign-in", victim.post(t, "/api/auth/email-sign-in", map[string]string{"email": "victim@example.com"}))
@@ -545,7 +525,7 @@ func testSignUpClaimedBySignInByEmail(t *testing.T, h Harness) {
 	wantError(t, "the attacker's passkey", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
 
 	owner := e.browser()
-	r, a, k = e.passkeySignUp(t, owner, "grace@example.com")
+	r, a, k := e.passkeySignUp(t, owner, "grace@example.com")
 	wantSuccess(t, "the owner's sign-up", r)
 	wantOK(t, "verify-email", owner.do(t, http.MethodGet, "/api/auth/verify-email/"+url.PathEscape(e.linkToken(t, mail.KindVerifyEmail, "grace@example.com")), nil))
 	other := e.browser()

@@ -1,6 +1,7 @@
 package passkeystest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/authkit-go/authkit/core/auth"
 	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
+	"github.com/authkit-go/authkit/core/user"
 	"github.com/authkit-go/authkit/passkeys"
 )
 
@@ -38,6 +40,41 @@ func testRegisterNeedsVerified(t *testing.T, h Harness) {
 	}
 }
 
+// attackerSignsUp signs up victim@example.com with a passkey, from a new
+// browser, the attacker's: it returns that browser, the account made and
+// the attacker's authenticator and passkey.
+func (e *env) attackerSignsUp(t *testing.T) (*browser, *user.User, *Authenticator, *Credential) {
+	t.Helper()
+	attacker := e.browser()
+	r, a, k := e.passkeySignUp(t, attacker, "victim@example.com")
+	wantSuccess(t, "the attacker's sign-up", r)
+	u, err := e.users.ByEmail(context.Background(), "victim@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return attacker, u, a, k
+}
+
+// resetDeletesPasskey resets the password of victim@example.com from the
+// browser victim, by the mailed link, and checks that the reset deleted
+// the attacker's passkey k (of authenticator a, named name) from the
+// account userID: audited, mailed to the owner, signing nobody in. It
+// returns the new password.
+func (e *env) resetDeletesPasskey(t *testing.T, victim *browser, userID, name string, a *Authenticator, k *Credential) string {
+	t.Helper()
+	wantOK(t, "forgot-password", victim.post(t, "/api/auth/forgot-password", map[string]string{"email": "victim@example.com"}))
+	const newPassword = "the victim's own new password"
+	wantOK(t, "reset-password", victim.post(t, "/api/auth/reset-password/"+e.linkToken(t, mail.KindResetPassword, "victim@example.com"),
+		map[string]string{"password": newPassword, "confirmPassword": newPassword}))
+	if n := len(e.stored(t, userID)); n != 0 {
+		t.Fatalf("%d passkeys left after the reset, want 0", n)
+	}
+	e.mustEvent(t, auth.EventPasskeyDeleted, userID, name)
+	e.mustMail(t, mail.KindPasskeyDeleted, "victim@example.com", name, 1)
+	wantError(t, "the attacker's passkey after the reset", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
+	return newPassword
+}
+
 // testPreAccountTakeover is the pre-account takeover: on an app that does
 // not verify addresses, an attacker registers the victim's address and
 // adds a passkey. The victim, told the address is taken, resets the
@@ -54,16 +91,7 @@ func testPreAccountTakeover(t *testing.T, h Harness) {
 	victim := e.browser()
 	wantError(t, "the victim's sign-up", victim.post(t, "/api/auth/register",
 		map[string]string{"email": "victim@example.com", "password": password, "name": "Vic"}), auth.ErrEmailRegistered)
-	wantOK(t, "forgot-password", victim.post(t, "/api/auth/forgot-password", map[string]string{"email": "victim@example.com"}))
-	const newPassword = "the victim's own new password"
-	wantOK(t, "reset-password", victim.post(t, "/api/auth/reset-password/"+e.linkToken(t, mail.KindResetPassword, "victim@example.com"),
-		map[string]string{"password": newPassword, "confirmPassword": newPassword}))
-	if n := len(e.stored(t, u.ID)); n != 0 {
-		t.Fatalf("%d passkeys left after the reset, want 0", n)
-	}
-	e.mustEvent(t, auth.EventPasskeyDeleted, u.ID, "Victim's laptop")
-	e.mustMail(t, mail.KindPasskeyDeleted, "victim@example.com", "Victim's laptop", 1)
-	wantError(t, "the attacker's passkey after the reset", e.passwordless(t, e.browser(), a, k, Origin), auth.ErrPasskeyInvalid)
+	newPassword := e.resetDeletesPasskey(t, victim, u.ID, "Victim's laptop", a, k)
 
 	wantSuccess(t, "the victim's login", victim.post(t, "/api/login", map[string]string{"email": "victim@example.com", "password": newPassword}))
 	thief := e.browser()

@@ -174,8 +174,8 @@ func apple(t *testing.T, h Harness) {
 		if status, id2 := again.me(); status != http.StatusOK || id2 != u.ID {
 			t.Fatalf("me after the second sign-in: %d %q, want 200 %q", status, id2, u.ID)
 		}
-		if u, _ = e.users.ByID(context.Background(), u.ID); u.Name != "Alice Apple" || len(e.eventsOf(auth.EventRegistered)) != 1 {
-			t.Fatalf("after the second sign-in: name %q, %d registrations", u.Name, len(e.eventsOf(auth.EventRegistered)))
+		if u, _ = e.users.ByID(context.Background(), u.ID); u.Name != "Alice Apple" || len(e.audit.Of(auth.EventRegistered)) != 1 {
+			t.Fatalf("after the second sign-in: name %q, %d registrations", u.Name, len(e.audit.Of(auth.EventRegistered)))
 		}
 		wantRedirect(t, e.browser().appleSignIn(alice, ""), http.StatusSeeOther, "/")
 	})
@@ -200,8 +200,8 @@ func apple(t *testing.T, h Harness) {
 		victim := e.browser()
 		resp := victim.postCrossSite(action, origin(e.issuer), form, "application/x-www-form-urlencoded")
 		wantRedirect(t, victim.get(resp.Header.Get("Location")), http.StatusSeeOther, loginError("social_state_invalid"))
-		if status, _ := victim.me(); status != http.StatusUnauthorized || e.userCount() != 0 || len(e.eventsOf(auth.EventLoginSucceeded)) != 0 {
-			t.Fatalf("after refused callbacks: me %d, %d accounts, %d logins", status, e.userCount(), len(e.eventsOf(auth.EventLoginSucceeded)))
+		if status, _ := victim.me(); status != http.StatusUnauthorized || e.userCount() != 0 || len(e.audit.Of(auth.EventLoginSucceeded)) != 0 {
+			t.Fatalf("after refused callbacks: me %d, %d accounts, %d logins", status, e.userCount(), len(e.audit.Of(auth.EventLoginSucceeded)))
 		}
 		// Not a form, or a longer one than any provider's: refused.
 		wantRedirect(t, b.postCrossSite(action, origin(e.issuer), form, "application/json"), http.StatusSeeOther, loginError("social_failed"))

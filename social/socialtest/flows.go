@@ -57,8 +57,8 @@ func signUpOnFirstSignIn(t *testing.T, h Harness) {
 			if slices.ContainsFunc(e.mail.To(alice.Email), func(m mail.Message) bool { return m.Kind == mail.KindVerifyEmail }) {
 				t.Fatal("a verification mail was sent for a verified address")
 			}
-			if len(e.eventsOf(auth.EventRegistered)) != 1 || len(e.eventsOf(auth.EventIdentityLinked)) != 1 || len(e.eventsOf(auth.EventLoginSucceeded)) != 1 {
-				t.Fatalf("events: %+v", e.events)
+			if len(e.audit.Of(auth.EventRegistered)) != 1 || len(e.audit.Of(auth.EventIdentityLinked)) != 1 || len(e.audit.Of(auth.EventLoginSucceeded)) != 1 {
+				t.Fatalf("events: %+v", e.audit.Events())
 			}
 			// The account was made for this identity: no "linked" notice.
 			e.wantNotice(mail.KindIdentityLinked, alice.Email, 0)
@@ -89,8 +89,8 @@ func signInAgain(t *testing.T, h Harness) {
 	if status, id := b.me(); status != http.StatusOK || id != first.ID {
 		t.Fatalf("me: %d %q, want 200 %q", status, id, first.ID)
 	}
-	if n := len(e.identities(first.ID)); n != 1 || len(e.eventsOf(auth.EventRegistered)) != 1 {
-		t.Fatalf("%d identities, %d registrations; want 1 and 1", n, len(e.eventsOf(auth.EventRegistered)))
+	if n := len(e.identities(first.ID)); n != 1 || len(e.audit.Of(auth.EventRegistered)) != 1 {
+		t.Fatalf("%d identities, %d registrations; want 1 and 1", n, len(e.audit.Of(auth.EventRegistered)))
 	}
 }
 
@@ -126,7 +126,7 @@ func linkByVerifiedEmail(t *testing.T, h Harness) {
 	if ids := e.identities(local.ID); len(ids) != 1 || ids[0].Subject != alice.ID {
 		t.Fatalf("identities %+v", ids)
 	}
-	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (email)" {
+	if ev := e.audit.Of(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (email)" {
 		t.Fatalf("identity_linked events %+v", ev)
 	}
 	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1)
@@ -164,7 +164,7 @@ func noTakeover(t *testing.T, h Harness) {
 			if _, err := e.users.IdentityBySubject(context.Background(), "test", tc.as.ID); err == nil {
 				t.Fatal("the attacker's provider account was linked")
 			}
-			if len(e.eventsOf(auth.EventLoginSucceeded)) != 0 {
+			if len(e.audit.Of(auth.EventLoginSucceeded)) != 0 {
 				t.Fatal("a login succeeded")
 			}
 		})
@@ -192,8 +192,8 @@ func twoFactorAccount(t *testing.T, h Harness) {
 	if status, _ := b.me(); status != http.StatusUnauthorized {
 		t.Fatalf("me before the second step: %d, want 401", status)
 	}
-	if len(e.eventsOf(auth.EventLoginPending)) != 1 || len(e.eventsOf(auth.EventLoginSucceeded)) != 0 {
-		t.Fatalf("events %+v", e.events)
+	if len(e.audit.Of(auth.EventLoginPending)) != 1 || len(e.audit.Of(auth.EventLoginSucceeded)) != 0 {
+		t.Fatalf("events %+v", e.audit.Events())
 	}
 }
 
@@ -232,8 +232,8 @@ func replayedCallback(t *testing.T, h Harness) {
 	if status, _ := thief.me(); status != http.StatusUnauthorized {
 		t.Fatalf("the replay signed in: %d", status)
 	}
-	if len(e.eventsOf(auth.EventLoginSucceeded)) != 1 {
-		t.Fatalf("%d logins, want 1", len(e.eventsOf(auth.EventLoginSucceeded)))
+	if len(e.audit.Of(auth.EventLoginSucceeded)) != 1 {
+		t.Fatalf("%d logins, want 1", len(e.audit.Of(auth.EventLoginSucceeded)))
 	}
 }
 
@@ -368,7 +368,7 @@ func linkListUnlink(t *testing.T, h Harness) {
 	}
 	e.wantNotice(mail.KindIdentityLinked, alice.Email, 1) // to the account's address, not bob's
 	e.wantNotice(mail.KindIdentityLinked, bob.Email, 0)
-	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 2 || ev[1].Detail != "test (signed in)" {
+	if ev := e.audit.Of(auth.EventIdentityLinked); len(ev) != 2 || ev[1].Detail != "test (signed in)" {
 		t.Fatalf("identity_linked events %+v", ev)
 	}
 
@@ -382,7 +382,7 @@ func linkListUnlink(t *testing.T, h Harness) {
 		t.Fatalf("after the unlink: %+v", left)
 	}
 	wantJSON(t, b.do(http.MethodDelete, "/api/auth/identities/"+left.Identities[0].ID, nil), http.StatusBadRequest, "code", "last_sign_in_method")
-	if ev := e.eventsOf(auth.EventIdentityUnlinked); len(ev) != 1 || ev[0].Detail != "test" {
+	if ev := e.audit.Of(auth.EventIdentityUnlinked); len(ev) != 1 || ev[0].Detail != "test" {
 		t.Fatalf("identity_unlinked events %+v", ev)
 	}
 	e.wantNotice(mail.KindIdentityUnlinked, alice.Email, 1) // the refused unlink mailed nothing
@@ -466,10 +466,10 @@ func claimUnverified(t *testing.T, h Harness) {
 	if ids := e.identities(local.ID); len(ids) != 1 || ids[0].Subject != alice.ID {
 		t.Fatalf("identities %+v", ids)
 	}
-	if ev := e.eventsOf(auth.EventUnverifiedSetupRevoked); len(ev) != 1 || ev[0].UserID != local.ID || ev[0].Detail != "social" {
+	if ev := e.audit.Of(auth.EventUnverifiedSetupRevoked); len(ev) != 1 || ev[0].UserID != local.ID || ev[0].Detail != "social" {
 		t.Fatalf("unverified_setup_revoked events %+v", ev)
 	}
-	if ev := e.eventsOf(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (claimed)" {
+	if ev := e.audit.Of(auth.EventIdentityLinked); len(ev) != 1 || ev[0].Detail != "test (claimed)" {
 		t.Fatalf("identity_linked events %+v", ev)
 	}
 }

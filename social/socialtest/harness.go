@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"github.com/authkit-go/authkit/core/auth"
+	"github.com/authkit-go/authkit/core/authtest"
 	"github.com/authkit-go/authkit/core/mail"
 	"github.com/authkit-go/authkit/core/onetime"
 	"github.com/authkit-go/authkit/core/password"
@@ -172,8 +173,7 @@ type env struct {
 	h        *social.Handler
 	users    users
 	mail     *mail.Capture
-	mu       sync.Mutex
-	events   []auth.Event
+	audit    authtest.AuditLog
 	callback string // the redirect URI
 }
 
@@ -227,7 +227,7 @@ func newEnv(t *testing.T, h Harness, o options) *env {
 	cfg := auth.Config{
 		Users: e.users, Secrets: []string{strings.Repeat("s", 32)}, Keys: keys, AppURL: e.app.URL,
 		Insecure: true, Mailer: e.mail, Hasher: password.ForTesting(),
-		Audit: func(_ context.Context, ev auth.Event) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() },
+		Audit: e.audit.Record,
 	}
 	if o.core != nil {
 		o.core(&cfg)
@@ -302,19 +302,6 @@ func (e *env) wantNotice(kind mail.Kind, to string, n int) {
 			e.t.Fatalf("%s mail %q does not name the provider %q:\n%s", kind, m.Subject, providerLabel, m.Text)
 		}
 	}
-}
-
-// events of typ, in order.
-func (e *env) eventsOf(typ auth.EventType) []auth.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []auth.Event
-	for _, ev := range e.events {
-		if ev.Type == typ {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // local creates an account with a password, verified or not.
