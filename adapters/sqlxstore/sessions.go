@@ -105,10 +105,10 @@ func (r recordRow) record() session.Record {
 
 // Create implements [session.Store].
 func (s *SessionStore) Create(ctx context.Context, r session.Record) error {
-	if _, err := s.db.x.ExecContext(ctx, s.sweep, r.UserID, s.db.now().UnixMilli()); err != nil {
+	if err := s.execRetried(ctx, s.sweep, r.UserID, s.db.now().UnixMilli()); err != nil {
 		return s.db.fail("create "+s.op, err)
 	}
-	_, err := s.db.x.ExecContext(ctx, s.ins, r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(),
+	err := s.execRetried(ctx, s.ins, r.ID, r.UserID, r.CreatedAt.UnixMilli(), r.LastSeenAt.UnixMilli(),
 		r.ExpiresAt.UnixMilli(), r.IP, r.UserAgent, r.Remember)
 	if err != nil {
 		return s.db.fail("create "+s.op, err)
@@ -137,10 +137,23 @@ func (s *SessionStore) CreateBounded(ctx context.Context, r session.Record, max 
 	if err != nil {
 		return s.db.fail("bound "+s.op+"s", err)
 	}
-	if _, err := s.db.x.ExecContext(ctx, s.trim, r.UserID, last.CreatedAt, last.CreatedAt, last.ID); err != nil {
+	if err := s.execRetried(ctx, s.trim, r.UserID, last.CreatedAt, last.CreatedAt, last.ID); err != nil {
 		return s.db.fail("bound "+s.op+"s", err)
 	}
 	return nil
+}
+
+// execRetried runs one statement of Create or CreateBounded on its own
+// (autocommit), again when it lost a deadlock: on MySQL/MariaDB the DELETEs
+// of a user's expired and surplus records take next-key locks on the
+// user's index range, where a racing sign-in's INSERT waits, and InnoDB may
+// roll one of them back. A statement rolled back whole is safe to run
+// again; the sweep and the trim are idempotent.
+func (s *SessionStore) execRetried(ctx context.Context, q string, args ...any) error {
+	return s.db.retry(ctx, func() error {
+		_, err := s.db.x.ExecContext(ctx, q, args...)
+		return err
+	})
 }
 
 // Get implements [session.Store].
