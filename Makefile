@@ -25,20 +25,21 @@ TEST_MODULES := $(filter-out $(E2E_MODULE),$(MODULES))
 # - without -race, E2E_PLAIN: the packages that drive example servers as
 #   processes (attack browsertest scaleout servers: the servers are built
 #   without the detector, the test process holds only an HTTP client or a
-#   browser driver), and the two that re-run the flow suites for what their
+#   browser driver), and those that re-run flow suites for what their
 #   assertions check, not for data races: matrix (the whole suite on every
-#   store, 30 s CPU plain against 209 s under -race) and openapi (the drift
-#   test's validating proxy, 11 s against 74 s, 26 s wall against 336 s).
-#   Every line they run ran under -race in make test: the flow suite, its
-#   Races topic among them, on memory on each framework, each store's
-#   conformance suite with its concurrent cases, the passkey flow suite;
-# - with -race, every other package (passkeysflow, mount, one added later),
-#   and matrix once more: built with -race it runs the suite's Races topic
-#   only (its TestMain), so authkit racing itself on the real stores stays
-#   under the detector (24 s CPU).
+#   store: the detector multiplies its CPU by about seven), openapi (the
+#   drift test's validating proxy), passkeysflow (9 s against 38 s) and
+#   socialflow (22 s against 37 s). Every line they run ran under -race in
+#   make test: the flow suite, its Races topic among them, on memory on each
+#   framework, each store's conformance suite with its concurrent cases,
+#   the passkey and social flow suites;
+# - with -race, every other package (mount, one added later), and matrix
+#   once more: built with -race it runs the suite's Races topic only (its
+#   TestMain), so authkit racing itself on the real stores stays under the
+#   detector.
 # Evaluated when used.
 E2E_PROCESS := attack browsertest scaleout servers
-E2E_PLAIN := $(E2E_PROCESS) matrix openapi
+E2E_PLAIN := $(E2E_PROCESS) matrix openapi passkeysflow socialflow
 empty :=
 space := $(empty) $(empty)
 E2E_PLAIN_PKGS := $(foreach p,$(E2E_PLAIN),./$(p)/...)

@@ -45,7 +45,8 @@ func TestCustomStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := servertest.Start(t, "customstore", "ACCOUNTS_DB="+path, "SESSION_SECRET="+strings.Repeat("s", 32), "ENCRYPTION_KEY="+key)
+	// BCRYPT_COST= : the server's default cost (12), which the upgrade must reach.
+	s := servertest.Start(t, "customstore", "BCRYPT_COST=", "ACCOUNTS_DB="+path, "SESSION_SECRET="+strings.Repeat("s", 32), "ENCRYPTION_KEY="+key)
 	if want := "users: accounts table in " + path; !strings.Contains(s.FirstLine, want) {
 		t.Errorf("first log line %q lacks %q", s.FirstLine, want)
 	}

@@ -39,13 +39,19 @@ var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 // "fiber", "customstore", "jsononly", ...), once per test process (Build), and runs it on 127.0.0.1:0 with env added to a
 // minimal environment. It waits for the first log line and stops the
 // server at the end of the test.
+//
+// Passwords are hashed at the least bcrypt cost the server accepts (4 in
+// development, 10 with APP_ENV=production) unless env sets BCRYPT_COST
+// ("BCRYPT_COST=" asks for the server's default, 12): the tests sign up and
+// in hundreds of times, and at cost 12 those hashes were most of their CPU.
+// What a hash costs is measured where it matters, by the timing benchmarks.
 func Start(t *testing.T, name string, env ...string) *Server {
 	t.Helper()
 	bin := Build(t, name)
 	s := &Server{done: make(chan error, 1)}
 	s.cmd = exec.Command(bin)
 	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
-		"ADDR=127.0.0.1:0", "AUTHKIT_DATA_DIR=" + t.TempDir()}, env...)
+		"ADDR=127.0.0.1:0", "AUTHKIT_DATA_DIR=" + t.TempDir(), "BCRYPT_COST=" + leastBcryptCost(env)}, env...)
 	s.cmd.Stdout = writerFunc(func(p []byte) (int, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -224,4 +230,23 @@ func (s *Server) CheckPages(t *testing.T) {
 				resp.Header.Get("Content-Security-Policy"), resp.Header.Get("X-Frame-Options"), resp.Header.Get("Referrer-Policy"))
 		}
 	}
+}
+
+// leastBcryptCost is the least BCRYPT_COST the example server accepts in
+// the mode env asks for (exec.Cmd takes the last of duplicate keys, so a
+// BCRYPT_COST in env wins over it).
+func leastBcryptCost(env []string) string {
+	production := false
+	for _, kv := range env {
+		switch kv {
+		case "APP_ENV=production":
+			production = true
+		case "APP_ENV=development":
+			production = false
+		}
+	}
+	if production {
+		return "10" // password.MinProductionBcryptCost
+	}
+	return "4" // bcrypt.MinCost, which development allows
 }
