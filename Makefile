@@ -249,15 +249,15 @@ bench-peers-smoke: bench-peers-install ## both peer-benchmark servers start and 
 release-check: ## go.mod rules for release, and the quick-start test
 	cd .ci/release && GOWORK=off go test -count=1 ./...
 
-# Every module with GOWORK=off, each go.mod on its own: every module its
-# packages and tests use must resolve to the version go.work gives it,
-# where make test and make test-e2e ran them (else it names the go get that
-# fixes it); then go vet, which type-checks every package with its tests
-# on the module's own go.mod: nothing linked, no test run (same code, same
-# versions: their run was make test's). cmd/authkit, which carries no
-# replace directive, gets its siblings from a module proxy made from the
-# repository.
-test-standalone: ## every module with GOWORK=off: go.work's versions, go vet (packages and tests type-checked)
+# Every module with GOWORK=off, each go.mod on its own: go list loads every
+# package its packages and tests import from the module's own go.mod and
+# go.sum (a missing requirement or checksum fails it), and every module
+# they come from must resolve to the version go.work gives it, where make
+# lint vetted and make test and make test-e2e built and ran them (else it
+# names the go get that fixes it). Nothing is compiled or run again: same
+# code, same versions. cmd/authkit, which carries no replace directive,
+# gets its siblings from a module proxy made from the repository.
+test-standalone: ## every module with GOWORK=off: its own go.mod and go.sum load it at go.work's versions
 	cd .ci/release && GOWORK=off go run . standalone
 
 # make proxy PROXY_OUT=dir: a file:// module proxy of every module at the
