@@ -570,13 +570,21 @@ func New(cfg Config) (*Service, error) {
 		}
 	}
 	// The dummy hash that unknown-email logins are checked against, made
-	// now so that not even the first such login is slower.
-	var pw [16]byte
-	if _, err := io.ReadFull(cfg.Rand, pw[:]); err != nil {
-		return nil, fmt.Errorf("auth: random: %w", err)
-	}
-	if s.dummyHash, err = s.hasher.Hash(context.Background(), hex.EncodeToString(pw[:])); err != nil {
-		return nil, fmt.Errorf("auth: dummy hash: %w", err)
+	// now so that not even the first such login is slower: the hasher's
+	// decoy (password.Decoy: no hashing, the cost of a real hash to check),
+	// else a hash of a random password.
+	if d, ok := s.hasher.(password.Decoy); ok {
+		if s.dummyHash, err = d.DecoyHash(); err != nil {
+			return nil, fmt.Errorf("auth: dummy hash: %w", err)
+		}
+	} else {
+		var pw [16]byte
+		if _, err := io.ReadFull(cfg.Rand, pw[:]); err != nil {
+			return nil, fmt.Errorf("auth: random: %w", err)
+		}
+		if s.dummyHash, err = s.hasher.Hash(context.Background(), hex.EncodeToString(pw[:])); err != nil {
+			return nil, fmt.Errorf("auth: dummy hash: %w", err)
+		}
 	}
 	s.recovery = cfg.RecoveryHasher
 	if s.recovery == nil {

@@ -170,8 +170,9 @@
 //     (a custom store's NULL column): an account that cannot log in with a
 //     password is indistinguishable from no account.
 //   - Every failed login costs the same work, with or without an account
-//     (SECURITY.md "Timing"): one hash check (the dummy hash New makes for
-//     unknown emails), and for an account that can fail, the lock-out's
+//     (SECURITY.md "Timing"): one hash check (for unknown emails, against
+//     the dummy hash New takes from the hasher's password.Decoy, or makes
+//     by hashing a random password), and for an account that can fail, the lock-out's
 //     failure count, written while the hash is checked so the answer never
 //     waits for a write an unknown email does not make. A right password
 //     then clears the count, so every successful login writes the store

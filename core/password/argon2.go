@@ -118,9 +118,14 @@ func hashArgon2id(r io.Reader, n string, p Argon2Params) (string, error) {
 		return "", fmt.Errorf("password: reading argon2id salt: %w", err)
 	}
 	key := argon2.IDKey([]byte(n), salt, p.Iterations, p.Memory, p.Parallelism, p.KeyLength)
+	return formatArgon2id(p, salt, key), nil
+}
+
+// formatArgon2id writes the PHC string of salt and key under p.
+func formatArgon2id(p Argon2Params, salt, key []byte) string {
 	return fmt.Sprintf("%sv=%d$m=%d,t=%d,p=%d$%s$%s", argon2Prefix, argon2.Version,
 		p.Memory, p.Iterations, p.Parallelism,
-		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
 }
 
 // parseArgon2id parses "$argon2id$v=19$m=M,t=T,p=P$SALT$KEY" with SALT and

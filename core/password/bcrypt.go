@@ -31,6 +31,22 @@ const (
 	bcryptAlphabet = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 )
 
+// The sizes of a bcrypt hash's salt and of the digest it stores (bcrypt's
+// 24-byte output, of which the encoding keeps 23).
+const (
+	bcryptSaltBytes   = 16
+	bcryptDigestBytes = 23
+)
+
+// bcryptEncoding is bcrypt's base64: its own alphabet, no padding.
+var bcryptEncoding = base64.NewEncoding(bcryptAlphabet).WithPadding(base64.NoPadding)
+
+// formatBcrypt writes "$2a$NN$" + salt + digest in bcrypt's encoding, as
+// golang.org/x/crypto/bcrypt writes the hashes it makes.
+func formatBcrypt(cost int, salt, digest []byte) string {
+	return fmt.Sprintf("$2a$%02d$%s%s", cost, bcryptEncoding.EncodeToString(salt), bcryptEncoding.EncodeToString(digest))
+}
+
 // hashBcrypt hashes the normalised password n at cost: plain bcrypt when n
 // fits in 72 bytes, the long-password format otherwise.
 func hashBcrypt(n string, cost int) (string, error) {

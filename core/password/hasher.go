@@ -13,6 +13,16 @@ type Hasher interface {
 	Verify(ctx context.Context, password, hash string) (bool, error)
 }
 
+// Decoy is implemented by hashers that can make, without the work of
+// hashing, a hash that no password matches and that costs a Verify exactly
+// what a real hash of theirs costs: same algorithm, same cost, a random
+// salt and digest. auth.New checks the logins of unknown accounts against
+// one (SECURITY.md "Timing"); for a hasher without it, New hashes a random
+// password instead, once. Callers discover it with a type assertion.
+type Decoy interface {
+	DecoyHash() (string, error)
+}
+
 // Rehasher is implemented by hashers that can tell when a stored hash was
 // made with an older algorithm or cost, so a successful login can store a
 // fresh one. Callers discover it with a type assertion.

@@ -83,8 +83,9 @@ type Config struct {
 	// runtime.GOMAXPROCS(0).
 	MaxConcurrent int
 
-	// Rand is the source of argon2id salts. bcrypt salts always come from
-	// crypto/rand: golang.org/x/crypto/bcrypt takes no reader. Default:
+	// Rand is the source of argon2id salts and of DecoyHash's random
+	// bytes. bcrypt salts always come from crypto/rand:
+	// golang.org/x/crypto/bcrypt takes no reader. Default:
 	// crypto/rand.Reader.
 	Rand io.Reader
 }
@@ -104,6 +105,7 @@ type Standard struct {
 var (
 	_ Hasher   = (*Standard)(nil)
 	_ Rehasher = (*Standard)(nil)
+	_ Decoy    = (*Standard)(nil)
 )
 
 // New returns a hasher for cfg. It returns an error wrapping
@@ -230,6 +232,29 @@ func (s *Standard) Verify(ctx context.Context, pw, hash string) (bool, error) {
 	default:
 		return compareBcrypt(p.bcrypt, []byte(n))
 	}
+}
+
+// DecoyHash implements [Decoy]: a hash in the form Hash makes, in the
+// configured algorithm at its cost or parameters (NeedsRehash is false for
+// it), whose salt and digest are random bytes from the configured random
+// source rather than the output of hashing. No password matches it but by
+// a 2^-184 chance, and Verify spends on it the work of a real hash's check.
+// It costs no hashing, so a Service (and every test that starts one) does
+// not pay a full-cost hash at start.
+func (s *Standard) DecoyHash() (string, error) {
+	if s.alg == Argon2id {
+		p := s.argon2
+		b := make([]byte, p.SaltLength+p.KeyLength)
+		if _, err := io.ReadFull(s.rand, b); err != nil {
+			return "", fmt.Errorf("password: reading a decoy hash: %w", err)
+		}
+		return formatArgon2id(p, b[:p.SaltLength], b[p.SaltLength:]), nil
+	}
+	var b [bcryptSaltBytes + bcryptDigestBytes]byte
+	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
+		return "", fmt.Errorf("password: reading a decoy hash: %w", err)
+	}
+	return formatBcrypt(s.cost, b[:bcryptSaltBytes], b[bcryptSaltBytes:]), nil
 }
 
 // NeedsRehash reports whether hash should be replaced by a fresh Hash of

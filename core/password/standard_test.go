@@ -612,3 +612,70 @@ func TestVerifyCostIndependentOfLength(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoyHash: the decoy is a hash of the configured algorithm and cost
+// or parameters, in the form Hash writes (same length, same parse, no
+// rehash wanted), that matches no password, short or long, and that
+// golang.org/x/crypto/bcrypt itself accepts as a hash of that cost; two
+// decoys differ.
+func TestDecoyHash(t *testing.T) {
+	for _, h := range []*Standard{newLowBcrypt(t, 5), newTinyArgon2(t, tinyArgon2)} {
+		t.Run(string(h.alg), func(t *testing.T) {
+			decoy, err := h.DecoyHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			real, err := h.Hash(context.Background(), "correct horse battery")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(decoy) != len(real) {
+				t.Errorf("decoy %q is %d long, a real hash %q %d", decoy, len(decoy), real, len(real))
+			}
+			pd, err := parseHash(decoy)
+			if err != nil {
+				t.Fatalf("decoy %q: %v", decoy, err)
+			}
+			pr, _ := parseHash(real)
+			if pd.kind != pr.kind || pd.cost != pr.cost || pd.argon2.params != pr.argon2.params {
+				t.Errorf("decoy parses as %+v, a real hash as %+v", pd, pr)
+			}
+			if h.NeedsRehash(decoy) {
+				t.Errorf("NeedsRehash(decoy %q) = true", decoy)
+			}
+			if h.alg == Bcrypt {
+				if c, err := bcrypt.Cost([]byte(decoy)); err != nil || c != 5 {
+					t.Errorf("bcrypt.Cost(decoy) = %d, %v; want 5", c, err)
+				}
+			}
+			for _, pw := range []string{"", "correct horse battery", strings.Repeat("p", 100)} {
+				if ok, err := h.Verify(context.Background(), pw, decoy); ok || err != nil {
+					t.Errorf("Verify(%q, decoy) = %v, %v; want false, nil", pw, ok, err)
+				}
+			}
+			if again, _ := h.DecoyHash(); again == decoy {
+				t.Errorf("two decoys are equal: %q", decoy)
+			}
+		})
+	}
+}
+
+// TestDecoyHashRandomFails: a failing random source is an error, not a
+// decoy of zeroes.
+func TestDecoyHashRandomFails(t *testing.T) {
+	for _, cfg := range []Config{{BcryptCost: 4, AllowLowCost: true}, {Algorithm: Argon2id, Argon2: tinyArgon2, AllowLowCost: true}} {
+		cfg.Rand = failingReader{}
+		h, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := h.DecoyHash(); err == nil || d != "" {
+			t.Errorf("%s: DecoyHash with a failing source = %q, %v; want an error", cfg.Algorithm, d, err)
+		}
+	}
+}
+
+// failingReader is a random source that always fails.
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("no entropy") }
