@@ -349,28 +349,10 @@ func goEnv(proxy, modcache string) ([]string, error) {
 	), nil
 }
 
-// goCmd runs the go command in m's directory. A module that does not
-// replace its siblings gets them from the proxy, through a copy of its
-// go.mod and go.sum that the go command may complete (-modfile, -mod=mod,
-// passed in GOFLAGS so that go commands the tests run get them too).
-func (e *proxyEnv) goCmd(m Module, args ...string) error {
-	env := e.envFor(m)
-	if m.Installable() {
-		modf, err := e.copyModFile(m)
-		if err != nil {
-			return err
-		}
-		env = append(env, "GOFLAGS=-modcacherw -mod=mod -modfile="+modf)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(e.root, filepath.FromSlash(m.Dir))
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = e.out, e.out
-	return cmd.Run()
-}
-
-// goOutput runs the go command in m's directory, in the workspace or as
-// goCmd does, and returns its standard output.
+// goOutput runs the go command in m's directory and returns its standard
+// output: in the workspace, or with GOWORK=off, where a module that does
+// not replace its siblings gets them from the proxy, through a copy of its
+// go.mod and go.sum that the go command may complete (-modfile, -mod=mod).
 func (e *proxyEnv) goOutput(m Module, workspace bool, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(e.root, filepath.FromSlash(m.Dir))
