@@ -102,11 +102,11 @@ test: ## go test -race in every module but e2e; names what it skipped
 # (matrix), the OpenAPI drift test, scale-out, backend faults, passkeys on
 # every framework, the pages mounted under a prefix. Two go test runs side
 # by side: E2E_PLAIN without -race, the rest and matrix's Races topic with
-# it (see E2E_PLAIN). About twelve minutes on the 2-core machine (734 s in the last CI run,
-# up from 210 s before the last features' tests joined), browsertest
-# the long pole: its flows wait for the next 30-second TOTP step (the
-# server refuses every code while its step is the one last used), so its
-# six flows run at once.
+# it (see E2E_PLAIN). About five minutes on the 2-core machine (314 s in
+# the last CI run), browsertest the long pole: its flows wait for the next
+# 30-second TOTP step (the server refuses every code while its step is the
+# one last used), so its six flows run at once. The example servers hash
+# at bcrypt's least cost (servertest.Start).
 test-e2e: ## the end-to-end tests (browsers, the store matrix, OpenAPI drift)
 	$(call gotest,$(E2E_MODULE),$(E2E_RACE_PKGS),$(E2E_PLAIN_PKGS))
 
