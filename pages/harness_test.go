@@ -74,6 +74,16 @@ func german(c *auth.Config, _ *Config) {
 	c.Catalog = cat
 }
 
+// catalog returns a catalog of the one language l.
+func catalog(t *testing.T, l i18n.Language) *i18n.Catalog {
+	t.Helper()
+	cat := i18n.New()
+	if err := cat.Add(l); err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
 // browser is a client with a cookie jar that does not follow redirects,
 // so tests see each 303.
 type browser struct {
