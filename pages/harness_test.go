@@ -241,9 +241,7 @@ func (e *env) user(email string) *user.User {
 // the mails sent so far, as paths of the test server.
 func (e *env) mailed(kind string) []string {
 	e.t.Helper()
-	if err := e.svc.FlushMail(context.Background()); err != nil {
-		e.t.Fatal(err)
-	}
+	e.flushMail()
 	var out []string
 	re := regexp.MustCompile(`http://app\.test(/[^\s"<>]*` + kind + `/[A-Za-z0-9_-]+)`)
 	for _, m := range e.mail.Messages() {
@@ -252,6 +250,14 @@ func (e *env) mailed(kind string) []string {
 		}
 	}
 	return out
+}
+
+// flushMail hands the Service's queued mail to the capture.
+func (e *env) flushMail() {
+	e.t.Helper()
+	if err := e.svc.FlushMail(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // enableTwoFactor turns 2FA on through the security page and returns the
