@@ -219,11 +219,7 @@ func (s suite) raceAPIKeys(t *testing.T) {
 	c := e.client()
 	e.signup(t, c, "ada@example.com")
 	session := c.cookie(sessionCookie).Value
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-		bs[i].setCookie(sessionCookie, session)
-	}
+	bs := e.clients(stormSize, sessionCookie, session)
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send(apiKeysPath, obj{"name": "racer"}) })
 	created := 0
 	for _, r := range rs {

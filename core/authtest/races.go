@@ -475,11 +475,7 @@ func (s suite) raceOnePendingLogin(t *testing.T) {
 	e := s.env(t, relaxed, fast)
 	_, u, secret, codes := e.twoFactorUser(t)
 	pending := e.pending(t).cookie(auth.PendingCookie).Value
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-		bs[i].setCookie(auth.PendingCookie, pending)
-	}
+	bs := e.clients(stormSize, auth.PendingCookie, pending)
 	e.nextStep()
 	totpCode := e.now(t, secret)
 	// Every racer brings a factor that is right on its own: the TOTP
