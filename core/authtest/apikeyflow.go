@@ -219,7 +219,7 @@ func (s suite) raceAPIKeys(t *testing.T) {
 	c := e.client()
 	e.signup(t, c, "ada@example.com")
 	session := c.cookie(sessionCookie).Value
-	bs := e.clients(stormSize, sessionCookie, session)
+	bs := e.cookieCopies(stormSize, sessionCookie, session)
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send(apiKeysPath, obj{"name": "racer"}) })
 	if created := countWins(t, rs, http.StatusCreated, http.StatusBadRequest, auth.ErrTooManyAPIKeys.Message); created != 3 {
 		t.Fatalf("%d of %d racing creates succeeded, want 3 (MaxPerUser)", created, stormSize)

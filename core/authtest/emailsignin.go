@@ -379,7 +379,7 @@ func (s suite) raceEmailSignIn(t *testing.T) {
 	asker := e.client()
 	code, _ := e.askSignIn(t, asker, "ada@example.com")
 	nonce := asker.cookie(auth.EmailSignInCookie).Value
-	bs := e.clients(stormSize, auth.EmailSignInCookie, nonce)
+	bs := e.cookieCopies(stormSize, auth.EmailSignInCookie, nonce)
 	rs := storm(t, stormSize, func(i int) (*reply, error) {
 		return bs[i].send(signInVerifyPath, obj{"email": "ada@example.com", "code": code})
 	})

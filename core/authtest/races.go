@@ -127,10 +127,7 @@ func (s suite) oneResetLinkManyPasswords(t *testing.T) {
 
 func (s suite) oneAddressManyRegistrations(t *testing.T) {
 	e := s.env(t, relaxed)
-	bs := make([]*client, racers)
-	for i := range bs {
-		bs[i] = e.client()
-	}
+	bs := e.clients(racers)
 	rs := race(t, racers, func(i int) (*reply, error) {
 		return bs[i].try(http.MethodPost, "/api/auth/register", "application/json",
 			[]byte(fmt.Sprintf(`{"email":"ada@example.com","password":%q,"name":"Racer %d"}`, goodPassword, i)))
@@ -349,10 +346,7 @@ func (e *env) pendingBrowsers(t *testing.T, email string, n int) []*client {
 // {"requiresTwoFactor": true} for users with 2FA.
 func (e *env) logins(t *testing.T, emails []string, want obj) []*client {
 	t.Helper()
-	bs := make([]*client, len(emails))
-	for i := range bs {
-		bs[i] = e.client()
-	}
+	bs := e.clients(len(emails))
 	rs := storm(t, len(bs), func(i int) (*reply, error) {
 		return bs[i].send("/api/login", obj{"email": emails[i], "password": goodPassword})
 	})
@@ -492,7 +486,7 @@ func (s suite) raceOnePendingLogin(t *testing.T) {
 	e := s.env(t, relaxed, fast)
 	_, u, secret, codes := e.twoFactorUser(t)
 	pending := e.pending(t).cookie(auth.PendingCookie).Value
-	bs := e.clients(stormSize, auth.PendingCookie, pending)
+	bs := e.cookieCopies(stormSize, auth.PendingCookie, pending)
 	e.nextStep()
 	totpCode := e.now(t, secret)
 	// Every racer brings a factor that is right on its own: the TOTP
@@ -525,10 +519,7 @@ func (s suite) raceResetLink(t *testing.T) {
 	u := e.seedFast(t, "ada@example.com")
 	tok := e.resetToken(t, "ada@example.com")
 	pw := func(i int) string { return fmt.Sprintf("racing passphrase %02d", i) }
-	bs := make([]*client, resetStorm)
-	for i := range bs {
-		bs[i] = e.client()
-	}
+	bs := e.clients(resetStorm)
 	rs := storm(t, resetStorm, func(i int) (*reply, error) { return bs[i].send(resetPath(tok), resetBody(pw(i))) })
 	w := mustSoleWinner(t, rs, obj{"message": msgPasswordReset}, http.StatusBadRequest, errResetUsed)
 	if n := e.audit.Count(auth.EventPasswordReset, u.ID); n != 1 {
@@ -556,10 +547,7 @@ func (s suite) raceBadLogins(t *testing.T) {
 		func(c *auth.Config) { c.Limits.LoginEmail = auth.Limit{Max: loginsLimit, Window: 15 * time.Minute} },
 		wrapHasher(func(h password.Hasher) password.Hasher { return countingHasher{Hasher: h, verifies: &checks} }))
 	u := e.seedFast(t, "ada@example.com")
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-	}
+	bs := e.clients(stormSize)
 	rs := storm(t, stormSize, func(i int) (*reply, error) {
 		return bs[i].send("/api/login", obj{"email": "ada@example.com", "password": wrongPassword})
 	})

@@ -329,8 +329,8 @@ func (s suite) reauthRace(t *testing.T) {
 	e.stale()
 	stale := owner.cookie(sessionCookie).Value
 	const n = 40
-	thieves := e.clients(n, sessionCookie, stale)
-	owners := e.clients(n, sessionCookie, stale)
+	thieves := e.cookieCopies(n, sessionCookie, stale)
+	owners := e.cookieCopies(n, sessionCookie, stale)
 	rs := storm(t, 3*n, func(i int) (*reply, error) {
 		switch i % 3 {
 		case 0:
