@@ -141,9 +141,7 @@ func TestForgotAndResetPassword(t *testing.T) {
 	if ok, _ := password.ForTesting().Verify(t.Context(), "new password 1", e.user(adaEmail).PasswordHash); !ok {
 		t.Error("the stored password is not the new one")
 	}
-	if err := e.svc.FlushMail(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	e.flushMail()
 	if last, _ := e.mail.Last(); last.Kind != mail.KindPasswordResetDone {
 		t.Errorf("last mail %s, want the reset notice", last.Kind)
 	}

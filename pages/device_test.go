@@ -15,11 +15,7 @@ import (
 func TestDevice(t *testing.T) {
 	e := setup(t, german)
 	en := &View{h: e.pages}
-	cat := i18n.New()
-	if err := cat.Add(i18n.German()); err != nil {
-		t.Fatal(err)
-	}
-	de := &View{h: e.pages, lang: cat.Match("de")}
+	de := &View{h: e.pages, lang: catalog(t, i18n.German()).Match("de")}
 	for _, tt := range []struct{ ua, en, de string }{
 		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox on Windows", "Firefox auf Windows"},
 		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15", "Safari on macOS", "Safari auf macOS"},

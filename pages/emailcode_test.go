@@ -42,9 +42,7 @@ func atSecondStep(t *testing.T, e *env, verified bool) *browser {
 // mailedCode returns the code of the last sign-in code mailed to addr.
 func (e *env) mailedCode(addr string) string {
 	e.t.Helper()
-	if err := e.svc.FlushMail(e.t.Context()); err != nil {
-		e.t.Fatal(err)
-	}
+	e.flushMail()
 	re := regexp.MustCompile(`(?m): ([0-9]{6})$`) // "Your code: 123456", "Ihr Code: 123456"
 	code := ""
 	for _, m := range e.mail.To(addr) {
@@ -249,9 +247,7 @@ func TestEmailCodeNotOffered(t *testing.T) {
 		p := b.post("/2fa/email-code", nil)
 		p.wantPage(t, http.StatusForbidden, "twofactor")
 		p.wantSummary(t, "A code can only be sent to a verified email address. Use another method.")
-		if err := e.svc.FlushMail(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		e.flushMail()
 		if n := len(e.mail.To(adaEmail)); n != before {
 			t.Errorf("%d mails sent to an unverified address", n-before)
 		}
@@ -302,9 +298,7 @@ func TestEmailCodeGerman(t *testing.T) {
 func TestEmailCodeCrossOriginPost(t *testing.T) {
 	e := setup(t, emailCodes)
 	b := atSecondStep(t, e, true)
-	if err := e.svc.FlushMail(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	e.flushMail()
 	before := len(e.mail.To(adaEmail))
 	b.header.Set("Sec-Fetch-Site", "cross-site")
 	for _, path := range []string{"/2fa/email-code", "/2fa/email-code/verify"} {
@@ -312,9 +306,7 @@ func TestEmailCodeCrossOriginPost(t *testing.T) {
 		p.wantPage(t, http.StatusForbidden, "problem")
 		p.wantSummary(t, "Cross-origin request blocked")
 	}
-	if err := e.svc.FlushMail(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	e.flushMail()
 	if n := len(e.mail.To(adaEmail)); n != before {
 		t.Errorf("a cross-site post mailed %d codes", n-before)
 	}

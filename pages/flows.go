@@ -261,11 +261,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, visit *auth.Visi
 		if strings.TrimSpace(email) == "" {
 			where["email_password_required"] = "email"
 		}
-		values := map[string]string{"email": email}
-		if in.Remember {
-			values["remember"] = "on"
-		}
-		h.fail(w, r, visit, &View{Page: "login", Form: "login-form", Values: values}, err, where)
+		h.fail(w, r, visit, &View{Page: "login", Form: "login-form", Values: signInValues(email, in.Remember)}, err, where)
 		return
 	}
 	h.signedInTo(w, r, visit, res)
@@ -283,6 +279,16 @@ func (h *Handler) landing(u *user.User, target string) string {
 		return h.prefix + twoFactorRequired
 	}
 	return target
+}
+
+// signInValues are the values a refused sign-in form shows again: the
+// address typed and the remember box as it was.
+func signInValues(email string, remember bool) map[string]string {
+	values := map[string]string{"email": email}
+	if remember {
+		values["remember"] = "on"
+	}
+	return values
 }
 
 // checked reads a checkbox.
@@ -466,11 +472,7 @@ func (h *Handler) verifySignIn(w http.ResponseWriter, r *http.Request, visit *au
 	in := auth.EmailSignInVerifyInput{Email: email, Code: r.PostFormValue("code"), Remember: checked(r, "remember")}
 	res, err := h.svc.VerifyEmailSignIn(r.Context(), visit, in)
 	if err != nil {
-		values := map[string]string{"email": email}
-		if in.Remember {
-			values["remember"] = "on"
-		}
-		h.fail(w, r, visit, &View{Page: "signin", Form: "signin-code-form", SignInSent: true, Values: values}, err, signInFields)
+		h.fail(w, r, visit, &View{Page: "signin", Form: "signin-code-form", SignInSent: true, Values: signInValues(email, in.Remember)}, err, signInFields)
 		return
 	}
 	h.signedInTo(w, r, visit, res)

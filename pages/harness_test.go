@@ -74,6 +74,16 @@ func german(c *auth.Config, _ *Config) {
 	c.Catalog = cat
 }
 
+// catalog returns a catalog of the one language l.
+func catalog(t *testing.T, l i18n.Language) *i18n.Catalog {
+	t.Helper()
+	cat := i18n.New()
+	if err := cat.Add(l); err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
 // browser is a client with a cookie jar that does not follow redirects,
 // so tests see each 303.
 type browser struct {
@@ -231,9 +241,7 @@ func (e *env) user(email string) *user.User {
 // the mails sent so far, as paths of the test server.
 func (e *env) mailed(kind string) []string {
 	e.t.Helper()
-	if err := e.svc.FlushMail(context.Background()); err != nil {
-		e.t.Fatal(err)
-	}
+	e.flushMail()
 	var out []string
 	re := regexp.MustCompile(`http://app\.test(/[^\s"<>]*` + kind + `/[A-Za-z0-9_-]+)`)
 	for _, m := range e.mail.Messages() {
@@ -242,6 +250,14 @@ func (e *env) mailed(kind string) []string {
 		}
 	}
 	return out
+}
+
+// flushMail hands the Service's queued mail to the capture.
+func (e *env) flushMail() {
+	e.t.Helper()
+	if err := e.svc.FlushMail(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // enableTwoFactor turns 2FA on through the security page and returns the

@@ -411,11 +411,7 @@ func TestMust(t *testing.T) {
 // pages have no texts for shows the pages in English, marked English.
 func TestLanguageWithoutPageTexts(t *testing.T) {
 	e := setup(t, func(a *auth.Config, _ *Config) {
-		cat := i18n.New()
-		if err := cat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{"invalid_credentials": "Identifiants invalides"}}); err != nil {
-			t.Fatal(err)
-		}
-		a.Catalog = cat
+		a.Catalog = catalog(t, i18n.Language{Lang: "fr", Texts: map[string]string{"invalid_credentials": "Identifiants invalides"}})
 	})
 	b := e.browser()
 	b.header.Set("Accept-Language", "fr")
@@ -429,16 +425,8 @@ func TestLanguageWithoutPageTexts(t *testing.T) {
 // TestAppTexts: an app's catalog adds a language to the pages.
 func TestAppTexts(t *testing.T) {
 	e := setup(t, func(a *auth.Config, c *Config) {
-		svcCat := i18n.New()
-		if err := svcCat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{}}); err != nil {
-			t.Fatal(err)
-		}
-		a.Catalog = svcCat
-		pageCat := i18n.New()
-		if err := pageCat.Add(i18n.Language{Lang: "fr", Texts: map[string]string{"title.login": "Connexion"}}); err != nil {
-			t.Fatal(err)
-		}
-		c.Texts = pageCat
+		a.Catalog = catalog(t, i18n.Language{Lang: "fr", Texts: map[string]string{}})
+		c.Texts = catalog(t, i18n.Language{Lang: "fr", Texts: map[string]string{"title.login": "Connexion"}})
 	})
 	b := e.browser()
 	b.header.Set("Accept-Language", "fr")

@@ -245,9 +245,7 @@ func TestPasskeyDelete(t *testing.T) {
 	if p.text(t, "notice") != "Passkey deleted." || p.text(t, "no-passkeys") != "You have no passkeys yet." {
 		t.Errorf("after the deletion: %q, %q", p.text(t, "notice"), p.text(t, "no-passkeys"))
 	}
-	if err := e.svc.FlushMail(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.flushMail()
 	var notices int
 	for _, m := range e.mail.Messages() {
 		if m.Kind == mail.KindPasskeyDeleted && strings.Contains(m.Text, "Laptop") {

@@ -113,9 +113,7 @@ func TestIdentities(t *testing.T) {
 	if ids, _ := e.users.ListIdentities(context.Background(), ada.ID); len(ids) != 0 {
 		t.Errorf("identities left: %+v", ids)
 	}
-	if err := e.svc.FlushMail(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.flushMail()
 	var notices int
 	for _, m := range e.mail.To(adaEmail) {
 		if m.Kind == mail.KindIdentityUnlinked && strings.Contains(m.Subject, "Google") {

@@ -415,11 +415,17 @@ type LoginInput struct {
 	Remember bool
 }
 
-// guard turns a panic of the ceremony op into its error: no request ends
-// the process.
-func guard(op string, err *error) {
-	if p := recover(); p != nil {
-		*err = fmt.Errorf("passkeys: panic in %s: %v", op, p)
+// observe starts the observation of the flow name (auth.Modules.Observe)
+// for the ceremony op and returns its context and the function to defer
+// with the flow's error: it turns a panic of the ceremony into its error
+// (no request ends the process), then ends the observation with it.
+func (h *Handler) observe(ctx context.Context, v *auth.Visit, name, op string) (context.Context, func(err *error)) {
+	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: name})
+	return ctx, func(err *error) {
+		if p := recover(); p != nil {
+			*err = fmt.Errorf("passkeys: panic in %s: %v", op, p)
+		}
+		end(*err)
 	}
 }
 
@@ -443,9 +449,8 @@ func (h *Handler) limitBegin(ctx context.Context, v *auth.Visit) error {
 // discoverable credential is required when passwordless sign-in is on
 // (preferred otherwise).
 func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialCreation, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/register/begin"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("begin registration", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/register/begin", "begin registration")
+	defer done(&err)
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
 	}
@@ -492,9 +497,8 @@ func (h *Handler) BeginRegistration(ctx context.Context, v *auth.Visit) (opts *p
 // (auth.EventPasskeyAdded), mails the owner the notice, and returns the
 // passkey as auth.Service.ListPasskeys shows it.
 func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in RegistrationInput) (info auth.PasskeyInfo, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/register/finish"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("finish registration", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/register/finish", "finish registration")
+	defer done(&err)
 	cer, err := h.take(ctx, v, purposeRegister)
 	if err != nil {
 		return auth.PasskeyInfo{}, err
@@ -562,9 +566,8 @@ func (h *Handler) FinishRegistration(ctx context.Context, v *auth.Visit, in Regi
 // returns the options of navigator.credentials.get allowing the user's
 // passkeys; auth.ErrPasskeyNotFound when they have none.
 func (h *Handler) BeginTwoFactor(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/begin"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("begin 2fa", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/2fa/begin", "begin 2fa")
+	defer done(&err)
 	if err := h.limitBegin(ctx, v); err != nil {
 		return nil, err
 	}
@@ -610,9 +613,8 @@ func (h *Handler) beginAssertion(ctx context.Context, v *auth.Visit, u *user.Use
 // backwards with Config.RefuseCounterRegression. in.TrustDevice trusts
 // the browser on success, as the TOTP step's "trust this browser" does.
 func (h *Handler) FinishTwoFactor(ctx context.Context, v *auth.Visit, in TwoFactorInput) (res auth.TwoFactorResult, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/2fa/finish"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("finish 2fa", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/2fa/finish", "finish 2fa")
+	defer done(&err)
 	cer, err := h.take(ctx, v, purposeTwoFactor)
 	if err != nil {
 		return auth.TwoFactorResult{}, err
@@ -678,9 +680,8 @@ func parseAssertion(raw []byte) (*protocol.ParsedCredentialAssertionData, error)
 // verification required. auth.ErrFeatureDisabled when
 // Config.AllowPasswordless is false.
 func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/login/begin"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("begin login", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/login/begin", "begin login")
+	defer done(&err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
 	}
@@ -707,9 +708,8 @@ func (h *Handler) BeginLogin(ctx context.Context, v *auth.Visit) (opts *protocol
 // auth.ErrPasskeyCountRegressed as FinishTwoFactor; auth.ErrFeatureDisabled
 // when passwordless sign-in is off.
 func (h *Handler) FinishLogin(ctx context.Context, v *auth.Visit, in LoginInput) (u *user.User, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/login/finish"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("finish login", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/login/finish", "finish login")
+	defer done(&err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
 	}

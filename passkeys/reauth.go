@@ -37,9 +37,8 @@ type ReauthInput struct {
 // options of navigator.credentials.get, allowing the user's passkeys and
 // requiring user verification.
 func (h *Handler) BeginReauthentication(ctx context.Context, v *auth.Visit) (opts *protocol.CredentialAssertion, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/reauth/begin"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("begin reauthentication", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/reauth/begin", "begin reauthentication")
+	defer done(&err)
 	u, err := h.svc.CurrentUser(ctx, v)
 	if err != nil {
 		return nil, err
@@ -63,9 +62,8 @@ func (h *Handler) BeginReauthentication(ctx context.Context, v *auth.Visit) (opt
 // FinishTwoFactor. The assertion is not limited per user: it cannot be
 // guessed, and the begins are limited.
 func (h *Handler) FinishReauthentication(ctx context.Context, v *auth.Visit, in ReauthInput) (res auth.ConfirmPasswordResult, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/reauth/finish"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("finish reauthentication", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/reauth/finish", "finish reauthentication")
+	defer done(&err)
 	cer, err := h.take(ctx, v, purposeReauth)
 	if err != nil {
 		return auth.ConfirmPasswordResult{}, err

@@ -49,9 +49,8 @@ type SignUpFinishInput struct {
 // auth.ErrFeatureDisabled when registration or Config.AllowPasswordless
 // is off (an account without a password needs passwordless sign-in).
 func (h *Handler) BeginSignUp(ctx context.Context, v *auth.Visit, in SignUpInput) (opts *protocol.CredentialCreation, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/signup/begin"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("begin sign-up", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/signup/begin", "begin sign-up")
+	defer done(&err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
 	}
@@ -99,9 +98,8 @@ func (h *Handler) BeginSignUp(ctx context.Context, v *auth.Visit, in SignUpInput
 // A success is audited (auth.EventRegistered with Detail "passkey",
 // auth.EventPasskeyAdded) and returns the new user.
 func (h *Handler) FinishSignUp(ctx context.Context, v *auth.Visit, in SignUpFinishInput) (u *user.User, err error) {
-	ctx, end := h.svc.Modules().Observe(ctx, v, auth.Flow{Name: "passkeys/signup/finish"})
-	defer func() { end(err) }() // after guard: a panic ends as its error
-	defer guard("finish sign-up", &err)
+	ctx, done := h.observe(ctx, v, "passkeys/signup/finish", "finish sign-up")
+	defer done(&err)
 	if !h.passwordless {
 		return nil, auth.ErrFeatureDisabled
 	}

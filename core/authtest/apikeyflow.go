@@ -219,21 +219,9 @@ func (s suite) raceAPIKeys(t *testing.T) {
 	c := e.client()
 	e.signup(t, c, "ada@example.com")
 	session := c.cookie(sessionCookie).Value
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-		bs[i].setCookie(sessionCookie, session)
-	}
+	bs := e.cookieCopies(stormSize, sessionCookie, session)
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send(apiKeysPath, obj{"name": "racer"}) })
-	created := 0
-	for _, r := range rs {
-		if r.Status == http.StatusCreated {
-			created++
-			continue
-		}
-		mustStatus(t, r, http.StatusBadRequest, auth.ErrTooManyAPIKeys.Message)
-	}
-	if created != 3 {
+	if created := countWins(t, rs, http.StatusCreated, http.StatusBadRequest, auth.ErrTooManyAPIKeys.Message); created != 3 {
 		t.Fatalf("%d of %d racing creates succeeded, want 3 (MaxPerUser)", created, stormSize)
 	}
 	list := c.get(apiKeysPath)
@@ -243,15 +231,7 @@ func (s suite) raceAPIKeys(t *testing.T) {
 	rs = storm(t, stormSize, func(i int) (*reply, error) {
 		return bs[i].try(http.MethodDelete, apiKeysPath+"/"+id, "", nil)
 	})
-	revoked := 0
-	for _, r := range rs {
-		if r.Status == http.StatusOK {
-			revoked++
-			continue
-		}
-		mustStatus(t, r, http.StatusNotFound, auth.ErrAPIKeyNotFound.Message)
-	}
-	if revoked != 1 {
+	if revoked := countWins(t, rs, http.StatusOK, http.StatusNotFound, auth.ErrAPIKeyNotFound.Message); revoked != 1 {
 		t.Errorf("%d of %d racing revokes of one key succeeded, want 1", revoked, stormSize)
 	}
 }

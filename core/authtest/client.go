@@ -51,6 +51,25 @@ func (e *env) clientFrom(xff string) *client {
 	return c
 }
 
+// clients returns n new browsers, for races.
+func (e *env) clients(n int) []*client {
+	bs := make([]*client, n)
+	for i := range bs {
+		bs[i] = e.client()
+	}
+	return bs
+}
+
+// cookieCopies returns n new browsers, each holding only the cookie name
+// with value: copies of one browser's session or pending login, for races.
+func (e *env) cookieCopies(n int, name, value string) []*client {
+	bs := e.clients(n)
+	for _, b := range bs {
+		b.setCookie(name, value)
+	}
+	return bs
+}
+
 // reply is one response of a suite browser: the Reply that Send returns,
 // with the request it answers and its Set-Cookie lines parsed.
 type reply struct {

@@ -78,6 +78,19 @@ func (e *env) mustBeDeleted(t *testing.T, u *user.User, sessions, trusted sessio
 	}
 }
 
+// mustDeletionReported checks that the deletion of u mailed its address
+// one notice and audited one account_deleted event.
+func (e *env) mustDeletionReported(t *testing.T, u *user.User) {
+	t.Helper()
+	e.flush(t)
+	if n := len(e.mails(t, u.Email, mail.KindAccountDeleted)); n != 1 {
+		t.Errorf("%d deletion notices, want 1", n)
+	}
+	if n := e.audit.Count(auth.EventAccountDeleted, u.ID); n != 1 {
+		t.Errorf("%d %s events, want 1", n, auth.EventAccountDeleted)
+	}
+}
+
 // deleteNeedsRecentAuth: without a session 401; from a stale session 403
 // reauthentication_required; a wrong password 401; each changes nothing.
 // The password in the body, or a confirmation, is the re-authentication.
@@ -173,13 +186,7 @@ func (s suite) deleteErasesEverything(t *testing.T) {
 	mustBeSignedOut(t, c)
 	mustBeSignedOut(t, other)
 	e.mustBeDeleted(t, u, sessions, trusted)
-	e.flush(t)
-	if n := len(e.mails(t, "ada@example.com", mail.KindAccountDeleted)); n != 1 {
-		t.Errorf("%d deletion notices, want 1", n)
-	}
-	if n := e.audit.Count(auth.EventAccountDeleted, u.ID); n != 1 {
-		t.Errorf("%d %s events, want 1", n, auth.EventAccountDeleted)
-	}
+	e.mustDeletionReported(t, u)
 	known := e.client().login("ada@example.com", goodPassword)
 	unknown := e.client().login("nobody@example.com", goodPassword)
 	mustStatus(t, known, http.StatusUnauthorized, errInvalidCredentials)
@@ -212,13 +219,7 @@ func (s suite) deleteRace(t *testing.T) {
 	})
 	mustOneWinner(t, rs, http.StatusUnauthorized, errNotAuthenticated)
 	e.mustBeDeleted(t, u, sessions, trusted)
-	e.flush(t)
-	if got := len(e.mails(t, "ada@example.com", mail.KindAccountDeleted)); got != 1 {
-		t.Errorf("%d deletion notices, want 1", got)
-	}
-	if got := e.audit.Count(auth.EventAccountDeleted, u.ID); got != 1 {
-		t.Errorf("%d %s events, want 1", got, auth.EventAccountDeleted)
-	}
+	e.mustDeletionReported(t, u)
 }
 
 // deleteHook: Hooks.BeforeDeleteAccount sees the user before it is

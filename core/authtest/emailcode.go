@@ -383,11 +383,7 @@ func (s suite) raceEmailCode(t *testing.T) {
 	b := e.pending(t)
 	code := e.sendCode(t, b, "ada@example.com")
 	pending := b.cookie(auth.PendingCookie).Value
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-		bs[i].setCookie(auth.PendingCookie, pending)
-	}
+	bs := e.cookieCopies(stormSize, auth.PendingCookie, pending)
 	rs := storm(t, stormSize, func(i int) (*reply, error) { return bs[i].send(emailCodeVerifyPath, obj{"code": code}) })
 	// The winner holds the pending login, then finishes it.
 	winner := mustSoleWinner(t, rs, obj{"success": true}, http.StatusUnauthorized, err2FAExpired)

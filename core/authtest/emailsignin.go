@@ -379,11 +379,7 @@ func (s suite) raceEmailSignIn(t *testing.T) {
 	asker := e.client()
 	code, _ := e.askSignIn(t, asker, "ada@example.com")
 	nonce := asker.cookie(auth.EmailSignInCookie).Value
-	bs := make([]*client, stormSize)
-	for i := range bs {
-		bs[i] = e.client()
-		bs[i].setCookie(auth.EmailSignInCookie, nonce)
-	}
+	bs := e.cookieCopies(stormSize, auth.EmailSignInCookie, nonce)
 	rs := storm(t, stormSize, func(i int) (*reply, error) {
 		return bs[i].send(signInVerifyPath, obj{"email": "ada@example.com", "code": code})
 	})

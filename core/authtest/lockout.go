@@ -94,10 +94,7 @@ const defaultMax = 100
 // (the store counts them atomically), then the last, and returns its reply.
 func lockByDefault(t *testing.T, e *env, id string) *reply {
 	t.Helper()
-	bs := make([]*client, defaultMax-1)
-	for i := range bs {
-		bs[i] = e.client()
-	}
+	bs := e.clients(defaultMax - 1)
 	rs := storm(t, len(bs), func(i int) (*reply, error) {
 		return bs[i].send("/api/login", obj{"email": "ada@example.com", "password": wrongPassword})
 	})

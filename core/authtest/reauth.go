@@ -329,16 +329,8 @@ func (s suite) reauthRace(t *testing.T) {
 	e.stale()
 	stale := owner.cookie(sessionCookie).Value
 	const n = 40
-	thieves := make([]*client, n)
-	for i := range thieves {
-		thieves[i] = e.client()
-		thieves[i].setCookie(sessionCookie, stale)
-	}
-	owners := make([]*client, n)
-	for i := range owners {
-		owners[i] = e.client()
-		owners[i].setCookie(sessionCookie, stale)
-	}
+	thieves := e.cookieCopies(n, sessionCookie, stale)
+	owners := e.cookieCopies(n, sessionCookie, stale)
 	rs := storm(t, 3*n, func(i int) (*reply, error) {
 		switch i % 3 {
 		case 0:

@@ -90,24 +90,24 @@
     throw e;
   }
 
-  function register(name) {
-    return post("/register/begin").then(function (opts) {
+  // create runs the ceremony of navigator.credentials.create under prefix:
+  // begin posts begin, finish posts the credential with the fields added.
+  function create(prefix, begin, fields) {
+    return post(prefix + "/begin", begin).then(function (opts) {
       return navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) });
     }).then(function (cred) {
       var body = credentialJSON(cred);
-      body.name = name || "";
-      return post("/register/finish", body);
+      for (var k in fields) body[k] = fields[k];
+      return post(prefix + "/finish", body);
     }).catch(named);
   }
 
+  function register(name) {
+    return create("/register", {}, { name: name || "" });
+  }
+
   function signUp(email, name, passkeyName) {
-    return post("/signup/begin", { email: email || "", name: name || "" }).then(function (opts) {
-      return navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) });
-    }).then(function (cred) {
-      var body = credentialJSON(cred);
-      body.passkeyName = passkeyName || "";
-      return post("/signup/finish", body);
-    }).catch(named);
+    return create("/signup", { email: email || "", name: name || "" }, { passkeyName: passkeyName || "" });
   }
 
   function assert(prefix, options) {
