@@ -39,15 +39,16 @@ func passkeyExample(t *testing.T, fw string) *servertest.Server {
 
 // addAuthenticator gives the browser's tab the DevTools protocol's virtual
 // authenticator: a platform authenticator (CTAP2, internal) with resident
-// keys and user verification that says yes without a person.
-func addAuthenticator(t *testing.T, b *Browser) {
+// keys and user verification that says yes without a person. It returns
+// the authenticator's id, for the tests that read its credentials.
+func addAuthenticator(t *testing.T, b *Browser) webauthn.AuthenticatorID {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}
-	_, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+	va, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
 		Options: &webauthn.VirtualAuthenticatorOptions{
 			Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
 			HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
@@ -56,7 +57,7 @@ func addAuthenticator(t *testing.T, b *Browser) {
 	if err != nil {
 		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
 	}
-
+	return va.AuthenticatorID
 }
 
 // withoutAutofill makes the pages opened from now on see a browser without
