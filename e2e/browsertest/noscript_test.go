@@ -60,13 +60,7 @@ func TestNoScriptLogin(t *testing.T) {
 // URL) to a page route of the same origin, never to the JSON API, so the
 // answer is a page.
 func TestNoScriptForms(t *testing.T) {
-	Chromium(t)
-	s := servertest.Start(t, "nethttp")
-	b := New(t, "noscript-forms")
-	b.DisableScripts(true)
-	b.Open(s.URL + "/register")
-	submitRegistration(b, "No Script", "noscript@example.com", "typed-secret-1")
-	b.WaitPage("dashboard", "/dashboard")
+	s, b := registeredWithoutScripts(t, "noscript-forms", "No Script", "noscript@example.com")
 	for path, want := range map[string]map[string]string{
 		"/login":                  {"login-form": "/login", "logout-form": "/logout"},
 		"/register":               {"register-form": "/register", "logout-form": "/logout"},
@@ -98,13 +92,7 @@ func TestNoScriptForms(t *testing.T) {
 // password beside its field and deletes the account with the right one,
 // and the login page says so; signing in again is refused.
 func TestNoScriptDeleteAccount(t *testing.T) {
-	Chromium(t)
-	s := servertest.Start(t, "nethttp")
-	b := New(t, "noscript-delete")
-	b.DisableScripts(true)
-	b.Open(s.URL + "/register")
-	submitRegistration(b, "Leaving Soon", "leaving@example.com", "typed-secret-1")
-	b.WaitPage("dashboard", "/dashboard")
+	s, b := registeredWithoutScripts(t, "noscript-delete", "Leaving Soon", "leaving@example.com")
 	b.Open(s.URL + "/settings/security")
 	b.WaitPage("security", "/settings/security")
 	href := Eval[string](b, `document.getElementById("delete-account-link").href`)
@@ -127,4 +115,19 @@ func TestNoScriptDeleteAccount(t *testing.T) {
 	b.Fill("password", "typed-secret-1")
 	b.Submit("login-form")
 	f.fieldError("password", "Invalid credentials", 401)
+}
+
+// registeredWithoutScripts starts the nethttp server and a browser with
+// JavaScript off (its screenshots under shots), and registers name and
+// addr there with the password typed-secret-1, up to the dashboard.
+func registeredWithoutScripts(t *testing.T, shots, name, addr string) (*servertest.Server, *Browser) {
+	t.Helper()
+	Chromium(t)
+	s := servertest.Start(t, "nethttp")
+	b := New(t, shots)
+	b.DisableScripts(true)
+	b.Open(s.URL + "/register")
+	submitRegistration(b, name, addr, "typed-secret-1")
+	b.WaitPage("dashboard", "/dashboard")
+	return s, b
 }
