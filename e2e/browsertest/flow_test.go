@@ -40,11 +40,7 @@ func TestPeople(t *testing.T) {
 					name := map[bool]string{true: "js", false: "nojs"}[js]
 					modes.Go(func() {
 						t.Run(name, func(t *testing.T) {
-							s := servertest.Start(t, fw)
-							b := New(t, fw+"-"+name)
-							b.DisableScripts(!js)
-							f := &flow{t: t, s: s, b: b, js: js}
-							f.run()
+							newFlow(t, servertest.Start(t, fw), fw+"-"+name, js).run()
 						})
 					})
 				}
@@ -73,6 +69,15 @@ type flow struct {
 	secret    string    // the TOTP key shown on the settings page
 	confirmed time.Time // when the confirming code was accepted
 	codes     []string  // the recovery codes, as last shown
+}
+
+// newFlow returns a flow against s in a new browser (its screenshots
+// under shots) with JavaScript on or off.
+func newFlow(t *testing.T, s *servertest.Server, shots string, js bool) *flow {
+	t.Helper()
+	b := New(t, shots)
+	b.DisableScripts(!js)
+	return &flow{t: t, s: s, b: b, js: js}
 }
 
 func (f *flow) run() {
@@ -572,6 +577,17 @@ func (f *flow) cspIsEnforced() {
 func (f *flow) logout() {
 	f.b.Click("logout")
 	f.b.WaitPage("login", "/login")
+}
+
+// startWith starts the example server fw with env and fails the test
+// unless its first log line says that feature is on.
+func startWith(t *testing.T, fw, feature string, env ...string) *servertest.Server {
+	t.Helper()
+	s := servertest.Start(t, fw, env...)
+	if !strings.Contains(s.FirstLine, feature) {
+		t.Fatalf("first log line %q: want %q", s.FirstLine, feature)
+	}
+	return s
 }
 
 // submitRegistration fills the registration form open in b with name,

@@ -19,10 +19,8 @@ func TestKeyboardOnly(t *testing.T) {
 		name := map[bool]string{true: "js", false: "nojs"}[js]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := servertest.Start(t, "nethttp")
-			b := New(t, "keyboard-"+name)
-			b.DisableScripts(!js)
-			f := &flow{t: t, s: s, b: b, js: js}
+			f := newFlow(t, servertest.Start(t, "nethttp"), "keyboard-"+name, js)
+			s, b := f.s, f.b
 			// at tabs to the element id and presses keys there: text to
 			// type, or kb.Enter on a link or button.
 			at := func(id, keys string) {

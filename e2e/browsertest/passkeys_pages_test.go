@@ -2,9 +2,7 @@ package browsertest
 
 import (
 	"context"
-	"net"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,17 +20,9 @@ import (
 // URL is the localhost one.
 func passkeyExample(t *testing.T, fw string) *servertest.Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close() // the server takes it a moment later
-	site := "http://localhost:" + port
-	s := servertest.Start(t, fw, "ADDR=127.0.0.1:"+port, "APP_URL="+site, "DATABASE_URL=memory", "PASSKEYS=true")
-	if !strings.Contains(s.FirstLine, "passkeys: on for "+site) {
-		t.Fatalf("first log line %q: passkeys not on for %s", s.FirstLine, site)
-	}
+	addr := freeAddr(t)
+	site := "http://localhost:" + strings.TrimPrefix(addr, "127.0.0.1:")
+	s := startWith(t, fw, "passkeys: on for "+site, "ADDR="+addr, "APP_URL="+site, "DATABASE_URL=memory", "PASSKEYS=true")
 	s.URL = site
 	return s
 }
