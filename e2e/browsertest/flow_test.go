@@ -31,21 +31,22 @@ import (
 // overlaps. Each has a server and a browser of its own.
 func TestPeople(t *testing.T) {
 	Chromium(t)
+	allAtOnce(t, []string{"nethttp", "gin", "fiber"}, func(t *testing.T, fw string) {
+		allAtOnce(t, []string{"js", "nojs"}, func(t *testing.T, name string) {
+			newFlow(t, servertest.Start(t, fw), fw+"-"+name, name == "js").run()
+		})
+	})
+}
+
+// allAtOnce runs f as a subtest for each name, all of them at the same
+// time whatever -parallel says (t.Run from goroutines), and returns when
+// every one has ended.
+func allAtOnce(t *testing.T, names []string, f func(t *testing.T, name string)) {
+	t.Helper()
 	var wg sync.WaitGroup
-	for _, fw := range []string{"nethttp", "gin", "fiber"} {
+	for _, name := range names {
 		wg.Go(func() {
-			t.Run(fw, func(t *testing.T) {
-				var modes sync.WaitGroup
-				for _, js := range []bool{true, false} {
-					name := map[bool]string{true: "js", false: "nojs"}[js]
-					modes.Go(func() {
-						t.Run(name, func(t *testing.T) {
-							newFlow(t, servertest.Start(t, fw), fw+"-"+name, js).run()
-						})
-					})
-				}
-				modes.Wait()
-			})
+			t.Run(name, func(t *testing.T) { f(t, name) })
 		})
 	}
 	wg.Wait()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/authkit-go/authkit/e2e/servertest"
@@ -17,42 +16,36 @@ import (
 // password.
 func TestNoScriptLogin(t *testing.T) {
 	Chromium(t)
-	var wg sync.WaitGroup
-	for _, fw := range []string{"nethttp", "gin", "fiber"} {
-		wg.Go(func() {
-			t.Run(fw, func(t *testing.T) {
-				s := servertest.Start(t, fw)
-				b := New(t, fw+"-noscript")
-				b.DisableScripts(true)
-				const secret = "no-script-s3cret horse"
-				b.Open(s.URL + "/login")
-				b.WaitPage("login", "/login")
-				b.Fill("email", "nobody@example.com")
-				b.Fill("password", secret)
-				b.Shot("login-noscript")
-				b.Submit("login-form")
-				f := &flow{t: t, b: b}
-				f.fieldError("password", "Invalid credentials", 401)
-				b.Shot("login-noscript-answer")
-				loc, err := url.Parse(b.Location())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if loc.Path != "/login" || loc.RawQuery != "" || strings.Contains(b.Location(), "s3cret") {
-					t.Errorf("after submitting without JavaScript the address is %s, want /login without a query", b.Location())
-				}
-				if got := Eval[string](b, `document.getElementById("password").value`); got != "" {
-					t.Errorf("the page filled the password in again: %q", got)
-				}
-				for _, u := range b.History() {
-					if strings.Contains(u, "s3cret") || strings.Contains(u, "password=") || strings.Contains(u, "?") {
-						t.Errorf("history entry %s: a form field in a URL", u)
-					}
-				}
-			})
-		})
-	}
-	wg.Wait()
+	allAtOnce(t, []string{"nethttp", "gin", "fiber"}, func(t *testing.T, fw string) {
+		s := servertest.Start(t, fw)
+		b := New(t, fw+"-noscript")
+		b.DisableScripts(true)
+		const secret = "no-script-s3cret horse"
+		b.Open(s.URL + "/login")
+		b.WaitPage("login", "/login")
+		b.Fill("email", "nobody@example.com")
+		b.Fill("password", secret)
+		b.Shot("login-noscript")
+		b.Submit("login-form")
+		f := &flow{t: t, b: b}
+		f.fieldError("password", "Invalid credentials", 401)
+		b.Shot("login-noscript-answer")
+		loc, err := url.Parse(b.Location())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != "/login" || loc.RawQuery != "" || strings.Contains(b.Location(), "s3cret") {
+			t.Errorf("after submitting without JavaScript the address is %s, want /login without a query", b.Location())
+		}
+		if got := Eval[string](b, `document.getElementById("password").value`); got != "" {
+			t.Errorf("the page filled the password in again: %q", got)
+		}
+		for _, u := range b.History() {
+			if strings.Contains(u, "s3cret") || strings.Contains(u, "password=") || strings.Contains(u, "?") {
+				t.Errorf("history entry %s: a form field in a URL", u)
+			}
+		}
+	})
 }
 
 // TestNoScriptForms opens every page with JavaScript off and checks every
