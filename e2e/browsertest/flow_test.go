@@ -119,8 +119,8 @@ func (f *flow) register() {
 		if !Eval[bool](b, `document.getElementById("password").type === "password"`) {
 			f.t.Error("register: hide password did not hide it")
 		}
-	} else if b.Visible("password-reveal") {
-		f.t.Error("register: the show-password toggle shows without JavaScript, where it cannot work")
+	} else {
+		f.wantHidden("password-reveal", "register: the show-password toggle shows without JavaScript, where it cannot work")
 	}
 	b.Shot("register")
 	submitRegistration(b, userName, email, password)
@@ -154,9 +154,7 @@ func (f *flow) verifyEmail() {
 		f.t.Errorf("after verifying: at %s, want /dashboard?done=email-verified", got)
 	}
 	b.WaitText("notice", "Your email address is verified")
-	if b.Visible("unverified-notice") {
-		f.t.Error("dashboard: unverified notice still shown after verification")
-	}
+	f.wantHidden("unverified-notice", "dashboard: unverified notice still shown after verification")
 	b.Shot("dashboard-verified")
 }
 
@@ -215,8 +213,8 @@ func (f *flow) enableTwoFactor() {
 		if got := strings.Fields(Eval[string](b, `navigator.clipboard.readText()`)); !slices.Equal(got, f.codes) {
 			f.t.Errorf("copied recovery codes: %q, want the 8 shown: %v", got, f.codes)
 		}
-	} else if b.Visible("codes-copy") {
-		f.t.Error("the Copy button shows without JavaScript, where it cannot work")
+	} else {
+		f.wantHidden("codes-copy", "the Copy button shows without JavaScript, where it cannot work")
 	}
 
 	name, content := b.Download("codes-download")
@@ -273,9 +271,7 @@ func (f *flow) regenerateCodes() {
 	b.Click("regenerate")
 	b.WaitPage("codes", "/settings/recovery-codes")
 	b.WaitText("codes-left", "Recovery codes left: 7.")
-	if b.Visible("codes-box") {
-		f.t.Error("recovery codes: new codes shown before the person confirmed")
-	}
+	f.wantHidden("codes-box", "recovery codes: new codes shown before the person confirmed")
 	b.Shot("codes-confirm")
 	b.Click("regenerate-cancel")
 	b.WaitPage("security", "/settings/security")
@@ -292,9 +288,7 @@ func (f *flow) regenerateCodes() {
 			f.t.Errorf("regenerated recovery code %s was already an old one", c)
 		}
 	}
-	if b.Visible("regenerate-form") {
-		f.t.Error("recovery codes: the Replace button is still offered after replacing them")
-	}
+	f.wantHidden("regenerate-form", "recovery codes: the Replace button is still offered after replacing them")
 	b.Shot("codes-regenerated")
 	b.Click("codes-back-link")
 	b.WaitPage("security", "/settings/security")
@@ -308,9 +302,7 @@ func (f *flow) loginWithCode() {
 	b.Click("remember")
 	f.login(email, password)
 	b.WaitPage("twofactor", "/2fa")
-	if b.Visible("logout") {
-		f.t.Error("/2fa: the header offers Sign out before the sign-in is complete")
-	}
+	f.wantHidden("logout", "/2fa: the header offers Sign out before the sign-in is complete")
 	if !Eval[bool](b, `(i => i.getAttribute("inputmode") === "numeric" && i.getAttribute("autocomplete") === "one-time-code")(document.getElementById("code"))`) {
 		f.t.Error("/2fa: the code field lacks inputmode=numeric autocomplete=one-time-code")
 	}
@@ -346,9 +338,7 @@ func (f *flow) resetPassword() {
 	b.Open(f.page("/reset-password/not-a-token"))
 	b.WaitPage("reset", "/reset-password/not-a-token")
 	f.summary("reset-form", "Invalid or expired reset link", 400)
-	if b.Visible("password") {
-		f.t.Error("reset: a bad link's page shows the password form")
-	}
+	f.wantHidden("password", "reset: a bad link's page shows the password form")
 	b.WaitText("reset-new-link", "Request a new reset link")
 	b.Shot("reset-invalid")
 	b.Click("reset-forgot-link")
@@ -381,9 +371,7 @@ func (f *flow) resetPassword() {
 	b.WaitPage("reset", strings.TrimPrefix(link, f.s.URL))
 	f.summary("reset-form", "This reset link has already been used", 400)
 	b.WaitText("reset-new-link", "Request a new reset link")
-	if b.Visible("reset-form") {
-		f.t.Error("reset: a used link's page still offers the form")
-	}
+	f.wantHidden("reset-form", "reset: a used link's page still offers the form")
 	b.Shot("reset-used")
 }
 
@@ -481,9 +469,7 @@ func (f *flow) verifyLoggedOut() {
 	f.login(newEmail, password)
 	b.WaitPage("dashboard", "/dashboard")
 	b.WaitText("user-email", newEmail)
-	if b.Visible("unverified-notice") {
-		f.t.Error("dashboard: the new address is still shown as unverified")
-	}
+	f.wantHidden("unverified-notice", "dashboard: the new address is still shown as unverified")
 }
 
 // phone looks at the main pages at a phone's size (390x844 CSS pixels).
@@ -657,6 +643,14 @@ func (f *flow) wantText(id, want string) {
 	f.t.Helper()
 	if got := f.b.Text(id); got != want {
 		f.t.Errorf("#%s shows %q, want %q", id, got, want)
+	}
+}
+
+// wantHidden fails the test with why when the element id shows.
+func (f *flow) wantHidden(id, why string) {
+	f.t.Helper()
+	if f.b.Visible(id) {
+		f.t.Error(why)
 	}
 }
 
