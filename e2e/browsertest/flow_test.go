@@ -688,6 +688,18 @@ func (f *flow) wrongCode() string {
 // with the default APP_URL.
 var mailLink = regexp.MustCompile(`http://localhost:8080/(verify-email|reset-password)/([A-Za-z0-9_-]+)`)
 
+// verifyLink matches the token of a verification link in the console
+// mailer's output, whatever the server's APP_URL.
+var verifyLink = regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)
+
+// verifyFirstLink opens the first verification link the server mailed and
+// waits for the notice that the address is verified.
+func (f *flow) verifyFirstLink() {
+	f.t.Helper()
+	f.b.Open(f.s.URL + "/verify-email/" + f.s.WaitFor(f.t, verifyLink))
+	f.b.WaitText("notice", "Your email address is verified")
+}
+
 // mailedLink waits until the server has mailed at least n links of the
 // kind ("verify-email" or "reset-password") and returns the newest,
 // pointed at the test's server.
