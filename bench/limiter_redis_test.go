@@ -93,17 +93,7 @@ func benchRedis(b *testing.B, impl limiters.Redis, d keys.Dist, allowed, paralle
 	if allowed {
 		limit = limiters.Unlimited
 	}
-	l, pattern, err := impl.New(c, prefix, limit)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := redisinfo.Unlink(ctx, c, pattern); err != nil {
-			b.Error(err)
-		}
-	})
+	l, pattern := impl.NewForTest(b, c, prefix, limit)
 	for _, k := range d.Keys {
 		for i := range 2 {
 			if i == 1 && allowed {

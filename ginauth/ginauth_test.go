@@ -69,35 +69,31 @@ func app(t *testing.T, svc *auth.Service, calls *int) string {
 	return authtest.Serve(t, r)
 }
 
+// TestRequireUser runs the RequireUser checks of authtest on the app's
+// /private: with a session; in token mode, where it takes the access token
+// of a client without cookies; and with Config.RequireTwoFactor past its
+// grace period, where it refuses an account without 2FA with
+// two_factor_required and lets it through once 2FA is on. Each time the
+// handler runs once, when the check gets through.
 func TestRequireUser(t *testing.T) {
-	svc, _ := newService(t)
-	var calls int
-	authtest.CheckRequireUser(t, app(t, svc, &calls), "/private", "hello ada@example.com")
-	if calls != 1 {
-		t.Errorf("handler ran %d times, want 1 (not behind the 401)", calls)
-	}
-}
-
-// TestRequireUserWithTokens: in token mode RequireUser takes the access
-// token of a client without cookies.
-func TestRequireUserWithTokens(t *testing.T) {
-	svc, _ := newService(t, authtest.TokenMode)
-	var calls int
-	authtest.CheckRequireUserWithTokens(t, app(t, svc, &calls), "/private", "hello ada@example.com")
-	if calls != 1 {
-		t.Errorf("handler ran %d times, want 1 (only with the access token)", calls)
-	}
-}
-
-// TestRequireTwoFactor: with Config.RequireTwoFactor past its grace
-// period, RequireUser refuses an account without 2FA with
-// two_factor_required, and lets it through once 2FA is on.
-func TestRequireTwoFactor(t *testing.T) {
-	svc, _ := newService(t, authtest.TwoFactorRequiredNow)
-	var calls int
-	authtest.CheckRequireTwoFactor(t, app(t, svc, &calls), "/private", "hello ada@example.com")
-	if calls != 1 {
-		t.Errorf("handler ran %d times, want 1 (not behind the 403)", calls)
+	for _, tc := range []struct {
+		name  string
+		opt   func(*auth.Config)
+		check func(t testing.TB, base, path, want string)
+		once  string // what the one run of the handler means
+	}{
+		{"session", func(*auth.Config) {}, authtest.CheckRequireUser, "not behind the 401"},
+		{"tokens", authtest.TokenMode, authtest.CheckRequireUserWithTokens, "only with the access token"},
+		{"two factor required", authtest.TwoFactorRequiredNow, authtest.CheckRequireTwoFactor, "not behind the 403"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := newService(t, tc.opt)
+			var calls int
+			tc.check(t, app(t, svc, &calls), "/private", "hello ada@example.com")
+			if calls != 1 {
+				t.Errorf("handler ran %d times, want 1 (%s)", calls, tc.once)
+			}
+		})
 	}
 }
 

@@ -515,17 +515,9 @@ func (b *Browser) Viewport(width, height int64) {
 // screenshot folder.
 func (b *Browser) Shot(name string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		b.t.Fatalf("screenshot %s: %v", name, err)
-	}
 	b.shots++
 	file := fmt.Sprintf("%02d-%s.png", b.shots, name)
-	if err := os.WriteFile(filepath.Join(b.shotDir, file), png, 0o644); err != nil {
-		b.t.Fatal(err)
-	}
+	b.ShotTo(filepath.Join(b.shotDir, file))
 	b.mu.Lock()
 	b.where = "after " + file
 	b.mu.Unlock()

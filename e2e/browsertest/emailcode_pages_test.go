@@ -2,7 +2,6 @@ package browsertest
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,13 +29,8 @@ func TestEmailCodePages(t *testing.T) {
 			if audited {
 				AxePath(t)
 			}
-			s := servertest.Start(t, run.fw, "EMAIL_CODE=true")
-			if !strings.Contains(s.FirstLine, "email codes: on") {
-				t.Fatalf("first log line %q: email codes not on", s.FirstLine)
-			}
-			b := New(t, "emailcode-"+name)
-			b.DisableScripts(!js)
-			f := &flow{t: t, s: s, b: b, js: js}
+			f := newFlow(t, startWith(t, run.fw, "email codes: on", "EMAIL_CODE=true"), "emailcode-"+name, js)
+			s, b := f.s, f.b
 			audit := func(state string) {
 				t.Helper()
 				if !audited {

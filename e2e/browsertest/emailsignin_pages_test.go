@@ -2,7 +2,6 @@ package browsertest
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,13 +24,8 @@ func TestEmailSignInPages(t *testing.T) {
 			if js {
 				AxePath(t)
 			}
-			s := servertest.Start(t, "nethttp", "EMAIL_SIGN_IN=true", "DATABASE_URL=memory")
-			if !strings.Contains(s.FirstLine, "email sign-in: on") {
-				t.Fatalf("first log line %q: email sign-in not on", s.FirstLine)
-			}
-			b := New(t, "emailsignin-"+name)
-			b.DisableScripts(!js)
-			f := &flow{t: t, s: s, b: b, js: js}
+			f := newFlow(t, startWith(t, "nethttp", "email sign-in: on", "EMAIL_SIGN_IN=true", "DATABASE_URL=memory"), "emailsignin-"+name, js)
+			s, b := f.s, f.b
 			audit := func(state string) {
 				t.Helper()
 				if js {

@@ -31,25 +31,22 @@ import (
 // overlaps. Each has a server and a browser of its own.
 func TestPeople(t *testing.T) {
 	Chromium(t)
+	allAtOnce(t, []string{"nethttp", "gin", "fiber"}, func(t *testing.T, fw string) {
+		allAtOnce(t, []string{"js", "nojs"}, func(t *testing.T, name string) {
+			newFlow(t, servertest.Start(t, fw), fw+"-"+name, name == "js").run()
+		})
+	})
+}
+
+// allAtOnce runs f as a subtest for each name, all of them at the same
+// time whatever -parallel says (t.Run from goroutines), and returns when
+// every one has ended.
+func allAtOnce(t *testing.T, names []string, f func(t *testing.T, name string)) {
+	t.Helper()
 	var wg sync.WaitGroup
-	for _, fw := range []string{"nethttp", "gin", "fiber"} {
+	for _, name := range names {
 		wg.Go(func() {
-			t.Run(fw, func(t *testing.T) {
-				var modes sync.WaitGroup
-				for _, js := range []bool{true, false} {
-					name := map[bool]string{true: "js", false: "nojs"}[js]
-					modes.Go(func() {
-						t.Run(name, func(t *testing.T) {
-							s := servertest.Start(t, fw)
-							b := New(t, fw+"-"+name)
-							b.DisableScripts(!js)
-							f := &flow{t: t, s: s, b: b, js: js}
-							f.run()
-						})
-					})
-				}
-				modes.Wait()
-			})
+			t.Run(name, func(t *testing.T) { f(t, name) })
 		})
 	}
 	wg.Wait()
@@ -73,6 +70,15 @@ type flow struct {
 	secret    string    // the TOTP key shown on the settings page
 	confirmed time.Time // when the confirming code was accepted
 	codes     []string  // the recovery codes, as last shown
+}
+
+// newFlow returns a flow against s in a new browser (its screenshots
+// under shots) with JavaScript on or off.
+func newFlow(t *testing.T, s *servertest.Server, shots string, js bool) *flow {
+	t.Helper()
+	b := New(t, shots)
+	b.DisableScripts(!js)
+	return &flow{t: t, s: s, b: b, js: js}
 }
 
 func (f *flow) run() {
@@ -113,8 +119,8 @@ func (f *flow) register() {
 		if !Eval[bool](b, `document.getElementById("password").type === "password"`) {
 			f.t.Error("register: hide password did not hide it")
 		}
-	} else if b.Visible("password-reveal") {
-		f.t.Error("register: the show-password toggle shows without JavaScript, where it cannot work")
+	} else {
+		f.wantHidden("password-reveal", "register: the show-password toggle shows without JavaScript, where it cannot work")
 	}
 	b.Shot("register")
 	submitRegistration(b, userName, email, password)
@@ -148,9 +154,7 @@ func (f *flow) verifyEmail() {
 		f.t.Errorf("after verifying: at %s, want /dashboard?done=email-verified", got)
 	}
 	b.WaitText("notice", "Your email address is verified")
-	if b.Visible("unverified-notice") {
-		f.t.Error("dashboard: unverified notice still shown after verification")
-	}
+	f.wantHidden("unverified-notice", "dashboard: unverified notice still shown after verification")
 	b.Shot("dashboard-verified")
 }
 
@@ -209,8 +213,8 @@ func (f *flow) enableTwoFactor() {
 		if got := strings.Fields(Eval[string](b, `navigator.clipboard.readText()`)); !slices.Equal(got, f.codes) {
 			f.t.Errorf("copied recovery codes: %q, want the 8 shown: %v", got, f.codes)
 		}
-	} else if b.Visible("codes-copy") {
-		f.t.Error("the Copy button shows without JavaScript, where it cannot work")
+	} else {
+		f.wantHidden("codes-copy", "the Copy button shows without JavaScript, where it cannot work")
 	}
 
 	name, content := b.Download("codes-download")
@@ -267,9 +271,7 @@ func (f *flow) regenerateCodes() {
 	b.Click("regenerate")
 	b.WaitPage("codes", "/settings/recovery-codes")
 	b.WaitText("codes-left", "Recovery codes left: 7.")
-	if b.Visible("codes-box") {
-		f.t.Error("recovery codes: new codes shown before the person confirmed")
-	}
+	f.wantHidden("codes-box", "recovery codes: new codes shown before the person confirmed")
 	b.Shot("codes-confirm")
 	b.Click("regenerate-cancel")
 	b.WaitPage("security", "/settings/security")
@@ -286,9 +288,7 @@ func (f *flow) regenerateCodes() {
 			f.t.Errorf("regenerated recovery code %s was already an old one", c)
 		}
 	}
-	if b.Visible("regenerate-form") {
-		f.t.Error("recovery codes: the Replace button is still offered after replacing them")
-	}
+	f.wantHidden("regenerate-form", "recovery codes: the Replace button is still offered after replacing them")
 	b.Shot("codes-regenerated")
 	b.Click("codes-back-link")
 	b.WaitPage("security", "/settings/security")
@@ -302,9 +302,7 @@ func (f *flow) loginWithCode() {
 	b.Click("remember")
 	f.login(email, password)
 	b.WaitPage("twofactor", "/2fa")
-	if b.Visible("logout") {
-		f.t.Error("/2fa: the header offers Sign out before the sign-in is complete")
-	}
+	f.wantHidden("logout", "/2fa: the header offers Sign out before the sign-in is complete")
 	if !Eval[bool](b, `(i => i.getAttribute("inputmode") === "numeric" && i.getAttribute("autocomplete") === "one-time-code")(document.getElementById("code"))`) {
 		f.t.Error("/2fa: the code field lacks inputmode=numeric autocomplete=one-time-code")
 	}
@@ -340,9 +338,7 @@ func (f *flow) resetPassword() {
 	b.Open(f.page("/reset-password/not-a-token"))
 	b.WaitPage("reset", "/reset-password/not-a-token")
 	f.summary("reset-form", "Invalid or expired reset link", 400)
-	if b.Visible("password") {
-		f.t.Error("reset: a bad link's page shows the password form")
-	}
+	f.wantHidden("password", "reset: a bad link's page shows the password form")
 	b.WaitText("reset-new-link", "Request a new reset link")
 	b.Shot("reset-invalid")
 	b.Click("reset-forgot-link")
@@ -375,9 +371,7 @@ func (f *flow) resetPassword() {
 	b.WaitPage("reset", strings.TrimPrefix(link, f.s.URL))
 	f.summary("reset-form", "This reset link has already been used", 400)
 	b.WaitText("reset-new-link", "Request a new reset link")
-	if b.Visible("reset-form") {
-		f.t.Error("reset: a used link's page still offers the form")
-	}
+	f.wantHidden("reset-form", "reset: a used link's page still offers the form")
 	b.Shot("reset-used")
 }
 
@@ -475,9 +469,7 @@ func (f *flow) verifyLoggedOut() {
 	f.login(newEmail, password)
 	b.WaitPage("dashboard", "/dashboard")
 	b.WaitText("user-email", newEmail)
-	if b.Visible("unverified-notice") {
-		f.t.Error("dashboard: the new address is still shown as unverified")
-	}
+	f.wantHidden("unverified-notice", "dashboard: the new address is still shown as unverified")
 }
 
 // phone looks at the main pages at a phone's size (390x844 CSS pixels).
@@ -574,6 +566,17 @@ func (f *flow) logout() {
 	f.b.WaitPage("login", "/login")
 }
 
+// startWith starts the example server fw with env and fails the test
+// unless its first log line says that feature is on.
+func startWith(t *testing.T, fw, feature string, env ...string) *servertest.Server {
+	t.Helper()
+	s := servertest.Start(t, fw, env...)
+	if !strings.Contains(s.FirstLine, feature) {
+		t.Fatalf("first log line %q: want %q", s.FirstLine, feature)
+	}
+	return s
+}
+
 // submitRegistration fills the registration form open in b with name,
 // addr and pass and submits it.
 func submitRegistration(b *Browser, name, addr, pass string) {
@@ -643,6 +646,14 @@ func (f *flow) wantText(id, want string) {
 	}
 }
 
+// wantHidden fails the test with why when the element id shows.
+func (f *flow) wantHidden(id, why string) {
+	f.t.Helper()
+	if f.b.Visible(id) {
+		f.t.Error(why)
+	}
+}
+
 // code is the authenticator's code at the given time.
 func (f *flow) code(at time.Time) string {
 	f.t.Helper()
@@ -676,6 +687,18 @@ func (f *flow) wrongCode() string {
 // mailLink matches the links the console mailer prints; the servers run
 // with the default APP_URL.
 var mailLink = regexp.MustCompile(`http://localhost:8080/(verify-email|reset-password)/([A-Za-z0-9_-]+)`)
+
+// verifyLink matches the token of a verification link in the console
+// mailer's output, whatever the server's APP_URL.
+var verifyLink = regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)
+
+// verifyFirstLink opens the first verification link the server mailed and
+// waits for the notice that the address is verified.
+func (f *flow) verifyFirstLink() {
+	f.t.Helper()
+	f.b.Open(f.s.URL + "/verify-email/" + f.s.WaitFor(f.t, verifyLink))
+	f.b.WaitText("notice", "Your email address is verified")
+}
 
 // mailedLink waits until the server has mailed at least n links of the
 // kind ("verify-email" or "reset-password") and returns the newest,

@@ -19,51 +19,46 @@ func TestKeyboardOnly(t *testing.T) {
 		name := map[bool]string{true: "js", false: "nojs"}[js]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := servertest.Start(t, "nethttp")
-			b := New(t, "keyboard-"+name)
-			b.DisableScripts(!js)
-			f := &flow{t: t, s: s, b: b, js: js}
+			f := newFlow(t, servertest.Start(t, "nethttp"), "keyboard-"+name, js)
+			s, b := f.s, f.b
+			// at tabs to the element id and presses keys there: text to
+			// type, or kb.Enter on a link or button.
+			at := func(id, keys string) {
+				t.Helper()
+				b.TabTo(id)
+				b.Press(keys)
+			}
 
 			b.Open(s.URL + "/register")
 			b.WaitPage("register", "/register")
-			b.TabTo("name")
-			b.Press(userName)
-			b.TabTo("email")
-			b.Press(email)
-			b.TabTo("password")
-			b.Press(password)
+			at("name", userName)
+			at("email", email)
+			at("password", password)
 			b.Press(kb.Enter)
 			b.WaitPage("dashboard", "/dashboard")
 			b.WaitText("user-email", email)
 
-			b.TabTo("nav-security")
-			b.Press(kb.Enter)
+			at("nav-security", kb.Enter)
 			b.WaitPage("security", "/settings/security")
-			b.TabTo("setup-start")
-			b.Press(kb.Enter)
+			at("setup-start", kb.Enter)
 			b.WaitFor("the key", `!!document.getElementById("totp-secret")`)
 			f.secret = strings.ReplaceAll(b.Text("totp-secret"), " ", "")
-			b.TabTo("confirm-code")
-			b.Press(f.code(time.Now()))
+			at("confirm-code", f.code(time.Now()))
 			b.Press(kb.Enter)
 			b.WaitText("twofa-state", "Two-factor authentication is on")
 			f.confirmed = time.Now()
 
-			b.TabTo("logout")
-			b.Press(kb.Enter)
+			at("logout", kb.Enter)
 			b.WaitPage("login", "/login")
-			b.TabTo("email")
-			b.Press(email)
-			b.TabTo("password")
-			b.Press(password)
+			at("email", email)
+			at("password", password)
 			b.Press(kb.Enter)
 			b.WaitPage("twofactor", "/2fa")
 			next := time.Unix((f.confirmed.Unix()/30+1)*30, 0)
 			if d := time.Until(next); d > 0 {
 				time.Sleep(d) // the confirming code's step is spent: wait for the next
 			}
-			b.TabTo("code")
-			b.Press(f.code(time.Now()))
+			at("code", f.code(time.Now()))
 			b.Press(kb.Enter)
 			b.WaitPage("dashboard", "/dashboard")
 			b.WaitText("user-2fa", "on")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/authkit-go/authkit/e2e/servertest"
@@ -17,42 +16,36 @@ import (
 // password.
 func TestNoScriptLogin(t *testing.T) {
 	Chromium(t)
-	var wg sync.WaitGroup
-	for _, fw := range []string{"nethttp", "gin", "fiber"} {
-		wg.Go(func() {
-			t.Run(fw, func(t *testing.T) {
-				s := servertest.Start(t, fw)
-				b := New(t, fw+"-noscript")
-				b.DisableScripts(true)
-				const secret = "no-script-s3cret horse"
-				b.Open(s.URL + "/login")
-				b.WaitPage("login", "/login")
-				b.Fill("email", "nobody@example.com")
-				b.Fill("password", secret)
-				b.Shot("login-noscript")
-				b.Submit("login-form")
-				f := &flow{t: t, b: b}
-				f.fieldError("password", "Invalid credentials", 401)
-				b.Shot("login-noscript-answer")
-				loc, err := url.Parse(b.Location())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if loc.Path != "/login" || loc.RawQuery != "" || strings.Contains(b.Location(), "s3cret") {
-					t.Errorf("after submitting without JavaScript the address is %s, want /login without a query", b.Location())
-				}
-				if got := Eval[string](b, `document.getElementById("password").value`); got != "" {
-					t.Errorf("the page filled the password in again: %q", got)
-				}
-				for _, u := range b.History() {
-					if strings.Contains(u, "s3cret") || strings.Contains(u, "password=") || strings.Contains(u, "?") {
-						t.Errorf("history entry %s: a form field in a URL", u)
-					}
-				}
-			})
-		})
-	}
-	wg.Wait()
+	allAtOnce(t, []string{"nethttp", "gin", "fiber"}, func(t *testing.T, fw string) {
+		s := servertest.Start(t, fw)
+		b := New(t, fw+"-noscript")
+		b.DisableScripts(true)
+		const secret = "no-script-s3cret horse"
+		b.Open(s.URL + "/login")
+		b.WaitPage("login", "/login")
+		b.Fill("email", "nobody@example.com")
+		b.Fill("password", secret)
+		b.Shot("login-noscript")
+		b.Submit("login-form")
+		f := &flow{t: t, b: b}
+		f.fieldError("password", "Invalid credentials", 401)
+		b.Shot("login-noscript-answer")
+		loc, err := url.Parse(b.Location())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != "/login" || loc.RawQuery != "" || strings.Contains(b.Location(), "s3cret") {
+			t.Errorf("after submitting without JavaScript the address is %s, want /login without a query", b.Location())
+		}
+		if got := Eval[string](b, `document.getElementById("password").value`); got != "" {
+			t.Errorf("the page filled the password in again: %q", got)
+		}
+		for _, u := range b.History() {
+			if strings.Contains(u, "s3cret") || strings.Contains(u, "password=") || strings.Contains(u, "?") {
+				t.Errorf("history entry %s: a form field in a URL", u)
+			}
+		}
+	})
 }
 
 // TestNoScriptForms opens every page with JavaScript off and checks every
@@ -60,13 +53,7 @@ func TestNoScriptLogin(t *testing.T) {
 // URL) to a page route of the same origin, never to the JSON API, so the
 // answer is a page.
 func TestNoScriptForms(t *testing.T) {
-	Chromium(t)
-	s := servertest.Start(t, "nethttp")
-	b := New(t, "noscript-forms")
-	b.DisableScripts(true)
-	b.Open(s.URL + "/register")
-	submitRegistration(b, "No Script", "noscript@example.com", "typed-secret-1")
-	b.WaitPage("dashboard", "/dashboard")
+	s, b := registeredWithoutScripts(t, "noscript-forms", "No Script", "noscript@example.com")
 	for path, want := range map[string]map[string]string{
 		"/login":                  {"login-form": "/login", "logout-form": "/logout"},
 		"/register":               {"register-form": "/register", "logout-form": "/logout"},
@@ -98,13 +85,7 @@ func TestNoScriptForms(t *testing.T) {
 // password beside its field and deletes the account with the right one,
 // and the login page says so; signing in again is refused.
 func TestNoScriptDeleteAccount(t *testing.T) {
-	Chromium(t)
-	s := servertest.Start(t, "nethttp")
-	b := New(t, "noscript-delete")
-	b.DisableScripts(true)
-	b.Open(s.URL + "/register")
-	submitRegistration(b, "Leaving Soon", "leaving@example.com", "typed-secret-1")
-	b.WaitPage("dashboard", "/dashboard")
+	s, b := registeredWithoutScripts(t, "noscript-delete", "Leaving Soon", "leaving@example.com")
 	b.Open(s.URL + "/settings/security")
 	b.WaitPage("security", "/settings/security")
 	href := Eval[string](b, `document.getElementById("delete-account-link").href`)
@@ -127,4 +108,19 @@ func TestNoScriptDeleteAccount(t *testing.T) {
 	b.Fill("password", "typed-secret-1")
 	b.Submit("login-form")
 	f.fieldError("password", "Invalid credentials", 401)
+}
+
+// registeredWithoutScripts starts the nethttp server and a browser with
+// JavaScript off (its screenshots under shots), and registers name and
+// addr there with the password typed-secret-1, up to the dashboard.
+func registeredWithoutScripts(t *testing.T, shots, name, addr string) (*servertest.Server, *Browser) {
+	t.Helper()
+	Chromium(t)
+	s := servertest.Start(t, "nethttp")
+	b := New(t, shots)
+	b.DisableScripts(true)
+	b.Open(s.URL + "/register")
+	submitRegistration(b, name, addr, "typed-secret-1")
+	b.WaitPage("dashboard", "/dashboard")
+	return s, b
 }

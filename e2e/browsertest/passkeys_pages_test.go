@@ -2,9 +2,6 @@ package browsertest
 
 import (
 	"context"
-	"net"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,32 +19,25 @@ import (
 // URL is the localhost one.
 func passkeyExample(t *testing.T, fw string) *servertest.Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close() // the server takes it a moment later
-	site := "http://localhost:" + port
-	s := servertest.Start(t, fw, "ADDR=127.0.0.1:"+port, "APP_URL="+site, "DATABASE_URL=memory", "PASSKEYS=true")
-	if !strings.Contains(s.FirstLine, "passkeys: on for "+site) {
-		t.Fatalf("first log line %q: passkeys not on for %s", s.FirstLine, site)
-	}
+	addr := freeAddr(t)
+	site := "http://localhost:" + strings.TrimPrefix(addr, "127.0.0.1:")
+	s := startWith(t, fw, "passkeys: on for "+site, "ADDR="+addr, "APP_URL="+site, "DATABASE_URL=memory", "PASSKEYS=true")
 	s.URL = site
 	return s
 }
 
 // addAuthenticator gives the browser's tab the DevTools protocol's virtual
 // authenticator: a platform authenticator (CTAP2, internal) with resident
-// keys and user verification that says yes without a person.
-func addAuthenticator(t *testing.T, b *Browser) {
+// keys and user verification that says yes without a person. It returns
+// the authenticator's id, for the tests that read its credentials.
+func addAuthenticator(t *testing.T, b *Browser) webauthn.AuthenticatorID {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatalf("WebAuthn.enable: %v", err)
 	}
-	_, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+	va, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
 		Options: &webauthn.VirtualAuthenticatorOptions{
 			Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
 			HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
@@ -56,7 +46,7 @@ func addAuthenticator(t *testing.T, b *Browser) {
 	if err != nil {
 		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
 	}
-
+	return va.AuthenticatorID
 }
 
 // withoutAutofill makes the pages opened from now on see a browser without
@@ -110,9 +100,7 @@ func TestPasskeyPages(t *testing.T) {
 			// Registered, the person adds a passkey (the sign-in is recent).
 			submitRegistration(b, userName, email, password)
 			b.WaitPage("dashboard", "/dashboard")
-			// A passkey needs a verified address: the link the console mailer logged.
-			b.Open(s.URL + "/verify-email/" + s.WaitFor(t, regexp.MustCompile(`/verify-email/([A-Za-z0-9_-]+)`)))
-			b.WaitText("notice", "Your email address is verified")
+			f.verifyFirstLink() // a passkey needs a verified address
 			b.Open(f.page("/settings/security"))
 			b.WaitText("no-passkeys", "You have no passkeys yet.")
 			b.Fill("passkey-new-name", "Chromium")

@@ -83,20 +83,7 @@ func TestPasskeyRegisterAndSignIn(t *testing.T) {
 	b := New(t, "passkeys")
 	b.Open(site + "/")
 
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-		t.Fatalf("WebAuthn.enable: %v", err)
-	}
-	va, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
-		Options: &webauthn.VirtualAuthenticatorOptions{
-			Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
-			HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-		},
-	})
-	if err != nil {
-		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
-	}
+	va := addAuthenticator(t, b)
 
 	status := Eval[float64](b, `fetch("/api/auth/register", {method: "POST", headers: {"Content-Type": "application/json"},
 		body: JSON.stringify({email: "ada@example.com", password: "correct horse battery staple", name: "Ada"})}).then(r => r.status)`)
@@ -123,7 +110,9 @@ func TestPasskeyRegisterAndSignIn(t *testing.T) {
 	if err != nil || len(stored) != 1 || stored[0].AttestationType != "none" {
 		t.Fatalf("stored passkeys %+v, %v; want one, attestation none", stored, err)
 	}
-	creds, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(va))
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	creds, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: va})
 	if err != nil || len(creds.Credentials) != 1 || !creds.Credentials[0].IsResidentCredential || creds.Credentials[0].RpID != "localhost" {
 		t.Fatalf("the virtual authenticator holds %+v, %v; want one resident credential for localhost", creds, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authkit-go/authkit/e2e/servertest"
 	"github.com/authkit-go/authkit/social/socialtest"
 )
 
@@ -23,12 +22,9 @@ func TestSocialSignIn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			app := "http://" + freeAddr(t)
 			issuer := socialtest.StartProvider(t, app+"/api/auth/oauth/test/callback")
-			s := servertest.Start(t, "nethttp", "ADDR="+strings.TrimPrefix(app, "http://"), "APP_URL="+app,
+			startWith(t, "nethttp", "social sign-in: test", "ADDR="+strings.TrimPrefix(app, "http://"), "APP_URL="+app,
 				"DATABASE_URL=memory", "OAUTH_PROVIDERS=test", "OAUTH_TEST_CLIENT_ID=web", "OAUTH_TEST_CLIENT_SECRET=secret",
 				"OAUTH_TEST_ISSUER="+issuer, "OAUTH_TEST_AUTHORITATIVE=example.com", "OAUTH_TEST_LABEL=Test Provider")
-			if !strings.Contains(s.FirstLine, "social sign-in: test") {
-				t.Fatalf("first log line %q: want social sign-in: test", s.FirstLine)
-			}
 			b := New(t, "social-"+name)
 			b.DisableScripts(!js)
 			for round := range 2 {

@@ -12,15 +12,23 @@ func TestHot(t *testing.T) {
 	}
 }
 
+// draws fails t unless d has the name and key space given and a sequence
+// of SeqLen keys, and returns how often the sequence draws each key.
+func draws(t *testing.T, d Dist, name string, space int) map[string]int {
+	t.Helper()
+	if d.Name != name || d.Space() != space || len(d.Seq) != SeqLen {
+		t.Fatalf("%s, %d keys, %d long; want %s, %d keys, %d long", d.Name, d.Space(), len(d.Seq), name, space, SeqLen)
+	}
+	n := map[string]int{}
+	for _, k := range d.Seq {
+		n[k]++
+	}
+	return n
+}
+
 func TestUniform(t *testing.T) {
 	d := Uniform(10_000)
-	if d.Name != "uniform10k" || d.Space() != 10_000 || len(d.Seq) != SeqLen {
-		t.Fatalf("Uniform(10000) = %s, %d keys, %d long", d.Name, d.Space(), len(d.Seq))
-	}
-	seen := map[string]int{}
-	for _, k := range d.Seq {
-		seen[k]++
-	}
+	seen := draws(t, d, "uniform10k", 10_000)
 	if len(seen) != 10_000 {
 		t.Errorf("the sequence uses %d distinct keys, want all 10000", len(seen))
 	}
@@ -37,13 +45,7 @@ func TestUniform(t *testing.T) {
 
 func TestZipf(t *testing.T) {
 	d := Zipf(100_000)
-	if d.Name != "zipf100k" || d.Space() != 100_000 || len(d.Seq) != SeqLen {
-		t.Fatalf("Zipf(100000) = %s, %d keys, %d long", d.Name, d.Space(), len(d.Seq))
-	}
-	count := map[string]int{}
-	for _, k := range d.Seq {
-		count[k]++
-	}
+	count := draws(t, d, "zipf100k", 100_000)
 	hot, tail := count[d.Keys[0]], count[d.Keys[99_999]]
 	if hot < SeqLen/20 || hot <= count[d.Keys[1]] || tail > 10 {
 		t.Errorf("key 0 drawn %d times, key 1 %d, key 99999 %d: not a zipf with s=%v", hot, count[d.Keys[1]], tail, ZipfS)

@@ -12,6 +12,7 @@ package limiters
 import (
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -22,6 +23,7 @@ import (
 	ulredis "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"github.com/authkit-go/authkit/adapters/redisstore"
+	"github.com/authkit-go/authkit/bench/internal/redisinfo"
 	"github.com/authkit-go/authkit/core/ratelimit"
 )
 
@@ -126,6 +128,25 @@ type Redis struct {
 	// prefix or with a fixed prefix of the implementation followed by
 	// prefix.
 	New func(c redis.UniversalClient, prefix string, limit int) (l Limiter, pattern string, err error)
+}
+
+// NewForTest is New for a test or a benchmark: it fails tb when the
+// limiter cannot be made, and when tb ends it deletes every key matching
+// the returned pattern.
+func (r Redis) NewForTest(tb testing.TB, c redis.UniversalClient, prefix string, limit int) (l Limiter, pattern string) {
+	tb.Helper()
+	l, pattern, err := r.New(c, prefix, limit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := redisinfo.Unlink(ctx, c, pattern); err != nil {
+			tb.Error(err)
+		}
+	})
+	return l, pattern
 }
 
 // AuthkitRedis is authkit's Limiter over redisstore.

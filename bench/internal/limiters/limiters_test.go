@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -81,17 +80,7 @@ func TestRedisLimiters(t *testing.T) {
 			b := make([]byte, 8)
 			_, _ = rand.Read(b)
 			prefix := "authkit:test:bench:" + hex.EncodeToString(b) + ":"
-			l, pattern, err := impl.New(c, prefix, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				if err := redisinfo.Unlink(ctx, c, pattern); err != nil {
-					t.Error(err)
-				}
-			})
+			l, pattern := impl.NewForTest(t, c, prefix, 2)
 			// The first attempt on a server that has not seen the script
 			// yet loads it (NOSCRIPT, then EVAL): once per server, not per
 			// attempt, so it is left out of the count.

@@ -92,11 +92,8 @@ func TestProductionStarts(t *testing.T) {
 // kept private in the data folder, and reused on the next start.
 func TestDevelopmentSecretsPersist(t *testing.T) {
 	dir := t.TempDir()
-	vars := env(map[string]string{"AUTHKIT_DATA_DIR": dir})
-	a, err := Load(vars, io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vars := map[string]string{"AUTHKIT_DATA_DIR": dir}
+	a := loadOrRefuse(t, vars, "")
 	a.Close(t.Context())
 	path := filepath.Join(dir, "dev-secrets")
 	first, err := os.ReadFile(path)
@@ -109,10 +106,7 @@ func TestDevelopmentSecretsPersist(t *testing.T) {
 	if !strings.Contains(string(first), "SESSION_SECRET=") || !strings.Contains(string(first), "ENCRYPTION_KEY=ak1_") {
 		t.Fatalf("dev-secrets content: %s", first)
 	}
-	b, err := Load(vars, io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := loadOrRefuse(t, vars, "")
 	b.Close(t.Context())
 	second, _ := os.ReadFile(path)
 	if string(first) != string(second) {
@@ -147,11 +141,8 @@ func TestBadSettings(t *testing.T) {
 // the data folder and survive a restart.
 func TestDefaultIsSQLite(t *testing.T) {
 	dir := t.TempDir()
-	vars := env(map[string]string{"AUTHKIT_DATA_DIR": dir})
-	a, err := Load(vars, io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vars := map[string]string{"AUTHKIT_DATA_DIR": dir}
+	a := loadOrRefuse(t, vars, "")
 	if !strings.Contains(a.Description, "users: sqlite "+filepath.Join(dir, "authkit.db")) || !strings.Contains(a.Description, "rate limits: memory") {
 		t.Fatalf("description %q", a.Description)
 	}
@@ -161,10 +152,7 @@ func TestDefaultIsSQLite(t *testing.T) {
 	if err := a.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Load(vars, io.Discard, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := loadOrRefuse(t, vars, "")
 	defer b.Close(t.Context())
 	if _, err := b.Users.ByEmail(t.Context(), "kept@example.com"); err != nil {
 		t.Fatalf("user lost across a restart: %v", err)
