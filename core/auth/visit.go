@@ -100,17 +100,7 @@ func (v *Visit) Header() http.Header { return v.header }
 // WriteHeaders adds the visit's headers and Set-Cookie lines to w, before
 // the app writes its own status and body. Call it once per request, after
 // the flow: each call adds the Set-Cookie lines again.
-func (v *Visit) WriteHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	for k, vs := range v.header {
-		h[k] = append(h[k][:0:0], vs...)
-	}
-	for _, c := range v.cookies {
-		if line := c.String(); line != "" {
-			h.Add("Set-Cookie", line)
-		}
-	}
-}
+func (v *Visit) WriteHeaders(w http.ResponseWriter) { setHeaders(w, v.header, v.cookies) }
 
 // SetLanguage makes l (one of Config.Catalog's, or nil for English) the
 // language of the visit's texts and mails, for an app that knows the
