@@ -627,15 +627,7 @@ func createAPIKeyRoute(ctx context.Context, s *Service, v *Visit) Response {
 }
 
 func listAPIKeysRoute(ctx context.Context, s *Service, v *Visit) Response {
-	list, err := s.ListAPIKeys(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "api keys", err)
-	}
-	out := make([]apiKeyJSON, len(list))
-	for i, k := range list {
-		out[i] = toAPIKeyJSON(k)
-	}
-	return s.respond(v, http.StatusOK, map[string][]apiKeyJSON{"apiKeys": out})
+	return listRoute(ctx, s, v, "api keys", "apiKeys", s.ListAPIKeys, toAPIKeyJSON)
 }
 
 func revokeAPIKeyRoute(ctx context.Context, s *Service, v *Visit) Response {

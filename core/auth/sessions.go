@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/authkit-go/authkit/core/session"
@@ -166,17 +165,13 @@ type sessionJSON struct {
 	UserAgent  string `json:"userAgent"`
 }
 
+func toSessionJSON(si SessionInfo) sessionJSON {
+	return sessionJSON{ID: si.ID, Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt),
+		IP: si.IP, UserAgent: si.UserAgent}
+}
+
 func listSessionsRoute(ctx context.Context, s *Service, v *Visit) Response {
-	list, err := s.ListSessions(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "sessions", err)
-	}
-	out := make([]sessionJSON, len(list))
-	for i, si := range list {
-		out[i] = sessionJSON{ID: si.ID, Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt),
-			IP: si.IP, UserAgent: si.UserAgent}
-	}
-	return s.respond(v, http.StatusOK, map[string][]sessionJSON{"sessions": out})
+	return listRoute(ctx, s, v, "sessions", "sessions", s.ListSessions, toSessionJSON)
 }
 
 func endSessionRoute(ctx context.Context, s *Service, v *Visit) Response {

@@ -217,6 +217,21 @@ func (s *Service) answer(ctx context.Context, v *Visit, op string, body any, err
 	return s.respond(v, http.StatusOK, body)
 }
 
+// listRoute answers a route that lists the signed-in user's things: what
+// list returns, each as toJSON shows it, in an array under key. op names
+// the route in a failure.
+func listRoute[T, J any](ctx context.Context, s *Service, v *Visit, op, key string, list func(context.Context, *Visit) ([]T, error), toJSON func(T) J) Response {
+	items, err := list(ctx, v)
+	if err != nil {
+		return s.failure(ctx, v, op, err)
+	}
+	out := make([]J, len(items))
+	for i, it := range items {
+		out[i] = toJSON(it)
+	}
+	return s.respond(v, http.StatusOK, map[string][]J{key: out})
+}
+
 // failure renders err. An *Error answers as it says: a 429 with the
 // limit's headers and no cookies, every other with the visit's cookies and
 // headers. Any other error is unexpected: its cause goes to the log (a
