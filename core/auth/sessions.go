@@ -30,11 +30,7 @@ type SessionInfo struct {
 func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, err error) {
 	ctx, flow := s.enter(ctx, v, "sessions")
 	defer flow.end(&err)
-	st, err := s.recordStore()
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.recordStore, s.CurrentUser)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +69,7 @@ type EndSessionInput struct {
 func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "sessions/delete")
 	defer flow.end(&err)
-	st, err := s.recordStore()
-	if err != nil {
-		return err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.recordStore, s.CurrentUser)
 	if err != nil {
 		return err
 	}
