@@ -83,14 +83,8 @@ func (s *Service) Register(ctx context.Context, v *Visit, in RegisterInput) (_ *
 	if err != nil {
 		return nil, fmt.Errorf("register: hash: %w", err)
 	}
-	u, err := s.users.registration.Create(ctx, &user.User{Email: email, Name: name, PasswordHash: hash})
+	u, err := s.createAccount(ctx, &user.User{Email: email, Name: name, PasswordHash: hash}, reg, "register")
 	if err != nil {
-		if errors.Is(err, user.ErrEmailTaken) {
-			return nil, ErrEmailRegistered
-		}
-		return nil, fmt.Errorf("register: create: %w", err)
-	}
-	if err := s.afterRegister(ctx, u, reg, "register"); err != nil {
 		return nil, err
 	}
 	if err := s.sendVerification(ctx, v, u, u.Email); err != nil {

@@ -231,11 +231,7 @@ func (s *Service) apiKeyStore() (user.APIKeys, error) {
 func (s *Service) CreateAPIKey(ctx context.Context, v *Visit, in APIKeyInput) (_ NewAPIKey, err error) {
 	ctx, flow := s.enter(ctx, v, "api-keys/create")
 	defer flow.end(&err)
-	st, err := s.apiKeyStore()
-	if err != nil {
-		return NewAPIKey{}, err
-	}
-	u, err := s.RecentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.apiKeyStore, s.RecentUser)
 	if err != nil {
 		return NewAPIKey{}, err
 	}
@@ -290,11 +286,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, v *Visit, in APIKeyInput) (_
 func (s *Service) ListAPIKeys(ctx context.Context, v *Visit) (_ []APIKeyInfo, err error) {
 	ctx, flow := s.enter(ctx, v, "api-keys")
 	defer flow.end(&err)
-	st, err := s.apiKeyStore()
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.apiKeyStore, s.CurrentUser)
 	if err != nil {
 		return nil, err
 	}
@@ -319,11 +311,7 @@ func (s *Service) ListAPIKeys(ctx context.Context, v *Visit) (_ []APIKeyInfo, er
 func (s *Service) RevokeAPIKey(ctx context.Context, v *Visit, id string) (err error) {
 	ctx, flow := s.enter(ctx, v, "api-keys/delete")
 	defer flow.end(&err)
-	st, err := s.apiKeyStore()
-	if err != nil {
-		return err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.apiKeyStore, s.CurrentUser)
 	if err != nil {
 		return err
 	}
@@ -345,11 +333,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, v *Visit, id string) (err er
 func (s *Service) RevokeAllAPIKeys(ctx context.Context, v *Visit) (_ int, err error) {
 	ctx, flow := s.enter(ctx, v, "api-keys/delete-all")
 	defer flow.end(&err)
-	st, err := s.apiKeyStore()
-	if err != nil {
-		return 0, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.apiKeyStore, s.CurrentUser)
 	if err != nil {
 		return 0, err
 	}
@@ -627,15 +611,7 @@ func createAPIKeyRoute(ctx context.Context, s *Service, v *Visit) Response {
 }
 
 func listAPIKeysRoute(ctx context.Context, s *Service, v *Visit) Response {
-	list, err := s.ListAPIKeys(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "api keys", err)
-	}
-	out := make([]apiKeyJSON, len(list))
-	for i, k := range list {
-		out[i] = toAPIKeyJSON(k)
-	}
-	return s.respond(v, http.StatusOK, map[string][]apiKeyJSON{"apiKeys": out})
+	return listRoute(ctx, s, v, "api keys", "apiKeys", s.ListAPIKeys, toAPIKeyJSON)
 }
 
 func revokeAPIKeyRoute(ctx context.Context, s *Service, v *Visit) Response {

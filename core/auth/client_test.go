@@ -3,10 +3,8 @@ package auth
 import (
 	"context"
 	"net/netip"
-	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/authkit-go/authkit/core/clientip"
 	"github.com/authkit-go/authkit/core/mail"
@@ -48,25 +46,7 @@ func TestVisitResolvesClientOnce(t *testing.T) {
 	})
 	b, u := f.register("ada@example.com", goodPW)
 	ctx := context.Background()
-	var setup TwoFactorSetup
-	if err := f.do(b, func(v *Visit) (err error) { setup, err = f.s.SetupTwoFactor(ctx, v); return err }); err != nil {
-		t.Fatal(err)
-	}
-	uri, _ := url.Parse(setup.URI)
-	code := func() string {
-		c, err := f.s.totp.Code(uri.Query().Get("secret"), f.now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	if err := f.do(b, func(v *Visit) error {
-		_, err := f.s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: code()})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	f.now = f.now.Add(time.Minute) // past the step the confirmation used
+	code, _ := f.enableTOTP(b)
 
 	nb := newBrowser()
 	nb.headers["X-Forwarded-For"] = "203.0.113.50"

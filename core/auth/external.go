@@ -198,14 +198,8 @@ func (m *Modules) RegisterExternal(ctx context.Context, v *Visit, in ExternalReg
 	if in.EmailVerified {
 		nu.EmailVerifiedAt = s.now()
 	}
-	u, err := s.users.registration.Create(ctx, nu)
+	u, err := s.createAccount(ctx, nu, reg, "register external")
 	if err != nil {
-		if errors.Is(err, user.ErrEmailTaken) {
-			return nil, ErrEmailRegistered
-		}
-		return nil, fmt.Errorf("register external: create: %w", err)
-	}
-	if err := s.afterRegister(ctx, u, reg, "register external"); err != nil {
 		return nil, err
 	}
 	if !u.EmailVerified() && s.enabled(FeatureEmailVerification) == nil {

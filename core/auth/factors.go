@@ -122,20 +122,13 @@ func (m *Modules) PendingTwoFactorUser(ctx context.Context, v *Visit) (_ *user.U
 	s := m.svc()
 	ctx, flow := s.enter(ctx, v, "2fa/pending")
 	defer flow.end(&err)
-	raw, ok := v.pendingValue()
-	if !ok || raw == "" {
-		return nil, ErrNoPendingTwoFactor
-	}
-	claims, err := s.pending.Verify(raw)
+	claims, err := s.pendingClaims(v)
 	if err != nil {
-		return nil, ErrTwoFactorExpired
+		return nil, err
 	}
-	u, err := s.users.ByID(ctx, claims.UserID)
-	if errors.Is(err, user.ErrNotFound) {
-		return nil, ErrInvalidSession
-	}
+	u, err := s.pendingUserOf(ctx, claims)
 	if err != nil {
-		return nil, fmt.Errorf("2fa pending: load user: %w", err)
+		return nil, err
 	}
 	if !u.TwoFactorEnabled {
 		return nil, ErrInvalidSession

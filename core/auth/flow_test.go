@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -100,6 +101,40 @@ func (f *flow) event(typ EventType) (Event, bool) {
 		}
 	}
 	return Event{}, false
+}
+
+// enableTOTP turns TOTP on for b's user through the setup and confirm
+// steps, then moves the clock past the step the confirmation used. It
+// returns a function giving the code of the moment, and the recovery
+// codes.
+func (f *flow) enableTOTP(b *browser) (code func() string, recoveryCodes []string) {
+	f.t.Helper()
+	ctx := context.Background()
+	var setup TwoFactorSetup
+	if err := f.do(b, func(v *Visit) (err error) { setup, err = f.s.SetupTwoFactor(ctx, v); return err }); err != nil {
+		f.t.Fatal(err)
+	}
+	uri, err := url.Parse(setup.URI)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	secret := uri.Query().Get("secret")
+	code = func() string {
+		f.t.Helper()
+		c, err := f.s.totp.Code(secret, f.now)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return c
+	}
+	if err := f.do(b, func(v *Visit) (err error) {
+		recoveryCodes, err = f.s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: code()})
+		return err
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.now = f.now.Add(time.Minute)
+	return code, recoveryCodes
 }
 
 // mails returns the mails of kind sent so far.

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -154,6 +155,23 @@ func (s *Service) afterRegister(ctx context.Context, u *user.User, reg *Registra
 		return fmt.Errorf("%s: undo after %w: %w", op, err, derr)
 	}
 	return err
+}
+
+// createAccount creates nu, the account reg describes, and runs
+// Hooks.AfterRegister on it (see afterRegister). An address registered
+// meanwhile is ErrEmailRegistered; op names the sign-up in errors.
+func (s *Service) createAccount(ctx context.Context, nu *user.User, reg *Registration, op string) (*user.User, error) {
+	u, err := s.users.registration.Create(ctx, nu)
+	if errors.Is(err, user.ErrEmailTaken) {
+		return nil, ErrEmailRegistered
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: create: %w", op, err)
+	}
+	if err := s.afterRegister(ctx, u, reg, op); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // notify calls an After*Change hook: the change stands, a failure is

@@ -425,25 +425,46 @@ func (s *Service) clearPending(v *Visit) { s.setPending(v, "") }
 // pendingUser reads and checks the 2fa_pending cookie for the second step,
 // counts the attempt against the per-user 2FA limit, and loads the user.
 func (s *Service) pendingUser(ctx context.Context, v *Visit) (*user.User, token.Claims, error) {
-	raw, ok := v.pendingValue()
-	if !ok || raw == "" {
-		return nil, token.Claims{}, ErrNoPendingTwoFactor
-	}
-	claims, err := s.pending.Verify(raw)
+	claims, err := s.pendingClaims(v)
 	if err != nil {
-		return nil, token.Claims{}, ErrTwoFactorExpired
+		return nil, token.Claims{}, err
 	}
 	if err := s.checkShown(ctx, v, s.lim.twoFactor, claims.UserID); err != nil {
 		return nil, token.Claims{}, err
 	}
-	u, err := s.users.ByID(ctx, claims.UserID)
-	if errors.Is(err, user.ErrNotFound) {
-		return nil, token.Claims{}, ErrInvalidSession
-	}
+	u, err := s.pendingUserOf(ctx, claims)
 	if err != nil {
-		return nil, token.Claims{}, fmt.Errorf("2fa: load user: %w", err)
+		return nil, token.Claims{}, err
 	}
 	return u, claims, nil
+}
+
+// pendingClaims verifies the visit's 2fa_pending cookie: none is
+// ErrNoPendingTwoFactor, one that does not verify (expired included)
+// ErrTwoFactorExpired.
+func (s *Service) pendingClaims(v *Visit) (token.Claims, error) {
+	raw, ok := v.pendingValue()
+	if !ok || raw == "" {
+		return token.Claims{}, ErrNoPendingTwoFactor
+	}
+	claims, err := s.pending.Verify(raw)
+	if err != nil {
+		return token.Claims{}, ErrTwoFactorExpired
+	}
+	return claims, nil
+}
+
+// pendingUserOf loads the user of a verified pending login; a user deleted
+// since is ErrInvalidSession.
+func (s *Service) pendingUserOf(ctx context.Context, claims token.Claims) (*user.User, error) {
+	u, err := s.users.ByID(ctx, claims.UserID)
+	if errors.Is(err, user.ErrNotFound) {
+		return nil, ErrInvalidSession
+	}
+	if err != nil {
+		return nil, fmt.Errorf("2fa: load user: %w", err)
+	}
+	return u, nil
 }
 
 // pendingCurrent reports whether a pending login still stands: a password

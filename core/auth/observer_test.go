@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -154,27 +153,7 @@ func TestEventFactor(t *testing.T) {
 	f := newFlow(t, nil)
 	b, _ := f.register("ada@example.com", goodPW)
 	ctx := context.Background()
-	var setup TwoFactorSetup
-	if err := f.do(b, func(v *Visit) (err error) { setup, err = f.s.SetupTwoFactor(ctx, v); return err }); err != nil {
-		t.Fatal(err)
-	}
-	uri, _ := url.Parse(setup.URI)
-	secret := uri.Query().Get("secret")
-	code := func() string {
-		c, err := f.s.totp.Code(secret, f.now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	var codes []string
-	if err := f.do(b, func(v *Visit) (err error) {
-		codes, err = f.s.ConfirmTwoFactor(ctx, v, ConfirmTwoFactorInput{Code: code()})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	f.now = f.now.Add(time.Minute) // past the step the confirmation used
+	code, codes := f.enableTOTP(b)
 	second := func(name string, call func(*Visit, TwoFactorInput) (TwoFactorResult, error), in string, ok bool, typ EventType, want LoginMethod) {
 		t.Helper()
 		nb := newBrowser()

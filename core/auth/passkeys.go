@@ -48,11 +48,7 @@ func NewPasskeyInfo(p *user.Passkey) PasskeyInfo {
 func (s *Service) ListPasskeys(ctx context.Context, v *Visit) (_ []PasskeyInfo, err error) {
 	ctx, flow := s.enter(ctx, v, "passkeys")
 	defer flow.end(&err)
-	st, err := s.passkeyStore()
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.passkeyStore, s.CurrentUser)
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +77,7 @@ type RenamePasskeyInput struct {
 func (s *Service) RenamePasskey(ctx context.Context, v *Visit, in RenamePasskeyInput) (_ PasskeyInfo, err error) {
 	ctx, flow := s.enter(ctx, v, "passkeys/rename")
 	defer flow.end(&err)
-	st, err := s.passkeyStore()
-	if err != nil {
-		return PasskeyInfo{}, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.passkeyStore, s.CurrentUser)
 	if err != nil {
 		return PasskeyInfo{}, err
 	}
@@ -143,11 +135,7 @@ type DeletePasskeyInput struct {
 func (s *Service) DeletePasskey(ctx context.Context, v *Visit, in DeletePasskeyInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "passkeys/delete")
 	defer flow.end(&err)
-	st, err := s.passkeyStore()
-	if err != nil {
-		return err
-	}
-	u, err := s.RecentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.passkeyStore, s.RecentUser)
 	if err != nil {
 		return err
 	}

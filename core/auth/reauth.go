@@ -114,6 +114,19 @@ func (s *Service) RecentUser(ctx context.Context, v *Visit) (_ *user.User, err e
 	return u, nil
 }
 
+// storeAndUser is the start of a flow on one feature's store: the store
+// (an error such as ErrFeatureDisabled when the app keeps none), then the
+// visit's user as who finds it, CurrentUser or, for a change that needs a
+// recent authentication, RecentUser.
+func storeAndUser[S any](ctx context.Context, v *Visit, store func() (S, error), who func(context.Context, *Visit) (*user.User, error)) (S, *user.User, error) {
+	st, err := store()
+	if err != nil {
+		return st, nil, err
+	}
+	u, err := who(ctx, v)
+	return st, u, err
+}
+
 // recent reports whether the visit's session authenticated within the
 // window: its time of authentication is set and now is before that time
 // plus the window. The time is signed into this request's own cookie, so

@@ -45,20 +45,26 @@ type Response struct {
 // Write sends r on an http.ResponseWriter (net/http, and gin through its
 // writer): headers, one Set-Cookie line per cookie, status, body.
 func (r *Response) Write(w http.ResponseWriter) {
-	h := w.Header()
-	for k, vs := range r.Header {
-		h[k] = append(h[k][:0:0], vs...)
-	}
-	for _, c := range r.Cookies {
-		if v := c.String(); v != "" {
-			h.Add("Set-Cookie", v)
-		}
-	}
+	setHeaders(w, r.Header, r.Cookies)
 	if len(r.Body) > 0 {
-		h.Set("Content-Length", strconv.Itoa(len(r.Body)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(r.Body)))
 	}
 	w.WriteHeader(r.Status)
 	_, _ = w.Write(r.Body)
+}
+
+// setHeaders copies header onto w's headers, each name's values replacing
+// any already there, and adds one Set-Cookie line per cookie.
+func setHeaders(w http.ResponseWriter, header http.Header, cookies []*http.Cookie) {
+	h := w.Header()
+	for k, vs := range header {
+		h[k] = append(h[k][:0:0], vs...)
+	}
+	for _, c := range cookies {
+		if line := c.String(); line != "" {
+			h.Add("Set-Cookie", line)
+		}
+	}
 }
 
 // SetCookieLines returns the Set-Cookie header values of r, for modules

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/authkit-go/authkit/core/session"
@@ -31,11 +30,7 @@ type SessionInfo struct {
 func (s *Service) ListSessions(ctx context.Context, v *Visit) (_ []SessionInfo, err error) {
 	ctx, flow := s.enter(ctx, v, "sessions")
 	defer flow.end(&err)
-	st, err := s.recordStore()
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.recordStore, s.CurrentUser)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +69,7 @@ type EndSessionInput struct {
 func (s *Service) EndSession(ctx context.Context, v *Visit, in EndSessionInput) (err error) {
 	ctx, flow := s.enter(ctx, v, "sessions/delete")
 	defer flow.end(&err)
-	st, err := s.recordStore()
-	if err != nil {
-		return err
-	}
-	u, err := s.CurrentUser(ctx, v)
+	st, u, err := storeAndUser(ctx, v, s.recordStore, s.CurrentUser)
 	if err != nil {
 		return err
 	}
@@ -166,17 +157,13 @@ type sessionJSON struct {
 	UserAgent  string `json:"userAgent"`
 }
 
+func toSessionJSON(si SessionInfo) sessionJSON {
+	return sessionJSON{ID: si.ID, Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt),
+		IP: si.IP, UserAgent: si.UserAgent}
+}
+
 func listSessionsRoute(ctx context.Context, s *Service, v *Visit) Response {
-	list, err := s.ListSessions(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "sessions", err)
-	}
-	out := make([]sessionJSON, len(list))
-	for i, si := range list {
-		out[i] = sessionJSON{ID: si.ID, Current: si.Current, CreatedAt: isoTime(si.CreatedAt), LastSeenAt: isoTime(si.LastSeenAt),
-			IP: si.IP, UserAgent: si.UserAgent}
-	}
-	return s.respond(v, http.StatusOK, map[string][]sessionJSON{"sessions": out})
+	return listRoute(ctx, s, v, "sessions", "sessions", s.ListSessions, toSessionJSON)
 }
 
 func endSessionRoute(ctx context.Context, s *Service, v *Visit) Response {

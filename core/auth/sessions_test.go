@@ -80,17 +80,8 @@ func BenchmarkAuthenticateRecords(b *testing.B) {
 	// Token mode: the same record read, for an access token as
 	// Authorization: Bearer.
 	b.Run("access token", func(b *testing.B) {
-		s := mustNewWith(b, func(c *Config) {
-			c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
-			c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
-			c.Tokens.Enabled = true
-		})
-		ts := s.Modules().SessionManager().TokenSession("")
-		if err := ts.Login(b.Context(), u, false); err != nil {
-			b.Fatal(err)
-		}
-		tk, _ := ts.Tokens()
-		r := &fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + tk.Access}}
+		s, access := tokenService(b, u)
+		r := &fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + access}}
 		b.ReportAllocs()
 		for b.Loop() {
 			if got, _ := s.Authenticate(r); got == nil {
@@ -100,26 +91,34 @@ func BenchmarkAuthenticateRecords(b *testing.B) {
 	})
 }
 
-// AuthenticateCredential tells how a request authenticated: the cookie
-// is a session, a bearer access token of token mode an access token.
-func TestAuthenticateCredentialKinds(t *testing.T) {
-	u := &user.User{ID: "u1", Email: "ada@example.com"}
-	s := mustNewWith(t, func(c *Config) {
-		c.Users = &idUsers{users: map[string]*user.User{"u1": u}}
+// tokenService is a service in token mode whose only user is u, signed in
+// once: it returns the service and that login's access token.
+func tokenService(tb testing.TB, u *user.User) (*Service, string) {
+	tb.Helper()
+	s := mustNewWith(tb, func(c *Config) {
+		c.Users = &idUsers{users: map[string]*user.User{u.ID: u}}
 		c.Sessions = store.NewMemorySessions(store.MemoryConfig{})
 		c.Tokens.Enabled = true
 	})
 	ts := s.Modules().SessionManager().TokenSession("")
-	if err := ts.Login(t.Context(), u, false); err != nil {
-		t.Fatal(err)
+	if err := ts.Login(tb.Context(), u, false); err != nil {
+		tb.Fatal(err)
 	}
 	tk, _ := ts.Tokens()
+	return s, tk.Access
+}
+
+// AuthenticateCredential tells how a request authenticated: the cookie
+// is a session, a bearer access token of token mode an access token.
+func TestAuthenticateCredentialKinds(t *testing.T) {
+	u := &user.User{ID: "u1", Email: "ada@example.com"}
+	s, access := tokenService(t, u)
 	for name, tc := range map[string]struct {
 		r    *fakeRequest
 		want CredentialKind
 	}{
 		"cookie":       {&fakeRequest{method: http.MethodGet, cookies: map[string]string{s.Modules().SessionManager().CookieName(): sessionCookie(t, s, u)}}, CredentialSession},
-		"access token": {&fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + tk.Access}}, CredentialAccessToken},
+		"access token": {&fakeRequest{method: http.MethodGet, headers: map[string]string{"Authorization": "Bearer " + access}}, CredentialAccessToken},
 	} {
 		got, c, resp := s.AuthenticateCredential(tc.r, false)
 		if resp != nil || got == nil || got.ID != "u1" || c.Kind != tc.want || !c.All {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"time"
 
@@ -263,8 +264,16 @@ func (sp *Support) audit(ctx context.Context, typ EventType, u *user.User, actor
 	sp.cfg.Logger.Log(ctx, slog.LevelInfo, "authkit: "+string(e.Type), auditAttrs(e)...)
 }
 
-func unsupported(part string) error {
-	return fmt.Errorf("%w: the user store does not implement %s", ErrSupportUnsupported, part)
+// supportTarget returns the part P of the user store that an operation
+// needs (ErrSupportUnsupported without it) and the user the operation
+// changes (see change).
+func supportTarget[P any](ctx context.Context, sp *Support, id, actor string) (P, *user.User, error) {
+	part, ok := sp.cfg.Users.(P)
+	if !ok {
+		return part, nil, fmt.Errorf("%w: the user store does not implement %s", ErrSupportUnsupported, reflect.TypeFor[P]())
+	}
+	u, err := sp.change(ctx, id, actor)
+	return part, u, err
 }
 
 // Unlock clears the user's lockout and failed-login count
@@ -272,11 +281,7 @@ func unsupported(part string) error {
 // locked at the time; it clears the count either way and audits
 // EventSupportUnlocked.
 func (sp *Support) Unlock(ctx context.Context, id, actor string) (wasLocked bool, err error) {
-	lo, ok := sp.cfg.Users.(user.Lockout)
-	if !ok {
-		return false, unsupported("user.Lockout")
-	}
-	u, err := sp.change(ctx, id, actor)
+	lo, u, err := supportTarget[user.Lockout](ctx, sp, id, actor)
 	if err != nil {
 		return false, err
 	}
@@ -313,11 +318,7 @@ func (r TwoFactorReset) Changed() bool { return r.TOTP || r.Passkeys > 0 }
 // in English: there is no request to take a language from); a failed mail
 // is returned with the result (Notified false) after the change.
 func (sp *Support) DisableTwoFactor(ctx context.Context, id, actor string) (r TwoFactorReset, err error) {
-	tf, ok := sp.cfg.Users.(user.TwoFactor)
-	if !ok {
-		return r, unsupported("user.TwoFactor")
-	}
-	u, err := sp.change(ctx, id, actor)
+	tf, u, err := supportTarget[user.TwoFactor](ctx, sp, id, actor)
 	if err != nil {
 		return r, err
 	}
@@ -416,11 +417,7 @@ type EndedSessions struct {
 // and revokes the user's API keys (user.APIKeys), which a session's thief
 // may have made. It audits EventSupportSessionsEnded.
 func (sp *Support) EndSessions(ctx context.Context, id, actor string) (EndedSessions, error) {
-	sv, ok := sp.cfg.Users.(user.SessionVersions)
-	if !ok {
-		return EndedSessions{}, unsupported("user.SessionVersions")
-	}
-	u, err := sp.change(ctx, id, actor)
+	sv, u, err := supportTarget[user.SessionVersions](ctx, sp, id, actor)
 	if err != nil {
 		return EndedSessions{}, err
 	}
@@ -447,11 +444,7 @@ func (sp *Support) EndSessions(ctx context.Context, id, actor string) (EndedSess
 // changes nothing and audits nothing. Otherwise it audits
 // EventSupportEmailVerified.
 func (sp *Support) VerifyEmail(ctx context.Context, id, actor string) (alreadyVerified bool, err error) {
-	ev, ok := sp.cfg.Users.(user.EmailVerification)
-	if !ok {
-		return false, unsupported("user.EmailVerification")
-	}
-	u, err := sp.change(ctx, id, actor)
+	ev, u, err := supportTarget[user.EmailVerification](ctx, sp, id, actor)
 	if err != nil {
 		return false, err
 	}
@@ -490,10 +483,7 @@ type DeletedAccount struct {
 // returned with the result (the sessions are dead anyway: their user is
 // gone).
 func (sp *Support) DeleteAccount(ctx context.Context, id, actor string) (DeletedAccount, error) {
-	if _, ok := sp.cfg.Users.(user.Registration); !ok {
-		return DeletedAccount{}, unsupported("user.Registration")
-	}
-	u, err := sp.change(ctx, id, actor)
+	_, u, err := supportTarget[user.Registration](ctx, sp, id, actor)
 	if err != nil {
 		return DeletedAccount{}, err
 	}

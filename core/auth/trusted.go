@@ -232,17 +232,13 @@ type trustedDeviceJSON struct {
 	UserAgent  string `json:"userAgent"`
 }
 
+func toTrustedDeviceJSON(d TrustedDeviceInfo) trustedDeviceJSON {
+	return trustedDeviceJSON{ID: d.ID, Current: d.Current, CreatedAt: isoTime(d.CreatedAt), LastUsedAt: isoTime(d.LastUsedAt),
+		ExpiresAt: isoTime(d.ExpiresAt), IP: d.IP, UserAgent: d.UserAgent}
+}
+
 func trustedDevicesRoute(ctx context.Context, s *Service, v *Visit) Response {
-	list, err := s.TrustedDevices(ctx, v)
-	if err != nil {
-		return s.failure(ctx, v, "trusted devices", err)
-	}
-	out := make([]trustedDeviceJSON, len(list))
-	for i, d := range list {
-		out[i] = trustedDeviceJSON{ID: d.ID, Current: d.Current, CreatedAt: isoTime(d.CreatedAt), LastUsedAt: isoTime(d.LastUsedAt),
-			ExpiresAt: isoTime(d.ExpiresAt), IP: d.IP, UserAgent: d.UserAgent}
-	}
-	return s.respond(v, http.StatusOK, map[string][]trustedDeviceJSON{"devices": out})
+	return listRoute(ctx, s, v, "trusted devices", "devices", s.TrustedDevices, toTrustedDeviceJSON)
 }
 
 func forgetTrustedDeviceRoute(ctx context.Context, s *Service, v *Visit) Response {

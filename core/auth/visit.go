@@ -100,17 +100,7 @@ func (v *Visit) Header() http.Header { return v.header }
 // WriteHeaders adds the visit's headers and Set-Cookie lines to w, before
 // the app writes its own status and body. Call it once per request, after
 // the flow: each call adds the Set-Cookie lines again.
-func (v *Visit) WriteHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	for k, vs := range v.header {
-		h[k] = append(h[k][:0:0], vs...)
-	}
-	for _, c := range v.cookies {
-		if line := c.String(); line != "" {
-			h.Add("Set-Cookie", line)
-		}
-	}
-}
+func (v *Visit) WriteHeaders(w http.ResponseWriter) { setHeaders(w, v.header, v.cookies) }
 
 // SetLanguage makes l (one of Config.Catalog's, or nil for English) the
 // language of the visit's texts and mails, for an app that knows the
@@ -225,6 +215,21 @@ func (s *Service) answer(ctx context.Context, v *Visit, op string, body any, err
 		return s.failure(ctx, v, op, err)
 	}
 	return s.respond(v, http.StatusOK, body)
+}
+
+// listRoute answers a route that lists the signed-in user's things: what
+// list returns, each as toJSON shows it, in an array under key. op names
+// the route in a failure.
+func listRoute[T, J any](ctx context.Context, s *Service, v *Visit, op, key string, list func(context.Context, *Visit) ([]T, error), toJSON func(T) J) Response {
+	items, err := list(ctx, v)
+	if err != nil {
+		return s.failure(ctx, v, op, err)
+	}
+	out := make([]J, len(items))
+	for i, it := range items {
+		out[i] = toJSON(it)
+	}
+	return s.respond(v, http.StatusOK, map[string][]J{key: out})
 }
 
 // failure renders err. An *Error answers as it says: a 429 with the

@@ -172,6 +172,15 @@ func decodeSubject(t *testing.T, h mail.Header) string {
 	return s
 }
 
+// sendPlain sends m through a fresh test server over plain SMTP, with the
+// test config, and returns the server and the one mail it received.
+func sendPlain(t *testing.T, m Message) (*testServer, envelope) {
+	t.Helper()
+	srv := startServer(t, serverOptions{})
+	sendOne(t, newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig()), m)
+	return srv, onlyMail(t, srv)
+}
+
 func sendOne(t *testing.T, s *SMTP, m Message) {
 	t.Helper()
 	if err := s.Send(t.Context(), m); err != nil {
@@ -189,12 +198,8 @@ func onlyMail(t *testing.T, srv *testServer) envelope {
 }
 
 func TestSMTPMessageFormat(t *testing.T) {
-	srv := startServer(t, serverOptions{})
-	s := newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig())
 	m := testMessage()
-	sendOne(t, s, m)
-
-	env := onlyMail(t, srv)
+	_, env := sendPlain(t, m)
 	if env.from != "no-reply@example.com" || !slices.Equal(env.rcpts, []string{"bob@example.com"}) {
 		t.Errorf("envelope from %q to %q", env.from, env.rcpts)
 	}
@@ -255,13 +260,11 @@ func TestSMTPMessageFormat(t *testing.T) {
 }
 
 func TestSMTPTextOnly(t *testing.T) {
-	srv := startServer(t, serverOptions{})
-	s := newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig())
 	m := testMessage()
 	m.HTML = ""
 	m.Text = "no trailing newline, ünïcode"
-	sendOne(t, s, m)
-	r := parseReceived(t, onlyMail(t, srv).data)
+	_, env := sendPlain(t, m)
+	r := parseReceived(t, env.data)
 	want := []part{{"text/plain; charset=utf-8", m.Text + "\n"}}
 	if !slices.Equal(r.parts, want) {
 		t.Errorf("parts = %q, want %q", r.parts, want)
@@ -269,13 +272,11 @@ func TestSMTPTextOnly(t *testing.T) {
 }
 
 func TestSMTPLongSubjectIsFolded(t *testing.T) {
-	srv := startServer(t, serverOptions{})
-	s := newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig())
 	m := testMessage()
 	m.Subject = strings.Repeat("Ünïcödé ", 30)[:MaxSubjectLen-1]
 	m.Subject = strings.ToValidUTF8(m.Subject, "")
-	sendOne(t, s, m)
-	data := onlyMail(t, srv).data
+	_, env := sendPlain(t, m)
+	data := env.data
 	head, _, _ := bytes.Cut(data, []byte("\r\n\r\n"))
 	var subjectLines int
 	inSubject := false
@@ -303,12 +304,9 @@ func TestSMTPLongSubjectIsFolded(t *testing.T) {
 }
 
 func TestSMTPQuotedLocalPart(t *testing.T) {
-	srv := startServer(t, serverOptions{})
-	s := newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig())
 	m := testMessage()
 	m.To = `"john doe"@example.com`
-	sendOne(t, s, m)
-	env := onlyMail(t, srv)
+	_, env := sendPlain(t, m)
 	if !slices.Equal(env.rcpts, []string{`"john doe"@example.com`}) {
 		t.Errorf("RCPT TO %q", env.rcpts)
 	}
@@ -320,13 +318,10 @@ func TestSMTPQuotedLocalPart(t *testing.T) {
 // A body cannot end the DATA section early or smuggle a second message:
 // every line break goes out as CRLF and a lone dot is stuffed.
 func TestSMTPBodyCannotSmuggle(t *testing.T) {
-	srv := startServer(t, serverOptions{})
-	s := newSMTP(t, "smtp://"+srv.Addr(), testSMTPConfig())
 	m := testMessage()
 	m.Text = "a\n.\r\nMAIL FROM:<x@evil.example>\r\nRCPT TO:<y@evil.example>\r\nDATA\r\n.\nb\r.\rc\r\n.\r\n"
 	m.HTML = "<p>.</p>\n.\n"
-	sendOne(t, s, m)
-	env := onlyMail(t, srv)
+	srv, env := sendPlain(t, m)
 	if !slices.Equal(env.rcpts, []string{"bob@example.com"}) {
 		t.Fatalf("RCPT TO %q", env.rcpts)
 	}

@@ -22,6 +22,17 @@ func seq(start byte, n int) []byte {
 	return b
 }
 
+// seqRing returns a keyring of one key, the KeySize bytes counting up from
+// start.
+func seqRing(t *testing.T, start byte) *Keyring {
+	t.Helper()
+	ring, err := NewKeyring(seq(start, KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
+}
+
 // TestKnownAnswer pins format version 1: a fixed key and nonce must give
 // exactly this text, so that a change to the format cannot slip in unnoticed
 // and strand the values already stored. The second half rebuilds the value
@@ -76,10 +87,7 @@ func TestKnownAnswer(t *testing.T) {
 // TestKeyIDBound shows that the key id is part of the authenticated data:
 // the same key under another id does not open the value.
 func TestKeyIDBound(t *testing.T) {
-	ring, err := NewKeyring(seq(0, KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ring := seqRing(t, 0)
 	ct, err := ring.Encrypt([]byte("secret"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -97,14 +105,8 @@ func TestKeyIDBound(t *testing.T) {
 // ring whose key carries the right id but is not the right key (a key-id
 // collision). It fails authentication; it never returns garbage.
 func TestWrongKeySameID(t *testing.T) {
-	right, err := NewKeyring(seq(0, KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong, err := NewKeyring(seq(1, KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
+	right := seqRing(t, 0)
+	wrong := seqRing(t, 1)
 	ct, err := right.Encrypt([]byte("secret"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +127,7 @@ func TestRandomnessFailure(t *testing.T) {
 		t.Errorf("generateKey with a failing reader: err = %v, want the reader's error", err)
 	}
 
-	ring, err := NewKeyring(seq(0, KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ring := seqRing(t, 0)
 	ring.rand = failingReader{}
 	if ct, err := ring.Encrypt([]byte("x"), nil); err == nil || ct != "" {
 		t.Errorf("Encrypt with a failing reader = %q, %v; want an error", ct, err)

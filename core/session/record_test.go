@@ -254,11 +254,7 @@ func TestRecordRenewKeepsRecord(t *testing.T) {
 	tok := f.loginWithRecord(t, false)
 	id := recs.only(t).ID
 	f.clk.t = t0.Add(time.Hour)
-	b := newBridge(DefaultCookieName, tok)
-	s := f.m.Session(b)
-	if _, err := s.User(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := f.open(t, tok)
 	if err := s.Renew(context.Background(), f.alice); err != nil {
 		t.Fatal(err)
 	}
@@ -286,11 +282,7 @@ func TestRecordReauthenticateRetiresOldCookie(t *testing.T) {
 	old := f.loginWithRecord(t, true)
 	before := recs.only(t)
 	f.clk.t = t0.Add(time.Hour)
-	b := newBridge(DefaultCookieName, old)
-	s := f.m.Session(b)
-	if _, err := s.User(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s, b := f.open(t, old)
 	if err := s.Reauthenticate(context.Background(), f.alice); err != nil {
 		t.Fatal(err)
 	}
@@ -336,10 +328,7 @@ func TestRecordReauthenticateRetiresOldCookie(t *testing.T) {
 func TestRecordReauthenticateEndedMeanwhile(t *testing.T) {
 	f, recs := recordFixture(t)
 	tok := f.loginWithRecord(t, false)
-	s := f.m.Session(newBridge(DefaultCookieName, tok))
-	if _, err := s.User(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := f.open(t, tok)
 	recs.byID = map[string]Record{}
 	if err := s.Reauthenticate(context.Background(), f.alice); !errors.Is(err, ErrNotAuthenticated) {
 		t.Errorf("Reauthenticate of an ended record = %v, want ErrNotAuthenticated", err)

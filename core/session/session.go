@@ -684,7 +684,14 @@ func (m *Manager) User(ctx context.Context, cookieValue string) (*user.User, err
 	if cookieValue == "" {
 		return nil, ErrNotAuthenticated
 	}
-	u, _, reason, err := m.resolve(ctx, m.tokens, cookieValue)
+	return m.readUser(ctx, m.tokens, cookieValue)
+}
+
+// readUser is resolve for the read-only lookups (Manager.User,
+// Manager.AccessUser): the user of a valid session, or
+// ErrNotAuthenticated wrapping the reason it is not.
+func (m *Manager) readUser(ctx context.Context, v *token.Verifier, raw string) (*user.User, error) {
+	u, _, reason, err := m.resolve(ctx, v, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -721,14 +721,24 @@ func BenchmarkUser(b *testing.B) {
 	}
 }
 
+// open reads the session of a request carrying cookie, as a handler does
+// before it changes the session, and returns it with the request's
+// bridge; a session that does not authenticate fails the test.
+func (f *fixture) open(t *testing.T, cookie string) (*Session, *bridge) {
+	t.Helper()
+	b := newBridge(DefaultCookieName, cookie)
+	s := f.m.Session(b)
+	if _, err := s.User(context.Background()); err != nil {
+		t.Fatalf("User: %v", err)
+	}
+	return s, b
+}
+
 // sessionAt reads the session of a request carrying cookie and returns its
 // time of authentication.
 func (f *fixture) sessionAt(t *testing.T, cookie string) time.Time {
 	t.Helper()
-	s := f.m.Session(newBridge(DefaultCookieName, cookie))
-	if _, err := s.User(context.Background()); err != nil {
-		t.Fatalf("User: %v", err)
-	}
+	s, _ := f.open(t, cookie)
 	return s.AuthenticatedAt()
 }
 

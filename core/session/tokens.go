@@ -149,14 +149,7 @@ func (m *Manager) AccessUser(ctx context.Context, accessToken string) (*user.Use
 	if !ok || raw == "" || m.access == nil {
 		return nil, ErrNotAuthenticated
 	}
-	u, _, reason, err := m.resolve(ctx, m.access, raw)
-	if err != nil {
-		return nil, err
-	}
-	if reason != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotAuthenticated, reason)
-	}
-	return u, nil
+	return m.readUser(ctx, m.access, raw)
 }
 
 // Tokens returns the tokens a Login, Renew, Reauthenticate or Refresh of

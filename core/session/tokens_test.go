@@ -196,37 +196,33 @@ func TestRefreshEndsWithTheSession(t *testing.T) {
 			t.Errorf("access token after logout: %v", err)
 		}
 	})
-	t.Run("session version", func(t *testing.T) {
-		f, recs, _ := tokenFixture(t)
-		tk := f.tokenLogin(t, false)
-		f.alice.SessionVersion++
-		if _, err := f.refresh(tk.Refresh); !errors.Is(err, ErrInvalidRefresh) || !errors.Is(err, errVersion) {
-			t.Errorf("refresh after a version bump: %v, want ErrInvalidRefresh (version)", err)
-		}
-		if len(recs.byID) != 0 {
-			t.Errorf("%d records, want 0", len(recs.byID))
-		}
-	})
-	t.Run("password changed", func(t *testing.T) {
-		f, _, _ := tokenFixture(t)
-		tk := f.tokenLogin(t, false)
-		f.clk.t = t0.Add(time.Minute)
-		f.alice.PasswordChangedAt = f.clk.t
-		if _, err := f.refresh(tk.Refresh); !errors.Is(err, ErrInvalidRefresh) || !errors.Is(err, errPasswordChanged) {
-			t.Errorf("refresh after a password change: %v, want ErrInvalidRefresh (password changed)", err)
-		}
-	})
-	t.Run("idle", func(t *testing.T) {
-		f, recs, _ := tokenFixture(t, func(c *Config) { c.IdleTimeout = 30 * time.Minute })
-		tk := f.tokenLogin(t, false)
-		f.clk.t = t0.Add(30 * time.Minute)
-		if _, err := f.refresh(tk.Refresh); !errors.Is(err, ErrInvalidRefresh) || !errors.Is(err, errIdle) {
-			t.Errorf("refresh after the idle timeout: %v, want ErrInvalidRefresh (idle)", err)
-		}
-		if len(recs.byID) != 0 {
-			t.Errorf("%d records, want 0", len(recs.byID))
-		}
-	})
+	// A session that ended on its own is refused with the reason, and the
+	// refresh deletes its record.
+	for _, tc := range []struct {
+		name   string
+		config []func(*Config)
+		end    func(f *fixture)
+		reason error
+	}{
+		{"session version", nil, func(f *fixture) { f.alice.SessionVersion++ }, errVersion},
+		{"password changed", nil, func(f *fixture) {
+			f.clk.t = t0.Add(time.Minute)
+			f.alice.PasswordChangedAt = f.clk.t
+		}, errPasswordChanged},
+		{"idle", []func(*Config){func(c *Config) { c.IdleTimeout = 30 * time.Minute }}, func(f *fixture) { f.clk.t = t0.Add(30 * time.Minute) }, errIdle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, recs, _ := tokenFixture(t, tc.config...)
+			tk := f.tokenLogin(t, false)
+			tc.end(f)
+			if _, err := f.refresh(tk.Refresh); !errors.Is(err, ErrInvalidRefresh) || !errors.Is(err, tc.reason) {
+				t.Errorf("refresh: %v, want ErrInvalidRefresh (%v)", err, tc.reason)
+			}
+			if len(recs.byID) != 0 {
+				t.Errorf("%d records, want 0", len(recs.byID))
+			}
+		})
+	}
 	t.Run("lifetime", func(t *testing.T) {
 		f, _, _ := tokenFixture(t)
 		tk := f.tokenLogin(t, false)
