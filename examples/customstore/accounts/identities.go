@@ -83,24 +83,8 @@ func (s *Store) ListIdentities(ctx context.Context, userID string) ([]*user.Iden
 	if err != nil {
 		return nil, unavailable(ctx, "list identities", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT identity_id, account_id, provider, subject, email, linked_ms
+	return queryAll(ctx, s.db, "list identities", scanIdentity, `SELECT identity_id, account_id, provider, subject, email, linked_ms
 		FROM account_identities WHERE account_id = ? ORDER BY linked_ms, identity_id`, userID)
-	if err != nil {
-		return nil, unavailable(ctx, "list identities", err)
-	}
-	defer rows.Close()
-	out := []*user.Identity{}
-	for rows.Next() {
-		id, err := scanIdentity(rows)
-		if err != nil {
-			return nil, unavailable(ctx, "list identities", err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable(ctx, "list identities", err)
-	}
-	return out, nil
 }
 
 // DeleteIdentity implements [user.Identities]: one DELETE whose WHERE
