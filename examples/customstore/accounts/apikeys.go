@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -93,11 +92,8 @@ func scanAPIKey(row interface{ Scan(...any) error }) (*user.APIKey, error) {
 // APIKeyByID implements [user.APIKeys].
 func (s *Store) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
 	k, err := scanAPIKey(s.db.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM account_api_keys WHERE key_id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: api key by id: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, "api key by id", err)
+		return nil, rowErr(ctx, "api key by id", err)
 	}
 	return k, nil
 }

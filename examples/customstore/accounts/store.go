@@ -233,11 +233,8 @@ func (s *Store) BumpSessionVersion(ctx context.Context, id string) (int64, error
 	var v int64
 	err := s.db.QueryRowContext(ctx, `UPDATE accounts SET session_gen = session_gen + 1
 		WHERE account_id = ? RETURNING session_gen`, id).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("accounts: bump session version: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return 0, unavailable(ctx, "bump session version", err)
+		return 0, rowErr(ctx, "bump session version", err)
 	}
 	return v, nil
 }
@@ -252,11 +249,8 @@ func (s *Store) RecordLoginFailure(ctx context.Context, id string, limit int, lo
 	var until sql.NullInt64
 	err = inTx(ctx, s.db, "record login failure", func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT failed_logins, locked_until_ms FROM accounts WHERE account_id = ?`, id).Scan(&n, &until)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("accounts: record login failure: %w", user.ErrNotFound)
-		}
 		if err != nil {
-			return unavailable(ctx, "record login failure", err)
+			return rowErr(ctx, "record login failure", err)
 		}
 		n++
 		stored := n
@@ -303,14 +297,10 @@ func (s *Store) update(ctx context.Context, op, id, query string, args ...any) e
 	}
 	var one int
 	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE account_id = ?`, id).Scan(&one)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
-	case err != nil:
-		return unavailable(ctx, op, err)
-	default:
-		return fmt.Errorf("accounts: %s: %w", op, user.ErrConflict)
+	if err != nil {
+		return rowErr(ctx, op, err)
 	}
+	return fmt.Errorf("accounts: %s: %w", op, user.ErrConflict)
 }
 
 // get reads the one account matching where.
@@ -326,11 +316,8 @@ func (s *Store) get(ctx context.Context, op, where, arg string) (*user.User, err
 	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &created,
 		&u.TwoFactorEnabled, &u.TOTPSecret, &u.PendingTOTPSecret, &hashes, &u.LastTOTPStep,
 		&verified, &changed, &pwChanged, &u.SessionVersion, &u.FailedLogins, &locked)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, op, err)
+		return nil, rowErr(ctx, op, err)
 	}
 	if u.CreatedAt, err = time.ParseInLocation(time.DateTime, created, time.UTC); err != nil {
 		return nil, fmt.Errorf("accounts: %s: account %s: created %q: %w", op, u.ID, created, err)
@@ -367,6 +354,15 @@ func queryAll[T any](ctx context.Context, db *sql.DB, op string, scan func(row i
 		return nil, unavailable(ctx, op, err)
 	}
 	return out, nil
+}
+
+// rowErr answers a one-row read that failed with err: ErrNotFound (of
+// op) when there was no row, else unavailable.
+func rowErr(ctx context.Context, op string, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
+	}
+	return unavailable(ctx, op, err)
 }
 
 // inTx runs fn in one transaction of db and commits it, or rolls it back
