@@ -666,39 +666,33 @@ func TestUnreachable(t *testing.T) {
 // TestRefundForeignValues: a refund leaves alone what it did not count: the
 // hash of earlier versions, a non-integer string, a counter without a TTL.
 func TestRefundForeignValues(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			opts, prefix := b.options(t)
-			c := newClient(t, opts)
-			cleanupPrefix(t, c, prefix)
-			s := New(c, Config{Prefix: prefix})
-			ctx := t.Context()
-			reset := time.Now().Add(time.Minute)
-			tests := []struct {
-				key  string
-				seed func(rk string) error
-				read func(rk string) (string, error)
-				want string
-			}{
-				{"hash", func(rk string) error { return c.HSet(ctx, rk, "count", 4).Err() },
-					func(rk string) (string, error) { return c.HGet(ctx, rk, "count").Result() }, "4"},
-				{"text", func(rk string) error { return c.Set(ctx, rk, "x", time.Minute).Err() },
-					func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "x"},
-				{"persist", func(rk string) error { return c.Set(ctx, rk, 3, 0).Err() },
-					func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "3"},
+	onBackends(t, func(t *testing.T, c *redis.Client, s *Store, _ string, _ bool) {
+		ctx := t.Context()
+		reset := testNow.Add(time.Minute)
+		tests := []struct {
+			key  string
+			seed func(rk string) error
+			read func(rk string) (string, error)
+			want string
+		}{
+			{"hash", func(rk string) error { return c.HSet(ctx, rk, "count", 4).Err() },
+				func(rk string) (string, error) { return c.HGet(ctx, rk, "count").Result() }, "4"},
+			{"text", func(rk string) error { return c.Set(ctx, rk, "x", time.Minute).Err() },
+				func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "x"},
+			{"persist", func(rk string) error { return c.Set(ctx, rk, 3, 0).Err() },
+				func(rk string) (string, error) { return c.Get(ctx, rk).Result() }, "3"},
+		}
+		for _, tt := range tests {
+			rk := s.redisKey(tt.key)
+			if err := tt.seed(rk); err != nil {
+				t.Fatal(err)
 			}
-			for _, tt := range tests {
-				rk := s.redisKey(tt.key)
-				if err := tt.seed(rk); err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Refund(ctx, tt.key, reset); err != nil {
-					t.Fatalf("Refund of a %s key: %v", tt.key, err)
-				}
-				if got, err := tt.read(rk); err != nil || got != tt.want {
-					t.Fatalf("%s key after Refund = %q, %v; want %q", tt.key, got, err, tt.want)
-				}
+			if err := s.Refund(ctx, tt.key, reset); err != nil {
+				t.Fatalf("Refund of a %s key: %v", tt.key, err)
 			}
-		})
-	}
+			if got, err := tt.read(rk); err != nil || got != tt.want {
+				t.Fatalf("%s key after Refund = %q, %v; want %q", tt.key, got, err, tt.want)
+			}
+		}
+	})
 }

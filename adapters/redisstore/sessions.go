@@ -180,9 +180,8 @@ func (s *Sessions) create(ctx context.Context, r session.Record, max int) error 
 		args = append(args, max, s.recordKey(""))
 	}
 	n, err := createScript.Run(ctx, s.client, keys, args...).Int()
-	reloadAfter(s.client, err)
-	if err != nil {
-		return fmt.Errorf("redisstore: create session: %w: %w", user.ErrUnavailable, err)
+	if err := s.unavailable("create session", err); err != nil {
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("redisstore: create session: id %s exists", r.ID)
@@ -196,9 +195,8 @@ func (s *Sessions) Get(ctx context.Context, id string) (session.Record, error) {
 		return session.Record{}, fmt.Errorf("redisstore: get session: %w", errNilClient)
 	}
 	m, err := s.client.HGetAll(ctx, s.recordKey(id)).Result()
-	reloadAfter(s.client, err)
-	if err != nil {
-		return session.Record{}, fmt.Errorf("redisstore: get session: %w: %w", user.ErrUnavailable, err)
+	if err := s.unavailable("get session", err); err != nil {
+		return session.Record{}, err
 	}
 	r, ok := parseRecord(id, m)
 	if !ok {
@@ -246,18 +244,7 @@ return 1
 // Touch implements [session.Store]: one script that updates the record
 // only if it exists.
 func (s *Sessions) Touch(ctx context.Context, id string, seen, expires time.Time) error {
-	if s.client == nil {
-		return fmt.Errorf("redisstore: touch session: %w", errNilClient)
-	}
-	n, err := touchScript.Run(ctx, s.client, []string{s.recordKey(id)}, seen.UnixMilli(), expires.UnixMilli(), s.ttlMillis(expires)).Int()
-	reloadAfter(s.client, err)
-	if err != nil {
-		return fmt.Errorf("redisstore: touch session: %w: %w", user.ErrUnavailable, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("redisstore: touch session: %w", user.ErrNotFound)
-	}
-	return nil
+	return s.runFound(ctx, "touch session", touchScript, []string{s.recordKey(id)}, seen.UnixMilli(), expires.UnixMilli(), s.ttlMillis(expires))
 }
 
 // deleteScript: KEYS[1] the record, KEYS[2] the user's index; ARGV[1] the
@@ -275,16 +262,32 @@ return 1
 // Delete implements [session.Store]: one script that deletes the record
 // only if it is userID's.
 func (s *Sessions) Delete(ctx context.Context, userID, id string) error {
+	return s.runFound(ctx, "delete session", deleteScript, []string{s.recordKey(id), s.indexKey(userID)}, userID, id)
+}
+
+// runFound runs script, one that returns 0 when it finds no record to
+// change and 1 when it changed it, for op: ErrNotFound for 0.
+func (s *Sessions) runFound(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) error {
 	if s.client == nil {
-		return fmt.Errorf("redisstore: delete session: %w", errNilClient)
+		return fmt.Errorf("redisstore: %s: %w", op, errNilClient)
 	}
-	n, err := deleteScript.Run(ctx, s.client, []string{s.recordKey(id), s.indexKey(userID)}, userID, id).Int()
-	reloadAfter(s.client, err)
-	if err != nil {
-		return fmt.Errorf("redisstore: delete session: %w: %w", user.ErrUnavailable, err)
+	n, err := script.Run(ctx, s.client, keys, args...).Int()
+	if err := s.unavailable(op, err); err != nil {
+		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("redisstore: delete session: %w", user.ErrNotFound)
+		return fmt.Errorf("redisstore: %s: %w", op, user.ErrNotFound)
+	}
+	return nil
+}
+
+// unavailable answers a call of op that returned err: nil for nil, else
+// err as ErrUnavailable, after a Cluster client is told to reload its
+// slots (reloadAfter).
+func (s *Sessions) unavailable(op string, err error) error {
+	reloadAfter(s.client, err)
+	if err != nil {
+		return fmt.Errorf("redisstore: %s: %w: %w", op, user.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -298,9 +301,8 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 	}
 	idx := s.indexKey(userID)
 	ids, err := s.client.SMembers(ctx, idx).Result()
-	reloadAfter(s.client, err)
-	if err != nil {
-		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
+	if err := s.unavailable("list sessions", err); err != nil {
+		return nil, err
 	}
 	out := make([]session.Record, 0, len(ids))
 	if len(ids) == 0 {
@@ -313,9 +315,8 @@ func (s *Sessions) List(ctx context.Context, userID string) ([]session.Record, e
 		}
 		return nil
 	})
-	reloadAfter(s.client, err)
-	if err != nil {
-		return nil, fmt.Errorf("redisstore: list sessions: %w: %w", user.ErrUnavailable, err)
+	if err := s.unavailable("list sessions", err); err != nil {
+		return nil, err
 	}
 	var gone []any
 	for i, c := range cmds {
@@ -353,9 +354,8 @@ func (s *Sessions) DeleteAll(ctx context.Context, userID, except string) error {
 		return fmt.Errorf("redisstore: delete sessions: %w", errNilClient)
 	}
 	err := deleteAllScript.Run(ctx, s.client, []string{s.indexKey(userID)}, s.base+"r:", except).Err()
-	reloadAfter(s.client, err)
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("redisstore: delete sessions: %w: %w", user.ErrUnavailable, err)
+	if errors.Is(err, redis.Nil) {
+		return nil
 	}
-	return nil
+	return s.unavailable("delete sessions", err)
 }

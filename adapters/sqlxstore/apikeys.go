@@ -63,7 +63,7 @@ type apiKeyRow struct {
 func (r *apiKeyRow) apiKey() (*user.APIKey, error) {
 	scopes := []string{}
 	if err := json.Unmarshal([]byte(r.Scopes), &scopes); err != nil {
-		return nil, fmt.Errorf("sqlxstore: api key %s: scopes: %w", r.ID, err)
+		return nil, fmt.Errorf("api key %s: scopes: %w", r.ID, err)
 	}
 	if scopes == nil {
 		scopes = []string{}
@@ -87,17 +87,9 @@ func (s *UserStore) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) e
 	if !ok {
 		return notFound(op)
 	}
-	scopes := k.Scopes
-	if scopes == nil {
-		scopes = []string{}
-	}
-	sc, err := json.Marshal(scopes)
+	sc, err := jsonList(k.Scopes)
 	if err != nil {
-		return fmt.Errorf("sqlxstore: %s: %w", op, err)
-	}
-	var last sql.NullInt64
-	if !k.LastUsedAt.IsZero() {
-		last = sql.NullInt64{Int64: k.LastUsedAt.UnixMilli(), Valid: true}
+		return fmt.Errorf("sqlxstore: %s: scopes: %w", op, err)
 	}
 	created := k.CreatedAt.UnixMilli()
 	err = s.db.inTxOpts(ctx, readCommitted, func(q queryer) error {
@@ -114,7 +106,7 @@ func (s *UserStore) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) e
 		if n >= max {
 			return errTooManyAPIKeys
 		}
-		_, err := q.ExecContext(ctx, s.kq.insert, k.ID, k.UserID, k.Name, k.Hash, string(sc), created, k.ExpiresAt.UnixMilli(), last)
+		_, err := q.ExecContext(ctx, s.kq.insert, k.ID, k.UserID, k.Name, k.Hash, sc, created, k.ExpiresAt.UnixMilli(), ms(k.LastUsedAt))
 		if unique, _ := s.db.uniqueViolation(err); unique {
 			return errPasskeyConflict
 		}
@@ -128,34 +120,12 @@ func (s *UserStore) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) e
 
 // APIKeyByID implements [user.APIKeys].
 func (s *UserStore) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
-	const op = "api key by id"
-	var r apiKeyRow
-	err := s.db.x.GetContext(ctx, &r, s.kq.byID, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	return r.apiKey()
+	return getAs(ctx, s.db, "api key by id", (*apiKeyRow).apiKey, s.kq.byID, id)
 }
 
 // ListAPIKeys implements [user.APIKeys].
 func (s *UserStore) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
-	const op = "list api keys"
-	var rows []apiKeyRow
-	if err := s.db.x.SelectContext(ctx, &rows, s.kq.list, userID); err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	out := make([]*user.APIKey, len(rows))
-	for i := range rows {
-		k, err := rows[i].apiKey()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = k
-	}
-	return out, nil
+	return selectAs(ctx, s.db, "list api keys", (*apiKeyRow).apiKey, s.kq.list, userID)
 }
 
 // TouchAPIKey implements [user.APIKeys].

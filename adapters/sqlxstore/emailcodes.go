@@ -2,8 +2,6 @@ package sqlxstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -67,12 +65,8 @@ func (s *UserStore) PutEmailCode(ctx context.Context, c user.EmailCode) error {
 // EmailCode implements [user.EmailCodes].
 func (s *UserStore) EmailCode(ctx context.Context, userID string) (user.EmailCode, error) {
 	var row emailCodeRow
-	err := s.db.x.GetContext(ctx, &row, s.codes.get, userID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return user.EmailCode{}, fmt.Errorf("sqlxstore: email code: %w", user.ErrNotFound)
-	}
-	if err != nil {
-		return user.EmailCode{}, s.db.fail("email code", err)
+	if err := s.db.getOne(ctx, "email code", &row, s.codes.get, userID); err != nil {
+		return user.EmailCode{}, err
 	}
 	return user.EmailCode{UserID: row.UserID, Hash: row.Hash, CreatedAt: time.UnixMilli(row.CreatedAt).UTC(),
 		ExpiresAt: time.UnixMilli(row.ExpiresAt).UTC()}, nil

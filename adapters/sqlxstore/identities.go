@@ -3,7 +3,6 @@ package sqlxstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -54,6 +53,9 @@ type identityRow struct {
 	LinkedAt int64  `db:"linked_at"`
 }
 
+// identityOf is r.identity, for getAs and selectAs.
+func identityOf(r *identityRow) (*user.Identity, error) { return r.identity(), nil }
+
 func (r *identityRow) identity() *user.Identity {
 	return &user.Identity{ID: r.ID, UserID: r.UserID, Provider: r.Provider, Subject: r.Subject, Email: r.Email,
 		LinkedAt: fromMS(sql.NullInt64{Int64: r.LinkedAt, Valid: true})}
@@ -98,16 +100,7 @@ func (s *UserStore) AddIdentity(ctx context.Context, id *user.Identity) (*user.I
 
 // IdentityBySubject implements [user.Identities].
 func (s *UserStore) IdentityBySubject(ctx context.Context, provider, subject string) (*user.Identity, error) {
-	const op = "identity by subject"
-	var r identityRow
-	err := s.db.x.GetContext(ctx, &r, s.iq.bySubject, provider, subject)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	return r.identity(), nil
+	return getAs(ctx, s.db, "identity by subject", identityOf, s.iq.bySubject, provider, subject)
 }
 
 // ListIdentities implements [user.Identities].
@@ -116,15 +109,7 @@ func (s *UserStore) ListIdentities(ctx context.Context, userID string) ([]*user.
 	if err := s.userExists(ctx, op, userID); err != nil {
 		return nil, err
 	}
-	var rows []identityRow
-	if err := s.db.x.SelectContext(ctx, &rows, s.iq.list, userID); err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	out := make([]*user.Identity, len(rows))
-	for i := range rows {
-		out[i] = rows[i].identity()
-	}
-	return out, nil
+	return selectAs(ctx, s.db, op, identityOf, s.iq.list, userID)
 }
 
 // DeleteIdentity implements [user.Identities]. Without keepOne it is one

@@ -193,12 +193,8 @@ func (s *UserStore) PasskeyUserHandle(ctx context.Context, id string, candidate 
 func (s *UserStore) ByPasskeyUserHandle(ctx context.Context, handle []byte) (*user.User, error) {
 	const op = "user by passkey handle"
 	var id string
-	err := s.db.x.GetContext(ctx, &id, s.pq.byHandle, handle)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
+	if err := s.db.getOne(ctx, op, &id, s.pq.byHandle, handle); err != nil {
+		return nil, err
 	}
 	idv, ok := s.s.idArg(id)
 	if !ok {
@@ -227,13 +223,9 @@ func (s *UserStore) AddPasskey(ctx context.Context, p *user.Passkey) error {
 	if !ok {
 		return notFound(op)
 	}
-	transports := p.Transports
-	if transports == nil {
-		transports = []string{}
-	}
-	tj, err := json.Marshal(transports)
+	tj, err := jsonList(p.Transports)
 	if err != nil {
-		return fmt.Errorf("sqlxstore: %s: %w", op, err)
+		return fmt.Errorf("sqlxstore: %s: transports: %w", op, err)
 	}
 	aaguid := p.AAGUID
 	if aaguid == nil {
@@ -244,7 +236,7 @@ func (s *UserStore) AddPasskey(ctx context.Context, p *user.Passkey) error {
 			return err
 		}
 		_, err := q.ExecContext(ctx, s.pq.insert, p.ID, p.UserID, p.UserHandle, p.PublicKey, int64(p.SignCount),
-			p.BackupEligible, p.BackupState, string(tj), p.AttestationType, aaguid, p.Name,
+			p.BackupEligible, p.BackupState, tj, p.AttestationType, aaguid, p.Name,
 			p.CreatedAt.UnixMilli(), ms(p.LastUsedAt))
 		if unique, _ := s.db.uniqueViolation(err); unique {
 			return errPasskeyConflict
@@ -282,39 +274,15 @@ func (s *UserStore) passkeyErr(op string, err error, why string) error {
 // ListPasskeys implements [user.Passkeys].
 func (s *UserStore) ListPasskeys(ctx context.Context, userID string) ([]*user.Passkey, error) {
 	const op = "list passkeys"
-	err := s.userExists(ctx, op, userID)
-	if err != nil {
+	if err := s.userExists(ctx, op, userID); err != nil {
 		return nil, err
 	}
-	var rows []passkeyRow
-	if err := s.db.x.SelectContext(ctx, &rows, s.pq.list, userID); err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	out := make([]*user.Passkey, len(rows))
-	for i := range rows {
-		if out[i], err = rows[i].passkey(); err != nil {
-			return nil, fmt.Errorf("sqlxstore: %s: %w", op, err)
-		}
-	}
-	return out, nil
+	return selectAs(ctx, s.db, op, (*passkeyRow).passkey, s.pq.list, userID)
 }
 
 // PasskeyByID implements [user.Passkeys].
 func (s *UserStore) PasskeyByID(ctx context.Context, credentialID []byte) (*user.Passkey, error) {
-	const op = "passkey by id"
-	var r passkeyRow
-	err := s.db.x.GetContext(ctx, &r, s.pq.byID, credentialID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(op)
-	}
-	if err != nil {
-		return nil, s.db.fail(op, err)
-	}
-	p, err := r.passkey()
-	if err != nil {
-		return nil, fmt.Errorf("sqlxstore: %s: %w", op, err)
-	}
-	return p, nil
+	return getAs(ctx, s.db, "passkey by id", (*passkeyRow).passkey, s.pq.byID, credentialID)
 }
 
 // RenamePasskey implements [user.Passkeys]: one UPDATE of the credential

@@ -97,6 +97,9 @@ type recordRow struct {
 	Remember   bool   `db:"remember"`
 }
 
+// recordOf is r.record, for getAs and selectAs.
+func recordOf(r *recordRow) (session.Record, error) { return r.record(), nil }
+
 func (r recordRow) record() session.Record {
 	return session.Record{ID: r.ID, UserID: r.UserID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(),
 		LastSeenAt: time.UnixMilli(r.LastSeenAt).UTC(), ExpiresAt: time.UnixMilli(r.ExpiresAt).UTC(),
@@ -158,15 +161,7 @@ func (s *SessionStore) execRetried(ctx context.Context, q string, args ...any) e
 
 // Get implements [session.Store].
 func (s *SessionStore) Get(ctx context.Context, id string) (session.Record, error) {
-	var row recordRow
-	err := s.db.x.GetContext(ctx, &row, s.get, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return session.Record{}, fmt.Errorf("sqlxstore: get %s: %w", s.op, user.ErrNotFound)
-	}
-	if err != nil {
-		return session.Record{}, s.db.fail("get "+s.op, err)
-	}
-	return row.record(), nil
+	return getAs(ctx, s.db, "get "+s.op, recordOf, s.get, id)
 }
 
 // Touch implements [session.Store].
@@ -198,15 +193,7 @@ func (s *SessionStore) exec(ctx context.Context, op, q string, args ...any) erro
 
 // List implements [session.Store].
 func (s *SessionStore) List(ctx context.Context, userID string) ([]session.Record, error) {
-	var rows []recordRow
-	if err := s.db.x.SelectContext(ctx, &rows, s.list, userID); err != nil {
-		return nil, s.db.fail("list "+s.op+"s", err)
-	}
-	out := make([]session.Record, len(rows))
-	for i, r := range rows {
-		out[i] = r.record()
-	}
-	return out, nil
+	return selectAs(ctx, s.db, "list "+s.op+"s", recordOf, s.list, userID)
 }
 
 // DeleteAll implements [session.Store].

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -129,4 +130,50 @@ func nullInt(n int64) sql.NullInt64 {
 // fail wraps err for operation op, marking it unavailable when it is.
 func (db *DB) fail(op string, err error) error {
 	return fmt.Errorf("sqlxstore: %s: %w", op, db.unavailableIf(err))
+}
+
+// getOne reads the one row query selects into dest: ErrNotFound (of op)
+// when there is none, any other error wrapped by fail.
+func (db *DB) getOne(ctx context.Context, op string, dest any, query string, args ...any) error {
+	err := db.x.GetContext(ctx, dest, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(op)
+	}
+	if err != nil {
+		return db.fail(op, err)
+	}
+	return nil
+}
+
+// getAs reads the one row query selects as an R and returns it made a T
+// by conv: ErrNotFound (of op) when there is none.
+func getAs[R, T any](ctx context.Context, db *DB, op string, conv func(*R) (T, error), query string, args ...any) (T, error) {
+	var r R
+	var zero T
+	if err := db.getOne(ctx, op, &r, query, args...); err != nil {
+		return zero, err
+	}
+	v, err := conv(&r)
+	if err != nil {
+		return zero, fmt.Errorf("sqlxstore: %s: %w", op, err)
+	}
+	return v, nil
+}
+
+// selectAs reads the rows query selects as Rs and returns them made Ts by
+// conv, in order: empty, not nil, when there are none.
+func selectAs[R, T any](ctx context.Context, db *DB, op string, conv func(*R) (T, error), query string, args ...any) ([]T, error) {
+	var rows []R
+	if err := db.x.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, db.fail(op, err)
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		v, err := conv(&rows[i])
+		if err != nil {
+			return nil, fmt.Errorf("sqlxstore: %s: %w", op, err)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

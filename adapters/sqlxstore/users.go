@@ -384,6 +384,16 @@ func (s *UserStore) createdArg(t time.Time) any {
 	return t.UTC()
 }
 
+// jsonList is the JSON array of a list column (scopes, transports), which
+// is NOT NULL: [] for a nil list.
+func jsonList(l []string) (string, error) {
+	if l == nil {
+		l = []string{}
+	}
+	b, err := json.Marshal(l)
+	return string(b), err
+}
+
 // encodeHashes stores recovery-code hashes as a JSON array (NULL for nil).
 // The encoding is canonical, so ConsumeRecoveryCode can compare the stored
 // text with the encoding of the hashes the caller read.
@@ -598,18 +608,7 @@ func (s *UserStore) ByEmail(ctx context.Context, email string) (*user.User, erro
 }
 
 func (s *UserStore) get(ctx context.Context, op, query string, args ...any) (*user.User, error) {
-	var r userRow
-	if err := s.db.x.GetContext(ctx, &r, query, args...); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFound(op)
-		}
-		return nil, s.db.fail(op, err)
-	}
-	u, err := r.user()
-	if err != nil {
-		return nil, fmt.Errorf("sqlxstore: %s: %w", op, err)
-	}
-	return u, nil
+	return getAs(ctx, s.db, op, (*userRow).user, query, args...)
 }
 
 // Delete implements [user.Registration]: one transaction that deletes the
@@ -1120,14 +1119,7 @@ func (s *UserStore) userExists(ctx context.Context, op, userID string) error {
 		return notFound(op)
 	}
 	var one int
-	err := s.db.x.GetContext(ctx, &one, s.q.exists, idv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound(op)
-	}
-	if err != nil {
-		return s.db.fail(op, err)
-	}
-	return nil
+	return s.db.getOne(ctx, op, &one, s.q.exists, idv)
 }
 
 // noRows answers a conditional operation that matched no row: ErrNotFound

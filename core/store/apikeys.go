@@ -30,98 +30,76 @@ func (ks apiKeys) dropAPIKeys(userID string) int {
 // CreateAPIKey implements [user.APIKeys]: the sweep of the user's expired
 // keys, the bound and the insert under the store's lock.
 func (m *Memory) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c := k.Clone()
-	c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
-	c.ExpiresAt = c.ExpiresAt.Truncate(time.Millisecond)
-	c.LastUsedAt = c.LastUsedAt.Truncate(time.Millisecond)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.apiKeys[c.ID]; ok {
-		return fmt.Errorf("store: create api key: id in use: %w", user.ErrConflict)
-	}
-	n := 0
-	for id, o := range m.apiKeys {
-		if o.UserID != c.UserID {
-			continue
+	return lockedDo(ctx, &m.mu, func() error {
+		c := k.Clone()
+		c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
+		c.ExpiresAt = c.ExpiresAt.Truncate(time.Millisecond)
+		c.LastUsedAt = c.LastUsedAt.Truncate(time.Millisecond)
+		if _, ok := m.apiKeys[c.ID]; ok {
+			return fmt.Errorf("store: create api key: id in use: %w", user.ErrConflict)
 		}
-		if !o.ExpiresAt.After(c.CreatedAt) {
-			delete(m.apiKeys, id)
-			continue
+		n := 0
+		for id, o := range m.apiKeys {
+			if o.UserID != c.UserID {
+				continue
+			}
+			if !o.ExpiresAt.After(c.CreatedAt) {
+				delete(m.apiKeys, id)
+				continue
+			}
+			n++
 		}
-		n++
-	}
-	if n >= max {
-		return fmt.Errorf("store: create api key: %w", user.ErrTooManyAPIKeys)
-	}
-	m.apiKeys[c.ID] = c
-	return nil
+		if n >= max {
+			return fmt.Errorf("store: create api key: %w", user.ErrTooManyAPIKeys)
+		}
+		m.apiKeys[c.ID] = c
+		return nil
+	})
 }
 
 // APIKeyByID implements [user.APIKeys].
 func (m *Memory) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.apiKeys[id]
-	if !ok {
-		return nil, fmt.Errorf("store: api key by id: %w", user.ErrNotFound)
-	}
-	return k.Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.APIKey, error) {
+		return lookup(m.apiKeys, id, "api key by id", (*user.APIKey).Clone)
+	})
 }
 
 // ListAPIKeys implements [user.APIKeys].
 func (m *Memory) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return owned(m.apiKeys, userID, (*user.APIKey).Clone, func(k *user.APIKey) (string, time.Time, string) {
-		return k.UserID, k.CreatedAt, k.ID
-	}), nil
+	return locked(ctx, &m.mu, func() ([]*user.APIKey, error) {
+		return owned(m.apiKeys, userID, (*user.APIKey).Clone, func(k *user.APIKey) (string, time.Time, string) {
+			return k.UserID, k.CreatedAt, k.ID
+		}), nil
+	})
 }
 
 // TouchAPIKey implements [user.APIKeys].
 func (m *Memory) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.apiKeys[id]
-	if !ok {
-		return fmt.Errorf("store: touch api key: %w", user.ErrNotFound)
-	}
-	k.LastUsedAt = at.Truncate(time.Millisecond)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		k, ok := m.apiKeys[id]
+		if !ok {
+			return notFound("touch api key")
+		}
+		k.LastUsedAt = at.Truncate(time.Millisecond)
+		return nil
+	})
 }
 
 // RevokeAPIKey implements [user.APIKeys].
 func (m *Memory) RevokeAPIKey(ctx context.Context, userID, id string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.apiKeys[id]
-	if !ok || k.UserID != userID {
-		return fmt.Errorf("store: revoke api key: %w", user.ErrNotFound)
-	}
-	delete(m.apiKeys, id)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		k, ok := m.apiKeys[id]
+		if !ok || k.UserID != userID {
+			return notFound("revoke api key")
+		}
+		delete(m.apiKeys, id)
+		return nil
+	})
 }
 
 // RevokeAPIKeys implements [user.APIKeys].
 func (m *Memory) RevokeAPIKeys(ctx context.Context, userID string) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.apiKeys.dropAPIKeys(userID), nil
+	return locked(ctx, &m.mu, func() (int, error) {
+		return m.apiKeys.dropAPIKeys(userID), nil
+	})
 }

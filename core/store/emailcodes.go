@@ -28,51 +28,35 @@ func copyCode(c user.EmailCode) user.EmailCode {
 
 // PutEmailCode implements [user.EmailCodes].
 func (m *Memory) PutEmailCode(ctx context.Context, c user.EmailCode) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.codes[c.UserID] = copyCode(c)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		m.codes[c.UserID] = copyCode(c)
+		return nil
+	})
 }
 
 // EmailCode implements [user.EmailCodes].
 func (m *Memory) EmailCode(ctx context.Context, userID string) (user.EmailCode, error) {
-	if err := ctx.Err(); err != nil {
-		return user.EmailCode{}, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.codes[userID]
-	if !ok {
-		return user.EmailCode{}, fmt.Errorf("store: email code: %w", user.ErrNotFound)
-	}
-	return copyCode(c), nil
+	return locked(ctx, &m.mu, func() (user.EmailCode, error) {
+		return lookup(m.codes, userID, "email code", copyCode)
+	})
 }
 
 // TakeEmailCode implements [user.EmailCodes].
 func (m *Memory) TakeEmailCode(ctx context.Context, userID string, hash []byte, now time.Time) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.codes[userID]
-	if !ok || !bytes.Equal(c.Hash, hash) || !c.ExpiresAt.After(now) {
-		return fmt.Errorf("store: take email code: %w", user.ErrConflict)
-	}
-	delete(m.codes, userID)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		c, ok := m.codes[userID]
+		if !ok || !bytes.Equal(c.Hash, hash) || !c.ExpiresAt.After(now) {
+			return fmt.Errorf("store: take email code: %w", user.ErrConflict)
+		}
+		delete(m.codes, userID)
+		return nil
+	})
 }
 
 // DeleteEmailCode implements [user.EmailCodeEraser].
 func (m *Memory) DeleteEmailCode(ctx context.Context, userID string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.codes, userID)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		delete(m.codes, userID)
+		return nil
+	})
 }

@@ -34,86 +34,74 @@ func (ids *identities) dropIdentities(userID string) {
 
 // AddIdentity implements [user.Identities].
 func (m *Memory) AddIdentity(ctx context.Context, id *user.Identity) (*user.Identity, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	c := id.Clone()
-	if c.ID == "" {
-		c.ID = user.NewID()
-	}
-	if c.LinkedAt.IsZero() {
-		c.LinkedAt = m.now()
-	}
-	c.LinkedAt = c.LinkedAt.Truncate(time.Millisecond)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byID[c.UserID]; !ok {
-		return nil, fmt.Errorf("store: add identity: %w", user.ErrNotFound)
-	}
-	key := [2]string{c.Provider, c.Subject}
-	if _, ok := m.bySubject[key]; ok {
-		return nil, fmt.Errorf("store: add identity: linked already: %w", user.ErrConflict)
-	}
-	if _, ok := m.links[c.ID]; ok {
-		return nil, fmt.Errorf("store: add identity: id in use: %w", user.ErrConflict)
-	}
-	m.links[c.ID] = c
-	m.bySubject[key] = c.ID
-	return c.Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.Identity, error) {
+		c := id.Clone()
+		if c.ID == "" {
+			c.ID = user.NewID()
+		}
+		if c.LinkedAt.IsZero() {
+			c.LinkedAt = m.now()
+		}
+		c.LinkedAt = c.LinkedAt.Truncate(time.Millisecond)
+		if _, ok := m.byID[c.UserID]; !ok {
+			return nil, notFound("add identity")
+		}
+		key := [2]string{c.Provider, c.Subject}
+		if _, ok := m.bySubject[key]; ok {
+			return nil, fmt.Errorf("store: add identity: linked already: %w", user.ErrConflict)
+		}
+		if _, ok := m.links[c.ID]; ok {
+			return nil, fmt.Errorf("store: add identity: id in use: %w", user.ErrConflict)
+		}
+		m.links[c.ID] = c
+		m.bySubject[key] = c.ID
+		return c.Clone(), nil
+	})
 }
 
 // IdentityBySubject implements [user.Identities].
 func (m *Memory) IdentityBySubject(ctx context.Context, provider, subject string) (*user.Identity, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.bySubject[[2]string{provider, subject}]
-	if !ok {
-		return nil, fmt.Errorf("store: identity by subject: %w", user.ErrNotFound)
-	}
-	return m.links[k].Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.Identity, error) {
+		k, ok := m.bySubject[[2]string{provider, subject}]
+		if !ok {
+			return nil, notFound("identity by subject")
+		}
+		return m.links[k].Clone(), nil
+	})
 }
 
 // ListIdentities implements [user.Identities].
 func (m *Memory) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byID[userID]; !ok {
-		return nil, fmt.Errorf("store: list identities: %w", user.ErrNotFound)
-	}
-	return owned(m.links, userID, (*user.Identity).Clone, func(l *user.Identity) (string, time.Time, string) {
-		return l.UserID, l.LinkedAt, l.ID
-	}), nil
+	return locked(ctx, &m.mu, func() ([]*user.Identity, error) {
+		if _, ok := m.byID[userID]; !ok {
+			return nil, notFound("list identities")
+		}
+		return owned(m.links, userID, (*user.Identity).Clone, func(l *user.Identity) (string, time.Time, string) {
+			return l.UserID, l.LinkedAt, l.ID
+		}), nil
+	})
 }
 
 // DeleteIdentity implements [user.Identities].
 func (m *Memory) DeleteIdentity(ctx context.Context, userID, identityID string, keepOne bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.links[identityID]
-	if !ok || l.UserID != userID {
-		return fmt.Errorf("store: delete identity: %w", user.ErrNotFound)
-	}
-	if keepOne {
-		n := 0
-		for _, o := range m.links {
-			if o.UserID == userID {
-				n++
+	return lockedDo(ctx, &m.mu, func() error {
+		l, ok := m.links[identityID]
+		if !ok || l.UserID != userID {
+			return notFound("delete identity")
+		}
+		if keepOne {
+			n := 0
+			for _, o := range m.links {
+				if o.UserID == userID {
+					n++
+				}
+			}
+			if n < 2 {
+				return fmt.Errorf("store: delete identity: the user's last one: %w", user.ErrConflict)
 			}
 		}
-		if n < 2 {
-			return fmt.Errorf("store: delete identity: the user's last one: %w", user.ErrConflict)
-		}
-	}
-	delete(m.bySubject, [2]string{l.Provider, l.Subject})
-	delete(m.links, identityID)
-	return nil
+		delete(m.bySubject, [2]string{l.Provider, l.Subject})
+		delete(m.links, identityID)
+		return nil
+	})
 }

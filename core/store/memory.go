@@ -60,6 +60,39 @@ func owned[K comparable, R any](all map[K]R, userID string, clone func(R) R, of 
 	return out
 }
 
+// locked runs fn under mu once ctx is live. Each method of the memory
+// stores is one such step, so each is atomic.
+func locked[T any](ctx context.Context, mu *sync.Mutex, fn func() (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return fn()
+}
+
+// lockedDo is locked for a step that returns only an error.
+func lockedDo(ctx context.Context, mu *sync.Mutex, fn func() error) error {
+	_, err := locked(ctx, mu, func() (struct{}, error) { return struct{}{}, fn() })
+	return err
+}
+
+// lookup returns a copy (clone) of the record all holds at key, or
+// ErrNotFound (of op) when it holds none.
+func lookup[K comparable, R any](all map[K]R, key K, op string, clone func(R) R) (R, error) {
+	r, ok := all[key]
+	if !ok {
+		return r, notFound(op)
+	}
+	return clone(r), nil
+}
+
+// notFound is ErrNotFound wrapped for operation op.
+func notFound(op string) error {
+	return fmt.Errorf("store: %s: %w", op, user.ErrNotFound)
+}
+
 // NewMemory returns an empty store.
 func NewMemory(cfg MemoryConfig) *Memory {
 	now := cfg.Now
@@ -80,56 +113,43 @@ func (m *Memory) SessionStore() session.Store { return m.sessions }
 
 // Create implements [user.Registration].
 func (m *Memory) Create(ctx context.Context, u *user.User) (*user.User, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	c := u.Clone()
-	if c.ID == "" {
-		c.ID = user.NewID()
-	}
-	if c.CreatedAt.IsZero() {
-		c.CreatedAt = m.now()
-	}
-	truncateTimes(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byEmail[c.Email]; ok {
-		return nil, fmt.Errorf("store: create: %w", user.ErrEmailTaken)
-	}
-	if _, ok := m.byID[c.ID]; ok {
-		return nil, fmt.Errorf("store: create: id in use: %w", user.ErrConflict)
-	}
-	m.byID[c.ID] = c
-	m.byEmail[c.Email] = c.ID
-	return c.Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.User, error) {
+		c := u.Clone()
+		if c.ID == "" {
+			c.ID = user.NewID()
+		}
+		if c.CreatedAt.IsZero() {
+			c.CreatedAt = m.now()
+		}
+		truncateTimes(c)
+		if _, ok := m.byEmail[c.Email]; ok {
+			return nil, fmt.Errorf("store: create: %w", user.ErrEmailTaken)
+		}
+		if _, ok := m.byID[c.ID]; ok {
+			return nil, fmt.Errorf("store: create: id in use: %w", user.ErrConflict)
+		}
+		m.byID[c.ID] = c
+		m.byEmail[c.Email] = c.ID
+		return c.Clone(), nil
+	})
 }
 
 // ByID implements [user.Accounts].
 func (m *Memory) ByID(ctx context.Context, id string) (*user.User, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	u, ok := m.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("store: user by id: %w", user.ErrNotFound)
-	}
-	return u.Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.User, error) {
+		return lookup(m.byID, id, "user by id", (*user.User).Clone)
+	})
 }
 
 // ByEmail implements [user.Accounts].
 func (m *Memory) ByEmail(ctx context.Context, email string) (*user.User, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	id, ok := m.byEmail[email]
-	if !ok {
-		return nil, fmt.Errorf("store: user by email: %w", user.ErrNotFound)
-	}
-	return m.byID[id].Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.User, error) {
+		id, ok := m.byEmail[email]
+		if !ok {
+			return nil, notFound("user by email")
+		}
+		return m.byID[id].Clone(), nil
+	})
 }
 
 // Delete implements [user.Registration].
@@ -342,23 +362,19 @@ func (m *Memory) ClearLoginFailures(ctx context.Context, id string) error {
 // update runs fn on the stored record under the lock. fn changes the record
 // in place or returns an error, in which case the record is left as it was.
 func (m *Memory) update(ctx context.Context, op, id string, fn func(u *user.User) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	u, ok := m.byID[id]
-	if !ok {
-		return fmt.Errorf("store: %s: %w", op, user.ErrNotFound)
-	}
-	c := u.Clone()
-	if err := fn(c); err != nil {
-		return fmt.Errorf("store: %s: %w", op, err)
-	}
-	if _, still := m.byID[id]; still {
-		m.byID[id] = c
-	}
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		c, err := lookup(m.byID, id, op, (*user.User).Clone)
+		if err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return fmt.Errorf("store: %s: %w", op, err)
+		}
+		if _, still := m.byID[id]; still {
+			m.byID[id] = c
+		}
+		return nil
+	})
 }
 
 func truncateTimes(u *user.User) {

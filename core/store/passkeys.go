@@ -39,90 +39,71 @@ func (p *passkeys) dropPasskeys(id string) {
 
 // PasskeyUserHandle implements [user.Passkeys].
 func (m *Memory) PasskeyUserHandle(ctx context.Context, id string, candidate []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if len(candidate) == 0 {
-		return nil, fmt.Errorf("store: passkey user handle: empty candidate")
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byID[id]; !ok {
-		return nil, fmt.Errorf("store: passkey user handle: %w", user.ErrNotFound)
-	}
-	if h, ok := m.handles[id]; ok {
+	return locked(ctx, &m.mu, func() ([]byte, error) {
+		if len(candidate) == 0 {
+			return nil, fmt.Errorf("store: passkey user handle: empty candidate")
+		}
+		if _, ok := m.byID[id]; !ok {
+			return nil, notFound("passkey user handle")
+		}
+		if h, ok := m.handles[id]; ok {
+			return bytes.Clone(h), nil
+		}
+		if _, taken := m.byHandle[string(candidate)]; taken {
+			return nil, fmt.Errorf("store: passkey user handle: handle in use: %w", user.ErrConflict)
+		}
+		h := bytes.Clone(candidate)
+		m.handles[id] = h
+		m.byHandle[string(h)] = id
 		return bytes.Clone(h), nil
-	}
-	if _, taken := m.byHandle[string(candidate)]; taken {
-		return nil, fmt.Errorf("store: passkey user handle: handle in use: %w", user.ErrConflict)
-	}
-	h := bytes.Clone(candidate)
-	m.handles[id] = h
-	m.byHandle[string(h)] = id
-	return bytes.Clone(h), nil
+	})
 }
 
 // ByPasskeyUserHandle implements [user.Passkeys].
 func (m *Memory) ByPasskeyUserHandle(ctx context.Context, handle []byte) (*user.User, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	id, ok := m.byHandle[string(handle)]
-	if !ok {
-		return nil, fmt.Errorf("store: user by passkey handle: %w", user.ErrNotFound)
-	}
-	return m.byID[id].Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.User, error) {
+		id, ok := m.byHandle[string(handle)]
+		if !ok {
+			return nil, notFound("user by passkey handle")
+		}
+		return m.byID[id].Clone(), nil
+	})
 }
 
 // AddPasskey implements [user.Passkeys].
 func (m *Memory) AddPasskey(ctx context.Context, p *user.Passkey) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c := p.Clone()
-	c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
-	c.LastUsedAt = c.LastUsedAt.Truncate(time.Millisecond)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byID[c.UserID]; !ok {
-		return fmt.Errorf("store: add passkey: %w", user.ErrNotFound)
-	}
-	if _, ok := m.creds[string(c.ID)]; ok {
-		return fmt.Errorf("store: add passkey: credential id in use: %w", user.ErrConflict)
-	}
-	m.creds[string(c.ID)] = c
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		c := p.Clone()
+		c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
+		c.LastUsedAt = c.LastUsedAt.Truncate(time.Millisecond)
+		if _, ok := m.byID[c.UserID]; !ok {
+			return notFound("add passkey")
+		}
+		if _, ok := m.creds[string(c.ID)]; ok {
+			return fmt.Errorf("store: add passkey: credential id in use: %w", user.ErrConflict)
+		}
+		m.creds[string(c.ID)] = c
+		return nil
+	})
 }
 
 // ListPasskeys implements [user.Passkeys].
 func (m *Memory) ListPasskeys(ctx context.Context, userID string) ([]*user.Passkey, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byID[userID]; !ok {
-		return nil, fmt.Errorf("store: list passkeys: %w", user.ErrNotFound)
-	}
-	return owned(m.creds, userID, (*user.Passkey).Clone, func(p *user.Passkey) (string, time.Time, string) {
-		return p.UserID, p.CreatedAt, string(p.ID)
-	}), nil
+	return locked(ctx, &m.mu, func() ([]*user.Passkey, error) {
+		if _, ok := m.byID[userID]; !ok {
+			return nil, notFound("list passkeys")
+		}
+		return owned(m.creds, userID, (*user.Passkey).Clone, func(p *user.Passkey) (string, time.Time, string) {
+			return p.UserID, p.CreatedAt, string(p.ID)
+		}), nil
+	})
 }
 
 // PasskeyByID implements [user.Passkeys].
 func (m *Memory) PasskeyByID(ctx context.Context, credentialID []byte) (*user.Passkey, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.creds[string(credentialID)]
-	if !ok {
-		return nil, fmt.Errorf("store: passkey by id: %w", user.ErrNotFound)
-	}
-	return c.Clone(), nil
+	return locked(ctx, &m.mu, func() (*user.Passkey, error) {
+		return lookup(m.creds, string(credentialID), "passkey by id", (*user.Passkey).Clone)
+	})
 }
 
 // RenamePasskey implements [user.Passkeys].
@@ -155,21 +136,18 @@ func (m *Memory) UsePasskey(ctx context.Context, userID string, credentialID []b
 // updatePasskey runs fn on a copy of the user's credential under the lock
 // and stores the copy when fn succeeds and did not delete it.
 func (m *Memory) updatePasskey(ctx context.Context, op, userID string, credentialID []byte, fn func(c *user.Passkey) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.creds[string(credentialID)]
-	if !ok || c.UserID != userID {
-		return fmt.Errorf("store: %s: %w", op, user.ErrNotFound)
-	}
-	cp := c.Clone()
-	if err := fn(cp); err != nil {
-		return fmt.Errorf("store: %s: %w", op, err)
-	}
-	if _, still := m.creds[string(credentialID)]; still {
-		m.creds[string(credentialID)] = cp
-	}
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		c, ok := m.creds[string(credentialID)]
+		if !ok || c.UserID != userID {
+			return notFound(op)
+		}
+		cp := c.Clone()
+		if err := fn(cp); err != nil {
+			return fmt.Errorf("store: %s: %w", op, err)
+		}
+		if _, still := m.creds[string(credentialID)]; still {
+			m.creds[string(credentialID)] = cp
+		}
+		return nil
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/authkit-go/authkit/core/session"
-	"github.com/authkit-go/authkit/core/user"
 )
 
 // MemorySessions is an in-memory [session.Store]: the session records of
@@ -137,86 +136,71 @@ func (m *MemorySessions) remove(u *userRecords, id string) {
 
 // Get implements [session.Store].
 func (m *MemorySessions) Get(ctx context.Context, id string) (session.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return session.Record{}, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.byID[id]
-	if !ok {
-		return session.Record{}, fmt.Errorf("store: session: %w", user.ErrNotFound)
-	}
-	return r, nil
+	return locked(ctx, &m.mu, func() (session.Record, error) {
+		r, ok := m.byID[id]
+		if !ok {
+			return session.Record{}, notFound("session")
+		}
+		return r, nil
+	})
 }
 
 // Touch implements [session.Store].
 func (m *MemorySessions) Touch(ctx context.Context, id string, seen, expires time.Time) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.byID[id]
-	if !ok {
-		return fmt.Errorf("store: touch session: %w", user.ErrNotFound)
-	}
-	r.LastSeenAt, r.ExpiresAt = seen, expires
-	m.byID[id] = truncateRecord(r)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		r, ok := m.byID[id]
+		if !ok {
+			return notFound("touch session")
+		}
+		r.LastSeenAt, r.ExpiresAt = seen, expires
+		m.byID[id] = truncateRecord(r)
+		return nil
+	})
 }
 
 // Delete implements [session.Store].
 func (m *MemorySessions) Delete(ctx context.Context, userID, id string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.byID[id]
-	if !ok || r.UserID != userID {
-		return fmt.Errorf("store: delete session: %w", user.ErrNotFound)
-	}
-	m.remove(m.byUser[userID], id)
-	return nil
+	return lockedDo(ctx, &m.mu, func() error {
+		r, ok := m.byID[id]
+		if !ok || r.UserID != userID {
+			return notFound("delete session")
+		}
+		m.remove(m.byUser[userID], id)
+		return nil
+	})
 }
 
 // List implements [session.Store].
 func (m *MemorySessions) List(ctx context.Context, userID string) ([]session.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []session.Record
-	if u := m.byUser[userID]; u != nil {
-		out = make([]session.Record, 0, len(u.ids))
-		for id := range u.ids {
-			out = append(out, m.byID[id])
+	return locked(ctx, &m.mu, func() ([]session.Record, error) {
+		var out []session.Record
+		if u := m.byUser[userID]; u != nil {
+			out = make([]session.Record, 0, len(u.ids))
+			for id := range u.ids {
+				out = append(out, m.byID[id])
+			}
+		} else {
+			out = []session.Record{}
 		}
-	} else {
-		out = []session.Record{}
-	}
-	session.SortRecords(out)
-	return out, nil
+		session.SortRecords(out)
+		return out, nil
+	})
 }
 
 // DeleteAll implements [session.Store].
 func (m *MemorySessions) DeleteAll(ctx context.Context, userID, except string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	u := m.byUser[userID]
-	if u == nil {
-		return nil
-	}
-	for id := range u.ids {
-		if id != except {
-			m.remove(u, id)
+	return lockedDo(ctx, &m.mu, func() error {
+		u := m.byUser[userID]
+		if u == nil {
+			return nil
 		}
-	}
-	return nil
+		for id := range u.ids {
+			if id != except {
+				m.remove(u, id)
+			}
+		}
+		return nil
+	})
 }
 
 func truncateRecord(r session.Record) session.Record {

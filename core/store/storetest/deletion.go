@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/authkit-go/authkit/core/user"
@@ -68,23 +67,9 @@ func testDeleteWithUnknown(t *testing.T, s *parts) {
 func testDeleteWithRace(t *testing.T, s *parts) {
 	u := mustCreate(t, s, "ada@example.com")
 	const n = 50
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			errs[i] = s.DeleteWith(ctx(t), u.ID, func(context.Context) error { return nil })
-		})
-	}
-	wg.Wait()
-	won := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case !errors.Is(err, user.ErrNotFound):
-			t.Errorf("racer %d: %v, want nil or user.ErrNotFound", i, err)
-		}
-	}
+	won := countWinnersN(t, n, func(int) error {
+		return s.DeleteWith(ctx(t), u.ID, func(context.Context) error { return nil })
+	}, user.ErrNotFound)
 	if won != 1 {
 		t.Errorf("%d racers deleted the user, want exactly 1", won)
 	}

@@ -1,10 +1,7 @@
 package storetest
 
 import (
-	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,25 +121,13 @@ func testIdentityKeepOneRace(t *testing.T, s *parts) {
 	for round := range 5 {
 		a := mustCreate(t, s, fmt.Sprintf("ada%d@example.com", round))
 		ids := []*user.Identity{link(t, s, a, "google", fmt.Sprint("g", round), base), link(t, s, a, "gitlab", fmt.Sprint("l", round), base)}
-		var ok, conflict atomic.Int32
-		var wg sync.WaitGroup
-		for _, id := range ids {
-			wg.Go(func() {
-				switch err := s.DeleteIdentity(ctx(t), a.ID, id.ID, true); {
-				case err == nil:
-					ok.Add(1)
-				case errors.Is(err, user.ErrConflict):
-					conflict.Add(1)
-				default:
-					t.Errorf("DeleteIdentity: %v", err)
-				}
-			})
-		}
-		wg.Wait()
+		ok := countWinnersN(t, len(ids), func(i int) error {
+			return s.DeleteIdentity(ctx(t), a.ID, ids[i].ID, true)
+		}, user.ErrConflict) // the others: conflicts
 		left, err := s.ListIdentities(ctx(t), a.ID)
 		wantOK(t, "ListIdentities", err)
-		if ok.Load() != 1 || conflict.Load() != 1 || len(left) != 1 {
-			t.Fatalf("round %d: %d deleted, %d conflicts, %d left; want 1, 1, 1", round, ok.Load(), conflict.Load(), len(left))
+		if ok != 1 || len(left) != 1 {
+			t.Fatalf("round %d: %d deleted, %d conflicts, %d left; want 1, 1, 1", round, ok, len(ids)-ok, len(left))
 		}
 	}
 }
@@ -155,24 +140,12 @@ func testAddIdentityRace(t *testing.T, s *parts) {
 	for i := range users {
 		users[i] = mustCreate(t, s, fmt.Sprintf("u%d@example.com", i))
 	}
-	var ok, conflict atomic.Int32
-	var wg sync.WaitGroup
-	for _, u := range users {
-		wg.Go(func() {
-			_, err := s.AddIdentity(ctx(t), &user.Identity{UserID: u.ID, Provider: "google", Subject: "contested"})
-			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.Is(err, user.ErrConflict):
-				conflict.Add(1)
-			default:
-				t.Errorf("AddIdentity: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	if ok.Load() != 1 || conflict.Load() != n-1 {
-		t.Fatalf("%d linked, %d conflicts; want 1 and %d", ok.Load(), conflict.Load(), n-1)
+	ok := countWinnersN(t, n, func(i int) error {
+		_, err := s.AddIdentity(ctx(t), &user.Identity{UserID: users[i].ID, Provider: "google", Subject: "contested"})
+		return err
+	}, user.ErrConflict) // the others: conflicts
+	if ok != 1 {
+		t.Fatalf("%d linked, %d conflicts; want 1 and %d", ok, n-ok, n-1)
 	}
 }
 

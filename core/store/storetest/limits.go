@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +33,7 @@ type LimitOptions struct {
 // RunLimitStore runs the ratelimit.Store conformance suite.
 func RunLimitStore(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
 	t.Helper()
-	runLimitCases(t, newStore, opts, func(_ *testing.T, s ratelimit.Store) ratelimit.Store { return s }, []limitCase[ratelimit.Store]{
+	runLimitCases(t, newStore, opts, "ratelimit.Store", []limitCase[ratelimit.Store]{
 		{"FirstIncrementStartsWindow", testFirstIncrement},
 		{"WindowDoesNotSlide", testNoSlide},
 		{"WindowRestartsAfterExpiry", testRestart},
@@ -54,11 +53,12 @@ type limitCase[S any] struct {
 }
 
 // runLimitCases runs each test as a subtest over a fresh store from
-// newStore, seen as an S through as (which fails the test when the store
-// is not one). Windows are a minute on a clock, or short and waited out in
-// real time, where the subtests run side by side.
-func runLimitCases[S any](t *testing.T, newStore LimitStoreFactory, opts LimitOptions,
-	as func(*testing.T, ratelimit.Store) S, tests []limitCase[S]) {
+// newStore, seen as an S: the test fails when the store is not one, saying
+// it lacks side (the interface S adds to ratelimit.Store). Windows are a
+// minute on a clock, or short and waited out in real time, where the
+// subtests run side by side.
+func runLimitCases[S ratelimit.Store](t *testing.T, newStore LimitStoreFactory, opts LimitOptions,
+	side string, tests []limitCase[S]) {
 	t.Helper()
 	if opts.Tolerance == 0 && opts.RealTime {
 		opts.Tolerance = 250 * time.Millisecond
@@ -74,7 +74,12 @@ func runLimitCases[S any](t *testing.T, newStore LimitStoreFactory, opts LimitOp
 			}
 			clock := NewClock(base)
 			e := &limitEnv{opts: opts, clock: clock, window: window}
-			tt.fn(t, as(t, newStore(t, clock)), e)
+			st := newStore(t, clock)
+			s, ok := st.(S)
+			if !ok {
+				t.Fatalf("%T does not implement %s", st, side)
+			}
+			tt.fn(t, s, e)
 		})
 	}
 }
@@ -260,28 +265,14 @@ func testUnusualKeys(t *testing.T, s ratelimit.Store, e *limitEnv) {
 func testConcurrentIncrements(t *testing.T, s ratelimit.Store, e *limitEnv) {
 	const n = 100
 	counts := make([]int64, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			c, _, err := s.Increment(t.Context(), "hot", e.window)
-			if err != nil {
-				errs <- err
-				return
-			}
-			counts[i] = c
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("concurrent Increment: %v", err)
-	}
+	raceN(t, n, func(i int) error {
+		c, _, err := s.Increment(t.Context(), "hot", e.window)
+		counts[i] = c
+		if err != nil {
+			return fmt.Errorf("concurrent Increment: %w", err)
+		}
+		return nil
+	})
 	slices.Sort(counts)
 	for i, c := range counts {
 		if c != int64(i+1) {

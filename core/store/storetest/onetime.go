@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -176,36 +175,13 @@ func testOneTimeRace(t *testing.T, s onetime.Store, clock *Clock) {
 		key := fmt.Sprintf("race-%d", round)
 		data := []byte(fmt.Sprintf("data of round %d", round))
 		put(t, s, key, data, now.Add(time.Minute))
-		var (
-			wg   sync.WaitGroup
-			mu   sync.Mutex
-			wins int
-			errs []error
-		)
-		start := make(chan struct{})
-		for range takers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				got, err := s.Take(ctx(t), key, now)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil && bytes.Equal(got, data):
-					wins++
-				case err == nil:
-					errs = append(errs, fmt.Errorf("took %q, want %q", got, data))
-				case !errors.Is(err, onetime.ErrNotFound):
-					errs = append(errs, err)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
-		for _, err := range errs {
-			t.Errorf("round %d: %v", round, err)
-		}
+		wins := countWinnersN(t, takers, func(int) error {
+			got, err := s.Take(ctx(t), key, now)
+			if err == nil && !bytes.Equal(got, data) {
+				return fmt.Errorf("round %d: took %q, want %q", round, got, data)
+			}
+			return err
+		}, onetime.ErrNotFound)
 		if wins != 1 {
 			t.Fatalf("round %d: %d of %d racing Takes got the data, want exactly 1", round, wins, takers)
 		}
@@ -331,25 +307,10 @@ func testOneTimeRefreshFamilies(t *testing.T, s onetime.Store, clock *Clock) {
 	}
 
 	tk := login()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		wins int
-	)
-	for range 50 {
-		wg.Go(func() {
-			_, err := refresh(tk.Refresh)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				wins++
-			case !errors.Is(err, session.ErrInvalidRefresh):
-				t.Errorf("racing refresh: %v", err)
-			}
-		})
-	}
-	wg.Wait()
+	wins := countWinnersN(t, 50, func(int) error {
+		_, err := refresh(tk.Refresh)
+		return err
+	}, session.ErrInvalidRefresh)
 	if wins != 1 {
 		t.Errorf("%d of 50 racing refreshes with one token succeeded, want exactly 1", wins)
 	}

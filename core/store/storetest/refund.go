@@ -1,8 +1,8 @@
 package storetest
 
 import (
+	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +23,7 @@ import (
 // increments and refunds leave exactly the count they add up to.
 func RunLimitRefunder(t *testing.T, newStore LimitStoreFactory, opts LimitOptions) {
 	t.Helper()
-	runLimitCases(t, newStore, opts, asRefunder, []limitCase[refundStore]{
+	runLimitCases(t, newStore, opts, "ratelimit.Refunder", []limitCase[refundStore]{
 		{"RefundGivesBackOne", testRefundOne},
 		{"RefundLeavesOtherWindowsAlone", testRefundOtherWindows},
 		{"RefundMissingKey", testRefundMissing},
@@ -39,17 +39,6 @@ func RunLimitRefunder(t *testing.T, newStore LimitStoreFactory, opts LimitOption
 type refundStore interface {
 	ratelimit.Store
 	ratelimit.Refunder
-}
-
-// asRefunder is a store under test as a refundStore; it fails the test
-// when the store has no Refunder side.
-func asRefunder(t *testing.T, s ratelimit.Store) refundStore {
-	t.Helper()
-	r, ok := s.(refundStore)
-	if !ok {
-		t.Fatalf("%T does not implement ratelimit.Refunder", s)
-	}
-	return r
 }
 
 func refund(t *testing.T, s ratelimit.Refunder, key string, resetAt time.Time) {
@@ -153,32 +142,18 @@ func testRefundConcurrent(t *testing.T, s refundStore, e *limitEnv) {
 	for range start {
 		_, reset = incr(t, s, "hot", window)
 	}
-	var wg sync.WaitGroup
-	gate := make(chan struct{})
-	errs := make(chan error, 2*n)
-	for range n {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-gate
+	raceN(t, 2*n, func(i int) error { // even: an increment, odd: a refund
+		if i%2 == 0 {
 			if _, _, err := s.Increment(t.Context(), "hot", window); err != nil {
-				errs <- err
+				return fmt.Errorf("concurrent Increment: %w", err)
 			}
-		}()
-		go func() {
-			defer wg.Done()
-			<-gate
-			if err := s.Refund(t.Context(), "hot", reset); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	close(gate)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("concurrent Increment or Refund: %v", err)
-	}
+			return nil
+		}
+		if err := s.Refund(t.Context(), "hot", reset); err != nil {
+			return fmt.Errorf("concurrent Refund: %w", err)
+		}
+		return nil
+	})
 	if got, _ := incr(t, s, "hot", window); got != start+1 {
 		t.Fatalf("count after %d increments, %d concurrent increments and %d concurrent refunds, then 1 = %d, want %d",
 			start, n, n, got, start+1)

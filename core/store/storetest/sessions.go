@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,20 +99,12 @@ func testBoundedOtherUsers(t *testing.T, s session.Store) {
 // leave, once all have returned, the 5 newest records.
 func testBoundedRace(t *testing.T, s session.Store) {
 	const n, bound = 24, 5
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			if err := s.(session.Bounded).CreateBounded(ctx(t), recordN("u1", i), bound); err != nil {
-				errs <- err
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("CreateBounded: %v", err)
-	}
+	raceN(t, n, func(i int) error {
+		if err := s.(session.Bounded).CreateBounded(ctx(t), recordN("u1", i), bound); err != nil {
+			return fmt.Errorf("CreateBounded: %w", err)
+		}
+		return nil
+	})
 	want := []string{}
 	for i := n - 1; i >= n-bound; i-- {
 		want = append(want, recordN("u1", i).ID)
@@ -296,30 +287,20 @@ func testSessionDeleteRace(t *testing.T, s session.Store) {
 	for round := range 20 {
 		r := recordN("u1", round)
 		mustCreateRecord(t, s, r)
-		var wg sync.WaitGroup
-		errs := make(chan error, 9)
-		for i := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := s.Touch(ctx(t), r.ID, sessionT0.Add(time.Duration(i)*time.Second), r.ExpiresAt)
-				if err != nil && !errors.Is(err, user.ErrNotFound) {
-					errs <- fmt.Errorf("touch: %w", err)
+		const touches = 8
+		raceN(t, touches+1, func(i int) error { // the last one deletes
+			if i == touches {
+				if err := s.Delete(ctx(t), "u1", r.ID); err != nil {
+					return fmt.Errorf("round %d: delete: %w", round, err)
 				}
-			}()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.Delete(ctx(t), "u1", r.ID); err != nil {
-				errs <- fmt.Errorf("delete: %w", err)
+				return nil
 			}
-		}()
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("round %d: %v", round, err)
-		}
+			err := s.Touch(ctx(t), r.ID, sessionT0.Add(time.Duration(i)*time.Second), r.ExpiresAt)
+			if err != nil && !errors.Is(err, user.ErrNotFound) {
+				return fmt.Errorf("round %d: touch: %w", round, err)
+			}
+			return nil
+		})
 		if _, err := s.Get(ctx(t), r.ID); !errors.Is(err, user.ErrNotFound) {
 			t.Fatalf("round %d: Get after Delete raced Touches = %v, want user.ErrNotFound (the session came back)", round, err)
 		}

@@ -873,10 +873,16 @@ func testLoginFailures(t *testing.T, s *parts) {
 // with the first unexpected error.
 func race(t *testing.T, fn func(i int) error) {
 	t.Helper()
+	raceN(t, racers, fn)
+}
+
+// raceN is race with n goroutines, numbered 0 to n-1.
+func raceN(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	errs := make(chan error, racers)
-	for i := range racers {
+	errs := make(chan error, n)
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -898,8 +904,14 @@ func race(t *testing.T, fn func(i int) error) {
 // call must fail with loser.
 func countWinners(t *testing.T, fn func(i int) error, loser error) int {
 	t.Helper()
+	return countWinnersN(t, racers, fn, loser)
+}
+
+// countWinnersN is countWinners with n racing calls, numbered 0 to n-1.
+func countWinnersN(t *testing.T, n int, fn func(i int) error, loser error) int {
+	t.Helper()
 	var wins atomic.Int32
-	race(t, func(i int) error {
+	raceN(t, n, func(i int) error {
 		err := fn(i)
 		switch {
 		case err == nil:

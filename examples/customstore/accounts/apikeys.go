@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ var _ user.APIKeys = (*Store)(nil)
 // CreateAPIKey implements [user.APIKeys]: one transaction, whose BEGIN
 // IMMEDIATE (Open's _txlock) holds the write lock from the count to the
 // insert, so racing creates of one account cannot pass max.
-func (s *Store) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) (err error) {
+func (s *Store) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) error {
 	scopes, err := json.Marshal(append([]string{}, k.Scopes...))
 	if err != nil {
 		return fmt.Errorf("accounts: create api key: %w", err)
@@ -43,38 +42,28 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *user.APIKey, max int) (err 
 	if !k.LastUsedAt.IsZero() {
 		last = k.LastUsedAt.UnixMilli()
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return unavailable(ctx, "create api key", err)
-	}
-	defer func() {
+	return inTx(ctx, s.db, "create api key", func(tx *sql.Tx) error {
+		created := k.CreatedAt.UnixMilli()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM account_api_keys WHERE account_id = ? AND expires_ms <= ?`, k.UserID, created); err != nil {
+			return unavailable(ctx, "create api key", err)
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM account_api_keys WHERE account_id = ?`, k.UserID).Scan(&n); err != nil {
+			return unavailable(ctx, "create api key", err)
+		}
+		if n >= max {
+			return fmt.Errorf("accounts: create api key: %w", user.ErrTooManyAPIKeys)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO account_api_keys (key_id, account_id, name, hash, scopes, created_ms, expires_ms, last_used_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Hash, string(scopes), created, k.ExpiresAt.UnixMilli(), last)
 		if err != nil {
-			_ = tx.Rollback()
+			if strings.Contains(err.Error(), "UNIQUE constraint failed: account_api_keys.") {
+				return fmt.Errorf("accounts: create api key: %w", user.ErrConflict)
+			}
+			return unavailable(ctx, "create api key", err)
 		}
-	}()
-	created := k.CreatedAt.UnixMilli()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM account_api_keys WHERE account_id = ? AND expires_ms <= ?`, k.UserID, created); err != nil {
-		return unavailable(ctx, "create api key", err)
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM account_api_keys WHERE account_id = ?`, k.UserID).Scan(&n); err != nil {
-		return unavailable(ctx, "create api key", err)
-	}
-	if n >= max {
-		return fmt.Errorf("accounts: create api key: %w", user.ErrTooManyAPIKeys)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO account_api_keys (key_id, account_id, name, hash, scopes, created_ms, expires_ms, last_used_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Hash, string(scopes), created, k.ExpiresAt.UnixMilli(), last)
-	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE constraint failed: account_api_keys.") {
-			return fmt.Errorf("accounts: create api key: %w", user.ErrConflict)
-		}
-		return unavailable(ctx, "create api key", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return unavailable(ctx, "create api key", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 const apiKeyColumns = `key_id, account_id, name, hash, scopes, created_ms, expires_ms, last_used_ms`
@@ -103,34 +92,16 @@ func scanAPIKey(row interface{ Scan(...any) error }) (*user.APIKey, error) {
 // APIKeyByID implements [user.APIKeys].
 func (s *Store) APIKeyByID(ctx context.Context, id string) (*user.APIKey, error) {
 	k, err := scanAPIKey(s.db.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM account_api_keys WHERE key_id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: api key by id: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, "api key by id", err)
+		return nil, rowErr(ctx, "api key by id", err)
 	}
 	return k, nil
 }
 
 // ListAPIKeys implements [user.APIKeys].
 func (s *Store) ListAPIKeys(ctx context.Context, userID string) ([]*user.APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM account_api_keys WHERE account_id = ? ORDER BY created_ms, key_id`, userID)
-	if err != nil {
-		return nil, unavailable(ctx, "list api keys", err)
-	}
-	defer rows.Close()
-	out := []*user.APIKey{}
-	for rows.Next() {
-		k, err := scanAPIKey(rows)
-		if err != nil {
-			return nil, unavailable(ctx, "list api keys", err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable(ctx, "list api keys", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.db, "list api keys", scanAPIKey,
+		`SELECT `+apiKeyColumns+` FROM account_api_keys WHERE account_id = ? ORDER BY created_ms, key_id`, userID)
 }
 
 // TouchAPIKey implements [user.APIKeys].

@@ -2,8 +2,6 @@ package accounts
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -64,11 +62,8 @@ func (s *Store) IdentityBySubject(ctx context.Context, provider, subject string)
 	row := s.db.QueryRowContext(ctx, `SELECT identity_id, account_id, provider, subject, email, linked_ms
 		FROM account_identities WHERE provider = ? AND subject = ?`, provider, subject)
 	id, err := scanIdentity(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: identity: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, "identity", err)
+		return nil, rowErr(ctx, "identity", err)
 	}
 	return id, nil
 }
@@ -77,30 +72,11 @@ func (s *Store) IdentityBySubject(ctx context.Context, provider, subject string)
 func (s *Store) ListIdentities(ctx context.Context, userID string) ([]*user.Identity, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE account_id = ?`, userID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: list identities: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, "list identities", err)
+		return nil, rowErr(ctx, "list identities", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT identity_id, account_id, provider, subject, email, linked_ms
+	return queryAll(ctx, s.db, "list identities", scanIdentity, `SELECT identity_id, account_id, provider, subject, email, linked_ms
 		FROM account_identities WHERE account_id = ? ORDER BY linked_ms, identity_id`, userID)
-	if err != nil {
-		return nil, unavailable(ctx, "list identities", err)
-	}
-	defer rows.Close()
-	out := []*user.Identity{}
-	for rows.Next() {
-		id, err := scanIdentity(rows)
-		if err != nil {
-			return nil, unavailable(ctx, "list identities", err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable(ctx, "list identities", err)
-	}
-	return out, nil
 }
 
 // DeleteIdentity implements [user.Identities]: one DELETE whose WHERE
@@ -122,14 +98,10 @@ func (s *Store) DeleteIdentity(ctx context.Context, userID, identityID string, k
 	}
 	var one int
 	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM account_identities WHERE identity_id = ? AND account_id = ?`, identityID, userID).Scan(&one)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("accounts: delete identity: %w", user.ErrNotFound)
-	case err != nil:
-		return unavailable(ctx, "delete identity", err)
-	default:
-		return fmt.Errorf("accounts: delete identity: %w", user.ErrConflict)
+	if err != nil {
+		return rowErr(ctx, "delete identity", err)
 	}
+	return fmt.Errorf("accounts: delete identity: %w", user.ErrConflict)
 }
 
 func scanIdentity(row interface{ Scan(...any) error }) (*user.Identity, error) {

@@ -87,61 +87,51 @@ var appColumns = []string{"account_id", "login_email", "display_name", "pw_hash"
 // own columns or rows. It fails when the table or one of the app columns
 // the store maps (account_id, login_email, display_name, pw_hash, created)
 // is missing.
-func Migrate(ctx context.Context, db *sql.DB) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return unavailable(ctx, "migrate", err)
-	}
-	defer func() {
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return inTx(ctx, db, "migrate", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info('accounts')`)
 		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info('accounts')`)
-	if err != nil {
-		return unavailable(ctx, "migrate", err)
-	}
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
 			return unavailable(ctx, "migrate", err)
 		}
-		have[name] = true
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return unavailable(ctx, "migrate", err)
-	}
-	if len(have) == 0 {
-		return errors.New("accounts: migrate: table accounts does not exist (create the app's table first)")
-	}
-	var missing []string
-	for _, c := range appColumns {
-		if !have[c] {
-			missing = append(missing, c)
+		have := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return unavailable(ctx, "migrate", err)
+			}
+			have[name] = true
 		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("accounts: migrate: table accounts lacks the app column(s) %s", strings.Join(missing, ", "))
-	}
-	for _, c := range authkitColumns {
-		if have[c.name] {
-			continue
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return unavailable(ctx, "migrate", err)
 		}
-		if _, err := tx.ExecContext(ctx, "ALTER TABLE accounts ADD COLUMN "+c.name+" "+c.decl); err != nil {
-			return unavailable(ctx, "migrate: add column "+c.name, err)
+		if len(have) == 0 {
+			return errors.New("accounts: migrate: table accounts does not exist (create the app's table first)")
 		}
-	}
-	for _, q := range []string{identitiesTable, identitiesIndex, apiKeysTable, apiKeysIndex, oneTimeTable, oneTimeIndex} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return unavailable(ctx, "migrate: identities", err)
+		var missing []string
+		for _, c := range appColumns {
+			if !have[c] {
+				missing = append(missing, c)
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return unavailable(ctx, "migrate", err)
-	}
-	return nil
+		if len(missing) > 0 {
+			return fmt.Errorf("accounts: migrate: table accounts lacks the app column(s) %s", strings.Join(missing, ", "))
+		}
+		for _, c := range authkitColumns {
+			if have[c.name] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE accounts ADD COLUMN "+c.name+" "+c.decl); err != nil {
+				return unavailable(ctx, "migrate: add column "+c.name, err)
+			}
+		}
+		for _, q := range []string{identitiesTable, identitiesIndex, apiKeysTable, apiKeysIndex, oneTimeTable, oneTimeIndex} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return unavailable(ctx, "migrate: identities", err)
+			}
+		}
+		return nil
+	})
 }
 
 // uniqueViolation reports which column a failed INSERT or UPDATE collided

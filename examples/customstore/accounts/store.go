@@ -102,38 +102,28 @@ func (s *Store) ByEmail(ctx context.Context, email string) (*user.User, error) {
 }
 
 // Delete implements [user.Registration].
-func (s *Store) Delete(ctx context.Context, id string) (err error) {
+func (s *Store) Delete(ctx context.Context, id string) error {
 	// The account goes first, then its identities and API keys, in one
 	// transaction: a link racing with it reads no account and inserts
 	// nothing.
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return unavailable(ctx, "delete", err)
-	}
-	defer func() {
+	return inTx(ctx, s.db, "delete", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM accounts WHERE account_id = ?`, id)
 		if err != nil {
-			_ = tx.Rollback()
+			return unavailable(ctx, "delete", err)
 		}
-	}()
-	res, err := tx.ExecContext(ctx, `DELETE FROM accounts WHERE account_id = ?`, id)
-	if err != nil {
-		return unavailable(ctx, "delete", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return unavailable(ctx, "delete", err)
-	} else if n == 0 {
-		return fmt.Errorf("accounts: delete: %w", user.ErrNotFound)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM account_identities WHERE account_id = ?`, id); err != nil {
-		return unavailable(ctx, "delete identities", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM account_api_keys WHERE account_id = ?`, id); err != nil {
-		return unavailable(ctx, "delete api keys", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return unavailable(ctx, "delete", err)
-	}
-	return nil
+		if n, err := res.RowsAffected(); err != nil {
+			return unavailable(ctx, "delete", err)
+		} else if n == 0 {
+			return fmt.Errorf("accounts: delete: %w", user.ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM account_identities WHERE account_id = ?`, id); err != nil {
+			return unavailable(ctx, "delete identities", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM account_api_keys WHERE account_id = ?`, id); err != nil {
+			return unavailable(ctx, "delete api keys", err)
+		}
+		return nil
+	})
 }
 
 // BeginTOTPSetup implements [user.TwoFactor].
@@ -243,11 +233,8 @@ func (s *Store) BumpSessionVersion(ctx context.Context, id string) (int64, error
 	var v int64
 	err := s.db.QueryRowContext(ctx, `UPDATE accounts SET session_gen = session_gen + 1
 		WHERE account_id = ? RETURNING session_gen`, id).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("accounts: bump session version: %w", user.ErrNotFound)
-	}
 	if err != nil {
-		return 0, unavailable(ctx, "bump session version", err)
+		return 0, rowErr(ctx, "bump session version", err)
 	}
 	return v, nil
 }
@@ -258,36 +245,27 @@ func (s *Store) BumpSessionVersion(ctx context.Context, id string) (int64, error
 // Open's _txlock) holds the write lock from the read to the commit, so the
 // read and the write are still one atomic step.
 func (s *Store) RecordLoginFailure(ctx context.Context, id string, limit int, lockFor time.Duration, at time.Time) (failures int, lockedUntil time.Time, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, time.Time{}, unavailable(ctx, "record login failure", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
 	var n int
 	var until sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT failed_logins, locked_until_ms FROM accounts WHERE account_id = ?`, id).Scan(&n, &until)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, time.Time{}, fmt.Errorf("accounts: record login failure: %w", user.ErrNotFound)
-	}
+	err = inTx(ctx, s.db, "record login failure", func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT failed_logins, locked_until_ms FROM accounts WHERE account_id = ?`, id).Scan(&n, &until)
+		if err != nil {
+			return rowErr(ctx, "record login failure", err)
+		}
+		n++
+		stored := n
+		if limit > 0 && n >= limit {
+			until = millis(at.Add(lockFor))
+			stored = 0
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET failed_logins = ?, locked_until_ms = ? WHERE account_id = ?`,
+			stored, until, id); err != nil {
+			return unavailable(ctx, "record login failure", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, time.Time{}, unavailable(ctx, "record login failure", err)
-	}
-	n++
-	stored := n
-	if limit > 0 && n >= limit {
-		until = millis(at.Add(lockFor))
-		stored = 0
-	}
-	if _, err = tx.ExecContext(ctx, `UPDATE accounts SET failed_logins = ?, locked_until_ms = ? WHERE account_id = ?`,
-		stored, until, id); err != nil {
-		return 0, time.Time{}, unavailable(ctx, "record login failure", err)
-	}
-	if err = tx.Commit(); err != nil {
-		return 0, time.Time{}, unavailable(ctx, "record login failure", err)
+		return 0, time.Time{}, err
 	}
 	return n, fromMillis(until), nil
 }
@@ -319,14 +297,10 @@ func (s *Store) update(ctx context.Context, op, id, query string, args ...any) e
 	}
 	var one int
 	err = s.db.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE account_id = ?`, id).Scan(&one)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
-	case err != nil:
-		return unavailable(ctx, op, err)
-	default:
-		return fmt.Errorf("accounts: %s: %w", op, user.ErrConflict)
+	if err != nil {
+		return rowErr(ctx, op, err)
 	}
+	return fmt.Errorf("accounts: %s: %w", op, user.ErrConflict)
 }
 
 // get reads the one account matching where.
@@ -342,11 +316,8 @@ func (s *Store) get(ctx context.Context, op, where, arg string) (*user.User, err
 	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &created,
 		&u.TwoFactorEnabled, &u.TOTPSecret, &u.PendingTOTPSecret, &hashes, &u.LastTOTPStep,
 		&verified, &changed, &pwChanged, &u.SessionVersion, &u.FailedLogins, &locked)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
-	}
 	if err != nil {
-		return nil, unavailable(ctx, op, err)
+		return nil, rowErr(ctx, op, err)
 	}
 	if u.CreatedAt, err = time.ParseInLocation(time.DateTime, created, time.UTC); err != nil {
 		return nil, fmt.Errorf("accounts: %s: account %s: created %q: %w", op, u.ID, created, err)
@@ -361,6 +332,55 @@ func (s *Store) get(ctx context.Context, op, where, arg string) (*user.User, err
 	u.PasswordChangedAt = fromMillis(pwChanged)
 	u.LockedUntil = fromMillis(locked)
 	return &u, nil
+}
+
+// queryAll runs query and returns its rows, each read by scan, in order:
+// empty, not nil, when there are none.
+func queryAll[T any](ctx context.Context, db *sql.DB, op string, scan func(row interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, unavailable(ctx, op, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, unavailable(ctx, op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, unavailable(ctx, op, err)
+	}
+	return out, nil
+}
+
+// rowErr answers a one-row read that failed with err: ErrNotFound (of
+// op) when there was no row, else unavailable.
+func rowErr(ctx context.Context, op string, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("accounts: %s: %w", op, user.ErrNotFound)
+	}
+	return unavailable(ctx, op, err)
+}
+
+// inTx runs fn in one transaction of db and commits it, or rolls it back
+// when fn fails. fn's errors come back as they are; a failed BEGIN or
+// COMMIT is unavailable (of op).
+func inTx(ctx context.Context, db *sql.DB, op string, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return unavailable(ctx, op, err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable(ctx, op, err)
+	}
+	return nil
 }
 
 // unavailable wraps a driver error: user.ErrUnavailable (the flows answer
