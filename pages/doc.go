@@ -102,13 +102,14 @@
 // # Templates and themes
 //
 // The templates are html/template files: layout.html (the frame: "layout"),
-// parts.html (the "summary", "field" and "codes-box" parts), and one per
+// parts.html (the "summary", "field", "codes-box", "passkey-option" and
+// "social-box" parts), and one per
 // page defining "content": login, register, twofactor, verify, resend,
 // forgot, reset, dashboard, security, codes, notfound, problem (.html).
 // [Config.Templates] replaces any of them by name; only layout.html gives
 // the pages the app's own frame. Templates see a [View]: .T "key" for a
 // text, .Path "/login" for a path under the prefix, .Field for a labelled
-// input with its error.
+// input with its error, .PasskeyOption for the passkey box beside a form.
 //
 // [Config.Theme] sets the app name, a logo, colours, the font and the corner
 // radius as CSS custom properties (theme.css, made from the Theme and

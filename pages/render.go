@@ -212,10 +212,7 @@ func (v *View) Posted(form string) bool { return v.Form == form && len(v.Errors)
 // form for id shows beside it, marks it aria-invalid and focuses it.
 func (v *View) Field(id, name, typ, autocomplete, labelKey string) Field {
 	f := Field{ID: id, Name: name, Type: typ, Autocomplete: autocomplete, Label: v.T(labelKey),
-		Value: v.Values[id], Error: v.Errors[id]}
-	if hint := v.h.text(v.lang, labelKey+".hint"); hint != labelKey+".hint" {
-		f.Hint = hint
-	}
+		Value: v.Values[id], Error: v.Errors[id], Hint: v.hint(labelKey)}
 	if f.Type == "password" {
 		f.Value = ""
 		f.Show, f.Hide = v.T("password.show"), v.T("password.hide")
@@ -233,6 +230,34 @@ func (v *View) Field(id, name, typ, autocomplete, labelKey string) Field {
 		f.Autofocus = v.firstInvalid() == id
 	}
 	return f
+}
+
+// hint is the text of labelKey+".hint", "" when no catalog has one.
+func (v *View) hint(labelKey string) string {
+	if hint := v.h.text(v.lang, labelKey+".hint"); hint != labelKey+".hint" {
+		return hint
+	}
+	return ""
+}
+
+// PasskeyOption describes the passkey box a page offers beside its form,
+// for the "passkey-option" template: PasskeyOption id kind next labelKey.
+// The box stays hidden until the script finds WebAuthn in the browser; its
+// button (id "passkey-"+id) reads T labelKey, with T labelKey.hint under it
+// when a catalog has one. kind is the ceremony the script runs
+// (data-passkey: signin, second-factor or signup) and next the page it
+// opens after it.
+func (v *View) PasskeyOption(id, kind, next, labelKey string) PasskeyOption {
+	return PasskeyOption{ID: id, Kind: kind, Next: next, Label: v.T(labelKey), Hint: v.hint(labelKey),
+		Or: v.T("passkey.or"), Cancelled: v.T("passkey.cancelled"), Failed: v.T("passkey.failed")}
+}
+
+// PasskeyOption is one passkey box of the "passkey-option" template (see
+// View.PasskeyOption).
+type PasskeyOption struct {
+	ID, Kind, Next    string
+	Label, Hint, Or   string
+	Cancelled, Failed string // the script's messages when the ceremony is cancelled or fails
 }
 
 // firstInvalid is the id of the input that takes the focus: "" (the
