@@ -610,19 +610,30 @@ func jsString(s string) string {
 // repository it falls back to a temporary folder.
 func ArtifactsDir(t testing.TB) string {
 	t.Helper()
+	root := nearestHolding(t, "go.work")
+	if root == "" {
+		return t.TempDir()
+	}
+	return filepath.Join(root, "artifacts")
+}
+
+// nearestHolding returns the nearest folder, from the working directory
+// up, that holds name, or "" when none does.
+func nearestHolding(t testing.TB, name string) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return filepath.Join(dir, "artifacts")
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return dir
 		} else if !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return t.TempDir()
+			return ""
 		}
 		dir = parent
 	}
@@ -734,19 +745,11 @@ func (b *Browser) Violations() []Violation {
 // test skips, naming the command, or fails when AUTHKIT_REQUIRE_SERVICES=1.
 func AxePath(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+	if e2e := nearestHolding(t, "package.json"); e2e != "" {
+		p := filepath.Join(e2e, "node_modules", "axe-core", "axe.min.js")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
-		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil || filepath.Dir(dir) == dir {
-			break
-		}
-		dir = filepath.Dir(dir)
 	}
 	storetest.SkipMissing(t, "axe-core", "axe-core not installed: run npm ci in e2e/")
 	return ""
