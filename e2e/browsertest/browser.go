@@ -3,7 +3,6 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/authkit-go/authkit/core/store/storetest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // Timeout bounds every single browser step (a navigation, a click, a wait
@@ -610,33 +610,11 @@ func jsString(s string) string {
 // repository it falls back to a temporary folder.
 func ArtifactsDir(t testing.TB) string {
 	t.Helper()
-	root := nearestHolding(t, "go.work")
+	root := servertest.NearestHolding(t, "go.work")
 	if root == "" {
 		return t.TempDir()
 	}
 	return filepath.Join(root, "artifacts")
-}
-
-// nearestHolding returns the nearest folder, from the working directory
-// up, that holds name, or "" when none does.
-func nearestHolding(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return dir
-		} else if !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // Press sends one key to the focused element, as a keyboard would: a
@@ -745,7 +723,7 @@ func (b *Browser) Violations() []Violation {
 // test skips, naming the command, or fails when AUTHKIT_REQUIRE_SERVICES=1.
 func AxePath(t testing.TB) string {
 	t.Helper()
-	if e2e := nearestHolding(t, "package.json"); e2e != "" {
+	if e2e := servertest.NearestHolding(t, "package.json"); e2e != "" {
 		p := filepath.Join(e2e, "node_modules", "axe-core", "axe.min.js")
 		if _, err := os.Stat(p); err == nil {
 			return p
