@@ -28,14 +28,7 @@ func (s suite) registerStoresUnverifiedUser(t *testing.T) {
 		t.Errorf("store: password %q is not a hash", u.PasswordHash)
 	}
 	e.noUser(t, "Ada@Example.COM")
-	m := e.lastMail(t, "ada@example.com", mail.KindVerifyEmail)
-	if m.To != "ada@example.com" {
-		t.Errorf("verification mail to %q, want ada@example.com", m.To)
-	}
-	linkToken(t, m, "/verify-email/", "24 hours")
-	if n := e.mailCount(t); n != 1 {
-		t.Errorf("%d mails after registering, want 1", n)
-	}
+	e.mustOnlyLinkMail(t, "ada@example.com", mail.KindVerifyEmail, "/verify-email/", "24 hours")
 	mustBeSignedIn(t, c, "ada@example.com")
 	if me := c.me(); me.JSON["emailVerified"] != false {
 		t.Errorf("%s: want emailVerified false", me)

@@ -252,6 +252,20 @@ func linkToken(t *testing.T, m mail.Message, page, expiry string) string {
 	return tok
 }
 
+// mustOnlyLinkMail checks that the one mail sent so far is a mail of kind
+// to addr, spelled as addr is, whose link and text linkToken accepts.
+func (e *env) mustOnlyLinkMail(t *testing.T, addr string, kind mail.Kind, page, expiry string) {
+	t.Helper()
+	m := e.lastMail(t, addr, kind)
+	if m.To != addr {
+		t.Errorf("%s mail to %q, want %s", kind, m.To, addr)
+	}
+	linkToken(t, m, page, expiry)
+	if n := e.mailCount(t); n != 1 {
+		t.Errorf("%d mails, want only the %s mail", n, kind)
+	}
+}
+
 // verifyToken returns the token of the latest verification mail to addr.
 func (e *env) verifyToken(t *testing.T, addr string) string {
 	t.Helper()

@@ -78,10 +78,7 @@ func raceCode(t *testing.T, bs []*client, path, code string) []*reply {
 func (s suite) oneTOTPCodeManyBrowsers(t *testing.T) {
 	e := s.env(t, relaxed)
 	_, _, secret, _ := e.twoFactorUser(t)
-	bs := make([]*client, racers)
-	for i := range bs {
-		bs[i] = e.pending(t)
-	}
+	bs := e.pendings(t, racers)
 	e.nextStep()
 	code := e.now(t, secret)
 	rs := raceCode(t, bs, "/api/2fa/verify", code)
@@ -92,10 +89,7 @@ func (s suite) oneTOTPCodeManyBrowsers(t *testing.T) {
 func (s suite) oneRecoveryCodeManyBrowsers(t *testing.T) {
 	e := s.env(t, relaxed)
 	_, u, _, codes := e.twoFactorUser(t)
-	bs := make([]*client, racers)
-	for i := range bs {
-		bs[i] = e.pending(t)
-	}
+	bs := e.pendings(t, racers)
 	rs := raceCode(t, bs, "/api/2fa/recover", codes[0])
 	w := mustOneWinner(t, rs, http.StatusBadRequest, errInvalidRecovery)
 	if rs[w].JSON["remainingCodes"] != float64(7) {
@@ -183,10 +177,7 @@ func (s suite) oneSetupManyConfirmations(t *testing.T) {
 func (s suite) twoFactorLimitUnderConcurrency(t *testing.T) {
 	e := s.env(t)
 	_, _, secret, _ := e.twoFactorUser(t)
-	bs := make([]*client, racers)
-	for i := range bs {
-		bs[i] = e.pending(t)
-	}
+	bs := e.pendings(t, racers)
 	wrong := e.wrongCode(t, secret)
 	rs := raceCode(t, bs, "/api/2fa/verify", wrong)
 	mustCounts(t, rs, map[int]int{http.StatusBadRequest: 5, http.StatusTooManyRequests: racers - 5})
@@ -328,6 +319,17 @@ func mustSoleWinner(t *testing.T, rs []*reply, win obj, status int, text string)
 		t.Fatalf("no request won")
 	}
 	return winner
+}
+
+// pendings returns n new browsers that have passed ada's password step
+// one after another (unlike pendingBrowsers, whose logins race).
+func (e *env) pendings(t *testing.T, n int) []*client {
+	t.Helper()
+	bs := make([]*client, n)
+	for i := range bs {
+		bs[i] = e.pending(t)
+	}
+	return bs
 }
 
 // pendingBrowsers returns n browsers, each with its own pending 2FA login

@@ -3,7 +3,6 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/authkit-go/authkit/core/store/storetest"
+	"github.com/authkit-go/authkit/e2e/servertest"
 )
 
 // Timeout bounds every single browser step (a navigation, a click, a wait
@@ -208,6 +208,19 @@ func (b *Browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// call sends the tab one DevTools command, cmd with params, within Timeout
+// and returns its result; if it fails, the test fails, naming what.
+func call[P, R any](b *Browser, what string, cmd cdp.Command[P, R], params P) R {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, cmd, params)
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	return res
+}
+
 // location is the tab's URL, for error messages.
 func (b *Browser) location() string {
 	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
@@ -368,22 +381,14 @@ func sizeWindow(ctx context.Context, id target.ID) error {
 // The test's own Eval still runs.
 func (b *Browser) DisableScripts(off bool) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off}); err != nil {
-		b.t.Fatalf("script execution disabled: %v: %v", off, err)
-	}
+	call(b, fmt.Sprintf("script execution disabled: %v", off),
+		emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: off})
 }
 
 // History returns the URLs of the tab's history entries, oldest first.
 func (b *Browser) History() []string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	res, err := chromedp.Call(ctx, page.GetNavigationHistory, cdp.Empty{})
-	if err != nil {
-		b.t.Fatalf("navigation history: %v", err)
-	}
+	res := call(b, "navigation history", page.GetNavigationHistory, cdp.Empty{})
 	var urls []string
 	for _, e := range res.Entries {
 		urls = append(urls, e.URL)
@@ -526,12 +531,7 @@ func (b *Browser) Shot(name string) {
 // Cookie returns the cookie of the page's origin named name, or nil.
 func (b *Browser) Cookie(name string) *network.Cookie {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{})
-	if err != nil {
-		b.t.Fatalf("cookies: %v", err)
-	}
+	res := call(b, "cookies", network.GetCookies, network.GetCookiesParams{})
 	for _, c := range res.Cookies {
 		if c.Name == name {
 			return c
@@ -610,22 +610,11 @@ func jsString(s string) string {
 // repository it falls back to a temporary folder.
 func ArtifactsDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	root := servertest.NearestHolding(t, "go.work")
+	if root == "" {
+		return t.TempDir()
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return filepath.Join(dir, "artifacts")
-		} else if !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return t.TempDir()
-		}
-		dir = parent
-	}
+	return filepath.Join(root, "artifacts")
 }
 
 // Press sends one key to the focused element, as a keyboard would: a
@@ -662,14 +651,9 @@ func (b *Browser) DarkMode(on bool) {
 	if on {
 		scheme = "dark"
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
-	defer cancel()
-	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+	call(b, "prefers-color-scheme "+scheme, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
 	})
-	if err != nil {
-		b.t.Fatalf("prefers-color-scheme %s: %v", scheme, err)
-	}
 }
 
 // Violation is one axe-core rule a page breaks, with the elements.
@@ -734,19 +718,11 @@ func (b *Browser) Violations() []Violation {
 // test skips, naming the command, or fails when AUTHKIT_REQUIRE_SERVICES=1.
 func AxePath(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+	if e2e := servertest.NearestHolding(t, "package.json"); e2e != "" {
+		p := filepath.Join(e2e, "node_modules", "axe-core", "axe.min.js")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
-		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil || filepath.Dir(dir) == dir {
-			break
-		}
-		dir = filepath.Dir(dir)
 	}
 	storetest.SkipMissing(t, "axe-core", "axe-core not installed: run npm ci in e2e/")
 	return ""

@@ -8,7 +8,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -25,6 +24,7 @@ import (
 	"github.com/authkit-go/authkit/core/password"
 	"github.com/authkit-go/authkit/core/secretbox"
 	"github.com/authkit-go/authkit/core/store"
+	"github.com/authkit-go/authkit/e2e/internal/frameworks"
 	"github.com/authkit-go/authkit/fiberauth"
 	"github.com/authkit-go/authkit/ginauth"
 	"github.com/authkit-go/authkit/nethttpauth"
@@ -54,13 +54,7 @@ var mounts = map[string]func(t *testing.T, svc *auth.Service, p *pages.Handler) 
 		app := fiber.New(fiberauth.ApplyConfig(svc, fiber.Config{DisableStartupMessage: true}))
 		fiberauth.Register(app, svc)
 		app.All("/auth/*", fiberauth.HTTPHandler(p))
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = app.Listener(ln) }()
-		t.Cleanup(func() { _ = app.Shutdown() })
-		return "http://" + ln.Addr().String()
+		return frameworks.ServeFiber(t, app)
 	},
 }
 

@@ -1,12 +1,9 @@
 package servers
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/cookiejar"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -25,30 +22,8 @@ import (
 // app's column, and the app's /me answers the app's bigint id.
 func TestExistingUsers(t *testing.T) {
 	base := servertest.Need(t, "AUTHKIT_TEST_POSTGRES")
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	schema := "e2e_existingusers_" + hex.EncodeToString(b[:])
-	admin, err := sqlx.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() }) // after the schema is dropped
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := sqlx.Open("pgx", u.String())
+	_, _, dbURL := servertest.PostgresSchema(t, base, "existingusers")
+	db, err := sqlx.Open("pgx", dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +41,7 @@ func TestExistingUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := servertest.Start(t, "existingusers", "DATABASE_URL="+u.String(), "SESSION_SECRET="+strings.Repeat("s", 32), "ENCRYPTION_KEY="+key)
+	s := servertest.Start(t, "existingusers", "DATABASE_URL="+dbURL, "SESSION_SECRET="+strings.Repeat("s", 32), "ENCRYPTION_KEY="+key)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	resp, err := c.Post(s.URL+"/api/auth/login", "application/json",

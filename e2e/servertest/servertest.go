@@ -157,18 +157,30 @@ func Build(t testing.TB, name string) string {
 // above it, so a test finds the examples from any package of this module.
 func ExampleDir(t testing.TB, name string) string {
 	t.Helper()
+	rel := filepath.Join("examples", name)
+	dir := NearestHolding(t, filepath.Join(rel, "main.go"))
+	if dir == "" {
+		t.Fatalf("no examples/%s/main.go in the working directory or above it", name)
+	}
+	return filepath.Join(dir, rel)
+}
+
+// NearestHolding returns the nearest folder, from the working directory
+// up, that holds the file or folder at the relative path name, or "" when
+// none does.
+func NearestHolding(t testing.TB, name string) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		d := filepath.Join(dir, "examples", name)
-		if _, err := os.Stat(filepath.Join(d, "main.go")); err == nil {
-			return d
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatalf("no examples/%s/main.go in the working directory or above it", name)
+			return ""
 		}
 		dir = parent
 	}

@@ -56,18 +56,25 @@ func Serve(t *testing.T, name string, svc *auth.Service, extra http.Handler, pre
 			app.All(prefix, fiberauth.HTTPHandler(extra))
 			app.All(prefix+"/*", fiberauth.HTTPHandler(extra))
 		}
-		ln := listen(t)
-		done := make(chan error, 1)
-		go func() { done <- app.Listener(ln) }()
-		t.Cleanup(func() {
-			_ = app.ShutdownWithTimeout(5 * time.Second)
-			_ = ln.Close()
-			<-done
-		})
-		return "http://" + ln.Addr().String()
+		return ServeFiber(t, app)
 	}
 	t.Fatalf("no framework %q", name)
 	return ""
+}
+
+// ServeFiber serves app on 127.0.0.1:0 and returns the base URL
+// ("http://127.0.0.1:PORT"). The server stops when t ends.
+func ServeFiber(t *testing.T, app *fiber.App) string {
+	t.Helper()
+	ln := listen(t)
+	done := make(chan error, 1)
+	go func() { done <- app.Listener(ln) }()
+	t.Cleanup(func() {
+		_ = app.ShutdownWithTimeout(5 * time.Second)
+		_ = ln.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
 }
 
 func listen(t *testing.T) net.Listener {
