@@ -33,22 +33,7 @@ func TestRegister(t *testing.T) {
 	if c.cookie(passkeys.ChallengeCookie) == "" {
 		t.Fatal("register/begin set no challenge cookie")
 	}
-	var opts struct {
-		PublicKey struct {
-			RP struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"rp"`
-			User struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"user"`
-			Attestation            string `json:"attestation"`
-			AuthenticatorSelection struct {
-				ResidentKey string `json:"residentKey"`
-			} `json:"authenticatorSelection"`
-		} `json:"publicKey"`
-	}
+	var opts passkeystest.CreationOptions
 	if err := json.Unmarshal(begin.body, &opts); err != nil {
 		t.Fatal(err)
 	}
