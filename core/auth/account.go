@@ -215,10 +215,7 @@ func (s *Service) VerifyEmail(ctx context.Context, v *Visit, in VerifyEmailInput
 		return true, nil
 	}
 	if err := s.users.verification.VerifyEmail(ctx, u.ID, u.Email, s.now()); err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return false, ErrVerifyLinkStale
-		}
-		return false, fmt.Errorf("verify email: store: %w", err)
+		return false, storeWrite("verify email", err, ErrVerifyLinkStale)
 	}
 	s.audit(ctx, v, Event{Type: EventEmailVerified, UserID: u.ID})
 	return false, nil
@@ -493,10 +490,7 @@ func (s *Service) ResetPassword(ctx context.Context, v *Visit, in ResetPasswordI
 		OldHash: u.PasswordHash, Hash: hash, IssuedBefore: claims.IssuedAt, At: s.now(),
 	})
 	if err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return ErrResetLinkUsed
-		}
-		return fmt.Errorf("reset password: store: %w", err)
+		return storeWrite("reset password", err, ErrResetLinkUsed)
 	}
 	if err := s.endOtherSessions(ctx, v, u.ID, false); err != nil {
 		// The sessions are dead already (the version rose); only their
@@ -555,10 +549,7 @@ func (s *Service) ChangePassword(ctx context.Context, v *Visit, in ChangePasswor
 	}
 	err = s.users.change.ChangePassword(ctx, u.ID, u.PasswordHash, hash, s.now())
 	if err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return ErrPasswordChangedMeanwhile
-		}
-		return fmt.Errorf("change password: store: %w", err)
+		return storeWrite("change password", err, ErrPasswordChangedMeanwhile)
 	}
 	s.audit(ctx, v, Event{Type: EventPasswordChanged, UserID: u.ID})
 	s.send(ctx, v, mail.KindPasswordChanged, u.Email, mail.Data{Name: u.Name})

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -203,4 +204,15 @@ func AsError(err error) *Error {
 	default:
 		return ErrInternal
 	}
+}
+
+// storeWrite is the error of a flow whose conditional store write failed:
+// user.ErrConflict (the record changed since the flow read it, a racing
+// request won) is the flow's own answer lost; any other failure is
+// wrapped with the flow's name op, as "op: store: ...".
+func storeWrite(op string, err, lost error) error {
+	if errors.Is(err, user.ErrConflict) {
+		return lost
+	}
+	return fmt.Errorf("%s: store: %w", op, err)
 }

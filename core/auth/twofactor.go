@@ -70,10 +70,7 @@ func (s *Service) SetupTwoFactor(ctx context.Context, v *Visit) (_ TwoFactorSetu
 		return TwoFactorSetup{}, fmt.Errorf("2fa setup: encrypt: %w", err)
 	}
 	if err := s.users.twoFactor.BeginTOTPSetup(ctx, u.ID, sealed); err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return TwoFactorSetup{}, ErrTwoFactorAlreadyEnabled
-		}
-		return TwoFactorSetup{}, fmt.Errorf("2fa setup: store: %w", err)
+		return TwoFactorSetup{}, storeWrite("2fa setup", err, ErrTwoFactorAlreadyEnabled)
 	}
 	uri := s.totp.QRURI(secret, s.cfg.AppName, u.Email)
 	img, err := totp.QRCodeDataURL(uri, 256)
@@ -129,10 +126,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v *Visit, in ConfirmTwoF
 		Pending: u.PendingTOTPSecret, Secret: sealed, RecoveryCodeHashes: hashes, Step: m.LastStep(),
 	})
 	if err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return nil, ErrNoPendingSetup
-		}
-		return nil, fmt.Errorf("2fa confirm: store: %w", err)
+		return nil, storeWrite("2fa confirm", err, ErrNoPendingSetup)
 	}
 	s.audit(ctx, v, Event{Type: EventTwoFactorEnabled, UserID: u.ID})
 	s.send(ctx, v, mail.KindTwoFactorEnabled, u.Email, mail.Data{Name: u.Name})
@@ -160,10 +154,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, v *Visit) (_ []st
 		return nil, fmt.Errorf("regenerate codes: %w", err)
 	}
 	if err := s.users.twoFactor.ReplaceRecoveryCodes(ctx, u.ID, hashes); err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return nil, ErrTwoFactorNotEnabled
-		}
-		return nil, fmt.Errorf("regenerate codes: store: %w", err)
+		return nil, storeWrite("regenerate codes", err, ErrTwoFactorNotEnabled)
 	}
 	s.audit(ctx, v, Event{Type: EventRecoveryCodesRegenerated, UserID: u.ID})
 	s.send(ctx, v, mail.KindRecoveryCodesRegenerated, u.Email, mail.Data{Name: u.Name})
@@ -206,10 +197,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v *Visit, in DisableTwoF
 		return err
 	}
 	if err := s.users.twoFactor.DisableTOTP(ctx, u.ID); err != nil {
-		if errors.Is(err, user.ErrConflict) {
-			return ErrTwoFactorNotEnabled
-		}
-		return fmt.Errorf("2fa disable: store: %w", err)
+		return storeWrite("2fa disable", err, ErrTwoFactorNotEnabled)
 	}
 	s.audit(ctx, v, Event{Type: EventTwoFactorDisabled, UserID: u.ID})
 	s.send(ctx, v, mail.KindTwoFactorDisabled, u.Email, mail.Data{Name: u.Name})
