@@ -345,10 +345,7 @@ func newFlows(t *testing.T, e *cutEnv) *flows {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hasher, err := password.New(password.Config{BcryptCost: 4, AllowLowCost: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hasher := password.ForTesting()
 	f := &flows{e: e, hasher: hasher, mail: &mail.Capture{}, routes: map[string]auth.Route{}, jar: map[string]string{}}
 	f.svc, err = auth.New(auth.Config{
 		Users:   e.db.Users(),

@@ -52,10 +52,7 @@ func start(t *testing.T) *env {
 	}
 	// bcrypt at its lowest cost: the test hashes a dozen passwords under
 	// the race detector. Never in production.
-	hasher, err := password.New(password.Config{BcryptCost: 4, AllowLowCost: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hasher := password.ForTesting()
 	e := &env{srv: srv, mails: &mail.Capture{}, clock: clock.New(time.Now())}
 	e.app, err = newApp(auth.Config{
 		Users:    store.NewMemory(store.MemoryConfig{Now: e.clock.Now}),
