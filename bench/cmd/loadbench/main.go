@@ -31,7 +31,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/authkit-go/authkit/bench/internal/proc"
@@ -118,17 +117,7 @@ func runFramework(c config, out io.Writer, fw, tmp string, pin func(string, ...s
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}()
+	defer proc.Stop(cmd, 10*time.Second)
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		return fmt.Errorf("benchserver did not start: %w", err)

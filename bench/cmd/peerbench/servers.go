@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/authkit-go/authkit/bench/internal/proc"
@@ -161,15 +160,7 @@ func (c *config) start(ctx context.Context, sd side, st setup, pgURL, redisPrefi
 // it, killing it after 10 seconds.
 func (s *server) stop() {
 	_ = s.stdin.Close()
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
+	proc.Stop(s.cmd, 10*time.Second)
 }
 
 // signIn logs the benchmark user in over HTTP, keeps the session cookie,

@@ -1,6 +1,6 @@
 // Package proc reads a process's CPU time and resident memory from Linux's
 // /proc, for the load commands that measure a server process from outside
-// (cmd/loadbench, cmd/peerbench).
+// (cmd/loadbench, cmd/peerbench), and stops that process when they are done.
 package proc
 
 import (
