@@ -732,7 +732,9 @@ func AxePath(t testing.TB) string {
 // the repository (the pages' README).
 func (b *Browser) ShotTo(path string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	// A full-page capture lays the page out at its whole height: on the
+	// loaded 2-core CI machine that has taken longer than Timeout.
+	ctx, cancel := context.WithTimeout(b.ctx, 3*Timeout)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
