@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -20,7 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -55,18 +54,21 @@ var provider struct {
 // to date, links it again only when its code changed (a link costs
 // seconds of CPU, and the suite runs many times in one CI run); go build
 // moves the new binary into place with one rename. Where that folder
-// cannot be made, a folder of this process's own. The provider's source is found beside this file's
-// package, so the suite runs from any module of the repository's
-// workspace.
+// cannot be made, a folder of this process's own. The provider's source
+// is found beside this package, wherever the go command says it is, so
+// the suite runs from any module of the repository's workspace.
 func buildProvider(t *testing.T) string {
 	t.Helper()
 	provider.once.Do(func() {
-		_, file, _, ok := runtime.Caller(0)
-		if !ok {
-			provider.err = errors.New("socialtest: the provider's source cannot be located")
+		// The go command names this package's folder, however the test
+		// binary was built: with -trimpath its source file names are
+		// import paths, not places on disk.
+		dir, err := exec.Command("go", "list", "-f", "{{.Dir}}", reflect.TypeFor[account]().PkgPath()).Output()
+		if err != nil {
+			provider.err = fmt.Errorf("socialtest: locate the provider's source: %w", err)
 			return
 		}
-		src := filepath.Join(filepath.Dir(file), "..", "testdata", "oidcprovider")
+		src := filepath.Join(strings.TrimSpace(string(dir)), "..", "testdata", "oidcprovider")
 		sum := sha256.Sum256([]byte(src))
 		out := filepath.Join(os.TempDir(), "authkit-socialtest", hex.EncodeToString(sum[:6]))
 		if err := os.MkdirAll(out, 0o700); err != nil {
