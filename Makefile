@@ -94,6 +94,11 @@ endef
 # the unit tests with the race detector, the flow suite on memory on each
 # framework, every store's conformance suite on the services that answer.
 # No browser. go vet runs in make lint.
+# -p 4: four test binaries at a time, not one per core. Many of these
+# packages spend their time waiting on PostgreSQL, MariaDB, Redis or a
+# server of their own; on the 2-core machine, with a warm build cache, the
+# run took 145 s with -p 4 against 179 s with go test's default (-p 2).
+test: GOTEST_FLAGS += -p 4
 test: ## go test -race in every module but e2e; names what it skipped
 	$(call gotest,.,$(addprefix ./,$(addsuffix /...,$(TEST_MODULES))))
 
