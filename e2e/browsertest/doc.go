@@ -1,8 +1,8 @@
 // Package browsertest drives a real headless Chromium through the example
 // servers' pages, as a person would: it types into the labelled fields,
-// clicks the buttons, follows the links the console mailer printed, saves a
-// screenshot of every page it visits and reports every console error,
-// uncaught exception and Content-Security-Policy violation the pages cause.
+// clicks the buttons, follows the links the console mailer printed, and
+// reports every console error, uncaught exception and
+// Content-Security-Policy violation the pages cause.
 //
 // The browser is Debian's Chromium (package chromium, /usr/bin/chromium);
 // AUTHKIT_CHROMIUM names another binary. Without one the tests skip, naming
@@ -19,5 +19,7 @@
 //	b.NoProblems()
 //
 // Screenshots go to <repository root>/artifacts/screenshots/<name>/, which
-// git ignores, so a reviewer can look at what the pages show.
+// git ignores: the page a failed test left, always, and with
+// AUTHKIT_SCREENSHOTS=1 a picture of every step (Browser.Shot), so a
+// reviewer can look at what the pages show.
 package browsertest
