@@ -109,8 +109,9 @@ test: ## go test -race in every module but e2e; names what it skipped
 # (matrix), the OpenAPI drift test, scale-out, backend faults, passkeys on
 # every framework, the pages mounted under a prefix. Two go test runs side
 # by side: E2E_PLAIN without -race, the rest and matrix's Races topic with
-# it (see E2E_PLAIN). About five minutes on the 2-core machine (314 s in
-# the last CI run), browsertest the long pole: its flows wait for the next
+# it (see E2E_PLAIN). About eight minutes on the slower of the 2-core
+# machines (473 s, warm build cache), CPU-bound: browsertest (358 s there)
+# beside the other packages without -race. Its flows wait for the next
 # 30-second TOTP step (the server refuses every code while its step is the
 # one last used), so its six flows run at once. The example servers hash
 # at bcrypt's least cost (servertest.Start).
