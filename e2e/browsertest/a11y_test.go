@@ -16,7 +16,8 @@ import (
 // being set up and on, recovery codes shown, the confirmation before
 // replacing them, the 404 page), each in the light and the dark theme:
 // 0 violations of the rules axe runs by default (WCAG 2.x A and AA and
-// its best practices).
+// its best practices). At the end it breaks the page on purpose, to show
+// that an audit can fail, in either theme.
 //
 // With AUTHKIT_DOCS_SCREENSHOTS=1 it also writes the pictures of the
 // default and the dark theme in pages/docs/ that pages/README.md shows.
@@ -160,6 +161,21 @@ func TestAccessibility(t *testing.T) {
 	if !slices.Contains(ids, "label") || !slices.Contains(ids, "image-alt") {
 		t.Errorf("axe found %q on a page with an unlabelled input and an image without alt, want label and image-alt", ids)
 	}
+
+	// So can the dark theme's: text nearly the colour of the dark card is
+	// reported.
+	b.DarkMode(true)
+	if !Eval[bool](b, `(() => { if (!matchMedia("(prefers-color-scheme: dark)").matches) return false; document.documentElement.style.setProperty("--fg", "#2a3040"); return true })()`) {
+		t.Fatal("DarkMode(true): the page does not see prefers-color-scheme: dark")
+	}
+	ids = nil
+	for _, v := range b.Violations() {
+		ids = append(ids, v.ID)
+	}
+	if !slices.Contains(ids, "color-contrast") {
+		t.Errorf("axe found %q on the dark page with text of #2a3040 on the #1a202b card, want color-contrast", ids)
+	}
+	b.DarkMode(false)
 }
 
 // TestAccessibilityPasskeysAndSessions audits, like TestAccessibility, the
